@@ -1,0 +1,47 @@
+/* petagen--0.1.sql: YCSB-shaped data generated inside the server. */
+
+\echo Use "CREATE EXTENSION petagen" to load this file. \quit
+
+-- petagen.key(seq): the ycsb_key of key number seq.
+CREATE FUNCTION @extschema@.key(
+    seq bigint,
+    keys text DEFAULT 'scrambled',
+    prefix text DEFAULT 'user',
+    zeropadding integer DEFAULT 1)
+RETURNS text
+AS 'MODULE_PATHNAME', 'petagen_key'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION @extschema@.key(bigint, text, text, integer) IS
+    'the ycsb_key of a key number, in one of the key modes';
+
+-- petagen.seq(key): the key number of a key (ordered and scrambled modes).
+CREATE FUNCTION @extschema@.seq(
+    key text,
+    keys text DEFAULT 'scrambled',
+    prefix text DEFAULT 'user',
+    zeropadding integer DEFAULT 1)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'petagen_seq'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION @extschema@.seq(text, text, text, integer) IS
+    'the key number of a ycsb_key: the inverse of petagen.key()';
+
+-- petagen.rows(NULL::t, first, count): rows first .. first+count-1 of table t.
+CREATE FUNCTION @extschema@.rows(
+    "table" anyelement,
+    first numeric,
+    count numeric,
+    keys text DEFAULT 'scrambled',
+    seed bigint DEFAULT 0,
+    fieldlength integer DEFAULT 100,
+    prefix text DEFAULT 'user',
+    zeropadding integer DEFAULT 1)
+RETURNS SETOF anyelement
+AS 'MODULE_PATHNAME', 'petagen_rows'
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE
+ROWS 1000;
+
+COMMENT ON FUNCTION @extschema@.rows(anyelement, numeric, numeric, text, bigint, integer, text, integer) IS
+    'YCSB rows of a table''s row type, a pure function of the key number and seed';

@@ -1,0 +1,25 @@
+/*-------------------------------------------------------------------------
+ * shape.h
+ *		A YCSB-shaped row type: ycsb_key plus field0 .. fieldN-1.
+ *-------------------------------------------------------------------------
+ */
+#ifndef PETAGEN_SHAPE_H
+#define PETAGEN_SHAPE_H
+
+#include "access/tupdesc.h"
+
+/* Where a YCSB-shaped row keeps its key and fields, and how long they may be. */
+typedef struct RowShape
+{
+	int			natts;			/* attributes of the row, dropped included */
+	int			key_att;		/* 0-based attribute index of ycsb_key */
+	int			nfields;		/* N: field0 .. fieldN-1 */
+	int		   *field_att;		/* field i -> 0-based attribute index */
+	int32		key_maxchars;	/* varchar(n) limit of the key, or -1 */
+	int32		field_maxchars; /* smallest varchar(n) limit of a field, or -1 */
+} RowShape;
+
+extern void shape_from_tupdesc(TupleDesc tupdesc, const char *name,
+							   RowShape *shape);
+
+#endif							/* PETAGEN_SHAPE_H */
