@@ -67,12 +67,30 @@ shape_min_limit(int32 a, int32 b)
 	return Min(a, b);
 }
 
+/* The 0-based index of attribute ycsb_key, or an error. */
+static int
+shape_key_att(TupleDesc tupdesc, const char *name)
+{
+	for (int i = 0; i < tupdesc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(tupdesc, i);
+
+		if (!att->attisdropped && strcmp(NameStr(att->attname), "ycsb_key") == 0)
+			return i;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_UNDEFINED_COLUMN),
+			 errmsg("\"%s\" has no column \"ycsb_key\"", name),
+			 errhint(SHAPE_HINT)));
+	pg_unreachable();
+}
+
 /* Fill shape from a row type, or raise an error saying what is off. */
 void
 shape_from_tupdesc(TupleDesc tupdesc, const char *name, RowShape *shape)
 {
 	shape->natts = tupdesc->natts;
-	shape->key_att = -1;
+	shape->key_att = shape_key_att(tupdesc, name);
 	shape->nfields = 0;
 	shape->field_att = palloc(sizeof(int) * Max(tupdesc->natts, 1));
 	shape->key_maxchars = -1;
@@ -88,10 +106,9 @@ shape_from_tupdesc(TupleDesc tupdesc, const char *name, RowShape *shape)
 
 		if (att->attisdropped)
 			continue;
-		if (strcmp(attname, "ycsb_key") == 0)
+		if (i == shape->key_att)
 		{
 			shape->key_maxchars = shape_char_limit(att, name);
-			shape->key_att = i;
 			continue;
 		}
 		field = shape_field_number(attname, tupdesc->natts);
@@ -107,11 +124,6 @@ shape_from_tupdesc(TupleDesc tupdesc, const char *name, RowShape *shape)
 		shape->nfields = Max(shape->nfields, field + 1);
 	}
 
-	if (shape->key_att < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_COLUMN),
-				 errmsg("\"%s\" has no column \"ycsb_key\"", name),
-				 errhint(SHAPE_HINT)));
 	for (int f = 0; f < shape->nfields; f++)
 		if (shape->field_att[f] < 0)
 			ereport(ERROR,
