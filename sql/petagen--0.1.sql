@@ -45,3 +45,12 @@ ROWS 1000;
 
 COMMENT ON FUNCTION @extschema@.rows(anyelement, numeric, numeric, text, bigint, integer, text, integer) IS
     'YCSB rows of a table''s row type, a pure function of the key number and seed';
+
+-- petagen.leaf(table, key): the leaf PostgreSQL would route a key to.
+CREATE FUNCTION @extschema@.leaf("table" regclass, key text)
+RETURNS regclass
+AS 'MODULE_PATHNAME', 'petagen_leaf'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION @extschema@.leaf(regclass, text) IS
+    'the leaf partition PostgreSQL would route a ycsb_key to, NULL if no partition accepts it';
