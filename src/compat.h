@@ -12,4 +12,17 @@
 #error "petagen requires PostgreSQL 15 or later"
 #endif
 
+/*
+ * ExecInsertIndexTuples(): 16 added the trailing onlySummarizing argument
+ * (true only for HOT updates); 17 keeps it.  petagen only inserts, so it is
+ * always false.
+ */
+#if PG_VERSION_NUM >= 160000
+#define compat_insert_index_tuples(rri, slot, estate) \
+	ExecInsertIndexTuples((rri), (slot), (estate), false, false, NULL, NIL, false)
+#else
+#define compat_insert_index_tuples(rri, slot, estate) \
+	ExecInsertIndexTuples((rri), (slot), (estate), false, false, NULL, NIL)
+#endif
+
 #endif							/* PETAGEN_COMPAT_H */

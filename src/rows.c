@@ -36,18 +36,6 @@ static const char *const rows_arg_names[ROWS_NARGS] = {
 	"zeropadding"
 };
 
-/* Raise an error if any argument but the row-typed first one is NULL. */
-static void
-rows_check_nulls(FunctionCallInfo fcinfo)
-{
-	for (int i = ROWS_ARG_FIRST; i < ROWS_NARGS; i++)
-		if (PG_ARGISNULL(i))
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("argument \"%s\" of petagen.rows() must not be null",
-							rows_arg_names[i])));
-}
-
 /* The row type petagen.rows() was called with, or an error. */
 static Oid
 rows_table_type(FunctionCallInfo fcinfo)
@@ -77,7 +65,8 @@ petagen_rows(PG_FUNCTION_ARGS)
 	RowShape	shape;
 	RowGen		rg;
 
-	rows_check_nulls(fcinfo);
+	spec_check_nulls(fcinfo, ROWS_ARG_FIRST, rows_arg_names, ROWS_NARGS,
+					 "petagen.rows()");
 	name = format_type_be(rows_table_type(fcinfo));
 	first = spec_count_arg(PG_GETARG_NUMERIC(ROWS_ARG_FIRST), "first");
 	count = spec_count_arg(PG_GETARG_NUMERIC(ROWS_ARG_COUNT), "count");

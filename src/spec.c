@@ -95,3 +95,19 @@ spec_check_range(int64 first, int64 count)
 				 errdetail("Key numbers run from 0 to " INT64_FORMAT ".",
 						   KEYS_MAX_SEQ)));
 }
+
+/*
+ * Raise an error if an argument from number `from` on is NULL; argnames
+ * holds the SQL names of all nargs arguments, funcname reads "schema.f()".
+ */
+void
+spec_check_nulls(FunctionCallInfo fcinfo, int from,
+				 const char *const *argnames, int nargs, const char *funcname)
+{
+	for (int i = from; i < nargs; i++)
+		if (PG_ARGISNULL(i))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("argument \"%s\" of %s must not be null",
+							argnames[i], funcname)));
+}

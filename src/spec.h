@@ -7,6 +7,7 @@
 #ifndef PETAGEN_SPEC_H
 #define PETAGEN_SPEC_H
 
+#include "fmgr.h"
 #include "utils/numeric.h"
 
 #include "keys.h"
@@ -29,5 +30,8 @@ extern void spec_check_shape(const GenSpec *spec, const RowShape *shape,
 							 int64 last_seq, const char *name);
 extern int64 spec_count_arg(Numeric value, const char *argname);
 extern void spec_check_range(int64 first, int64 count);
+extern void spec_check_nulls(FunctionCallInfo fcinfo, int from,
+							 const char *const *argnames, int nargs,
+							 const char *funcname);
 
 #endif							/* PETAGEN_SPEC_H */
