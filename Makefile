@@ -14,8 +14,6 @@ SHLIB_LINK += -lxxhash
 PG_CFLAGS += -Wall -Wextra -Werror -Wno-unused-parameter -Wno-sign-compare \
 	-Wno-missing-field-initializers
 
-# No LLVM bitcode: JIT inlining of the generator is not worth a clang dependency.
-with_llvm = no
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)

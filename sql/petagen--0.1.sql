@@ -173,3 +173,12 @@ GRANT USAGE ON SCHEMA @extschema@ TO petagen_operator, pg_monitor;
 GRANT SELECT, INSERT, UPDATE ON @extschema@.jobs TO petagen_operator;
 GRANT SELECT, INSERT ON @extschema@.chunks, @extschema@.progress_log TO petagen_operator;
 GRANT SELECT ON @extschema@.jobs, @extschema@.chunks, @extschema@.progress_log TO pg_monitor;
+
+-- petagen.leaf(table, key): the leaf PostgreSQL would route a key to.
+CREATE FUNCTION @extschema@.leaf("table" regclass, key text)
+RETURNS regclass
+AS 'MODULE_PATHNAME', 'petagen_leaf'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION @extschema@.leaf(regclass, text) IS
+    'the leaf partition PostgreSQL would route a ycsb_key to, NULL if no partition accepts it';

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Demo: build petagen, start a throwaway instance in ./demo/, fill the
+# canonical 8-partition YCSB usertable (scripts/demo.sql), print rows, size
+# and speed, then stop the instance. ./demo/ is kept for inspection and
+# re-created on every run. As root, the instance is owned and run by the
+# `postgres` OS user (initdb refuses root).
+#   PETAGEN_DEMO_ROWS  rows to load      (default 1000000)
+#   PETAGEN_DEMO_PORT  port of the demo  (default 54329; never 5432)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ROWS=${PETAGEN_DEMO_ROWS:-1000000}
+PORT=${PETAGEN_DEMO_PORT:-54329}
+PGBIN=/usr/lib/postgresql/15/bin
+DEMO=$PWD/demo
+export PG_CONFIG=$PGBIN/pg_config
+
+bash scripts/deps.sh
+bash scripts/build.sh
+
+# Run a command as the instance owner.
+if [ "$(id -u)" -eq 0 ]; then
+    as_owner() { runuser -u postgres -- "$@"; }
+else
+    as_owner() { "$@"; }
+fi
+
+rm -rf "$DEMO"
+mkdir -p "$DEMO"
+if [ "$(id -u)" -eq 0 ]; then chown postgres: "$DEMO"; fi
+if ! as_owner test -w "$DEMO"; then
+    echo "demo: $DEMO is not writable by the instance owner" >&2
+    echo "      (as root, every parent directory must be searchable by postgres)" >&2
+    exit 1
+fi
+
+as_owner "$PGBIN/initdb" -D "$DEMO/data" -U postgres -A trust -E UTF8 \
+    --no-locale --no-sync >"$DEMO/initdb.log"
+# Project-local instance: unix socket in ./demo, no TCP, our own port.
+cat >>"$DEMO/data/postgresql.conf" <<CONF
+port = $PORT
+listen_addresses = ''
+unix_socket_directories = '$DEMO'
+max_worker_processes = 16
+shared_buffers = 256MB
+max_wal_size = 4GB
+CONF
+
+as_owner "$PGBIN/pg_ctl" -D "$DEMO/data" -l "$DEMO/server.log" -w start
+trap 'as_owner "$PGBIN/pg_ctl" -D "$DEMO/data" -m fast -w stop' EXIT
+
+as_owner "$PGBIN/psql" -X -q -h "$DEMO" -p "$PORT" -U postgres -d postgres \
+    -v rows="$ROWS" -f scripts/demo.sql
+
+as_owner "$PGBIN/pg_ctl" -D "$DEMO/data" -m fast -w stop
+trap - EXIT
+echo "demo: instance stopped; data and logs kept in $DEMO"
