@@ -182,3 +182,24 @@ LANGUAGE C STABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION @extschema@.leaf(regclass, text) IS
     'the leaf partition PostgreSQL would route a ycsb_key to, NULL if no partition accepts it';
+
+-- petagen.verify(table, rows): per leaf, is every key of the key space there exactly once?
+CREATE FUNCTION @extschema@.verify("table" regclass, rows numeric,
+    keys text DEFAULT 'scrambled', prefix text DEFAULT 'user', zeropadding integer DEFAULT 1,
+    OUT leaf regclass, OUT local boolean, OUT expected bigint, OUT present bigint,
+    OUT missing bigint, OUT extra bigint, OUT duplicated bigint, OUT ok boolean)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'petagen_verify'
+LANGUAGE C STABLE STRICT;
+
+-- petagen.verify(job): the same, for the key space of a load job.
+CREATE FUNCTION @extschema@.verify(job bigint,
+    OUT leaf regclass, OUT local boolean, OUT expected bigint, OUT present bigint,
+    OUT missing bigint, OUT extra bigint, OUT duplicated bigint, OUT ok boolean)
+RETURNS SETOF record
+LANGUAGE sql STABLE STRICT
+BEGIN ATOMIC
+    SELECT v.* FROM @extschema@.jobs j,
+        @extschema@.verify(j."table", j.rows::pg_catalog.numeric, j.keys, j.prefix, j.zeropadding) v
+    WHERE j.job = verify.job;
+END;

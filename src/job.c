@@ -439,16 +439,17 @@ job_launch(const JobDef *def)
 	SPI_finish();
 	/* from here on the segment outlives this backend */
 	dsm_pin_segment(seg);
+	dsm_detach(seg);
 }
 
 /* Insert def's row into petagen.jobs; sets def->job. */
 static void
 job_insert(JobDef *def)
 {
-	Oid			types[11] = {OIDOID, INT8OID, INT4OID, INT8OID, TEXTOID, INT8OID,
-	INT4OID, TEXTOID, INT4OID, INT8OID, INT8OID};
-	Datum		values[11];
-	char		nulls[11] = "          ";
+	Oid			types[12] = {OIDOID, INT8OID, INT4OID, INT8OID, TEXTOID, INT8OID,
+	INT4OID, TEXTOID, INT4OID, INT8OID, INT8OID, OIDOID};
+	Datum		values[12];
+	char		nulls[12] = "           ";
 	bool		isnull;
 
 	values[0] = ObjectIdGetDatum(def->relid);
@@ -462,6 +463,7 @@ job_insert(JobDef *def)
 	values[8] = Int32GetDatum(def->spec.keys.zeropadding);
 	values[9] = Int64GetDatum(def->disk_reserve);
 	values[10] = Int64GetDatum(def->max_rate);
+	values[11] = ObjectIdGetDatum(GetUserId());
 	if (def->disk_reserve < 0)
 		nulls[9] = 'n';
 	if (def->max_rate <= 0)
@@ -471,8 +473,8 @@ job_insert(JobDef *def)
 							  " chunk_rows, keys, seed, fieldlength, prefix, zeropadding,"
 							  " disk_reserve, max_rate, started_by)"
 							  " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,"
-							  " pg_catalog.current_user::pg_catalog.regrole) RETURNING job",
-							  11, types, values, nulls, false, 0) != SPI_OK_INSERT_RETURNING)
+							  " $12::pg_catalog.regrole) RETURNING job",
+							  12, types, values, nulls, false, 0) != SPI_OK_INSERT_RETURNING)
 		elog(ERROR, "petagen: could not insert the job row");
 	def->job = DatumGetInt64(job_col(1, &isnull));
 	SPI_finish();
@@ -719,7 +721,9 @@ petagen_wait(PG_FUNCTION_ARGS)
 	{
 		Interval   *timeout = PG_GETARG_INTERVAL_P(1);
 
-		timeout_ms = (long) (INTERVAL_TO_SEC(timeout) * 1000.0);
+		timeout_ms = (long) (timeout->time / 1000 +
+							 ((int64) timeout->month * DAYS_PER_MONTH + timeout->day) *
+							 SECS_PER_DAY * 1000);
 		if (timeout_ms < 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -7,6 +7,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "funcapi.h"
@@ -30,6 +32,7 @@ typedef struct StatusRow
 	int64		keys_total;
 	int64		rows;
 	int64		duplicates;
+	int64		bytes;
 	double		recent_rows_per_s;
 	double		recent_bytes_per_s;
 	double		avg_rows_per_s;
@@ -113,7 +116,7 @@ status_emit(ReturnSetInfo *rsinfo, const StatusRow *r)
 	nulls[i] = r->eta_s < 0;
 	values[i++] = IntervalPGetDatum(status_interval(r->eta_s));
 	nulls[i] = r->headroom < 0;
-	values[i++] = nulls[i - 1] ? (Datum) 0 :
+	values[i++] = r->headroom < 0 ? (Datum) 0 :
 		DirectFunctionCall1(pg_size_pretty, Int64GetDatum(r->headroom));
 	nulls[i] = r->reason[0] == '\0';
 	values[i++] = CStringGetTextDatum(r->reason);
@@ -141,13 +144,14 @@ status_worker_row(const JobDef *def, WorkerSlot *slot, int index, StatusRow *r)
 	r->keys_done = pg_atomic_read_u64(&slot->keys);
 	r->keys_total = -1;
 	r->rows = pg_atomic_read_u64(&slot->rows);
+	r->bytes = pg_atomic_read_u64(&slot->bytes);
 	r->duplicates = pg_atomic_read_u64(&slot->duplicates);
 	r->recent_rows_per_s = pg_atomic_read_u64(&slot->recent_rows_per_s);
 	r->recent_bytes_per_s = pg_atomic_read_u64(&slot->recent_bytes_per_s);
 	if (slot->started_at != 0 && elapsed > 0)
 	{
 		r->avg_rows_per_s = r->rows / elapsed;
-		r->avg_bytes_per_s = pg_atomic_read_u64(&slot->bytes) / elapsed;
+		r->avg_bytes_per_s = r->bytes / elapsed;
 	}
 	r->eta_s = -1;
 	r->headroom = -1;
@@ -164,6 +168,7 @@ status_add_worker(StatusRow *total, const StatusRow *w)
 {
 	total->keys_done += w->keys_done;
 	total->rows += w->rows;
+	total->bytes += w->bytes;
 	total->duplicates += w->duplicates;
 	total->recent_rows_per_s += w->recent_rows_per_s;
 	total->recent_bytes_per_s += w->recent_bytes_per_s;
@@ -203,7 +208,7 @@ status_live(ReturnSetInfo *rsinfo, const JobDef *def, JobShared *shared)
 	if (elapsed > 0)
 	{
 		total.avg_rows_per_s = (total.rows - shared->base_rows) / elapsed;
-		total.avg_bytes_per_s = (pg_atomic_read_u64(&shared->committed_bytes)) / elapsed;
+		total.avg_bytes_per_s = total.bytes / elapsed;
 	}
 	total.eta_s = run_keys > 0 ?
 		(def->rows - total.keys_done) / (run_keys / Max(elapsed, 0.001)) : -1;
