@@ -46,6 +46,134 @@ ROWS 1000;
 COMMENT ON FUNCTION @extschema@.rows(anyelement, numeric, numeric, text, bigint, integer, text, integer) IS
     'YCSB rows of a table''s row type, a pure function of the key number and seed';
 
+-- Load jobs ---------------------------------------------------------------
+
+-- Members of petagen_operator may start, stop and resume load jobs.
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = 'petagen_operator') THEN
+        CREATE ROLE petagen_operator NOLOGIN;
+    END IF;
+END
+$$;
+
+-- One row per load job: what it loads, how, and how its last run ended.
+CREATE TABLE @extschema@.jobs (
+    job bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    "table" regclass NOT NULL,
+    rows bigint NOT NULL CHECK (rows > 0),
+    workers integer NOT NULL,
+    chunk_rows bigint NOT NULL,
+    keys text NOT NULL,
+    seed bigint NOT NULL,
+    fieldlength integer NOT NULL,
+    prefix text NOT NULL,
+    zeropadding integer NOT NULL,
+    disk_reserve bigint,
+    max_rate bigint,
+    state text NOT NULL DEFAULT 'running'
+        CHECK (state IN ('running', 'done', 'failed', 'stopped')),
+    run integer NOT NULL DEFAULT 1,
+    started_by regrole NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    started_at timestamptz,
+    finished_at timestamptz,
+    last_error text,
+    last_error_at timestamptz,
+    dsm_handle bigint
+);
+COMMENT ON TABLE @extschema@.jobs IS
+    'petagen load jobs; state "running" with no live worker is shown as interrupted by petagen.status()';
+
+-- The work ledger: a chunk's row commits with the chunk's data.
+CREATE TABLE @extschema@.chunks (
+    job bigint NOT NULL REFERENCES @extschema@.jobs ON DELETE CASCADE,
+    chunk bigint NOT NULL,
+    keys bigint NOT NULL,
+    rows_written bigint NOT NULL,
+    bytes bigint NOT NULL,
+    duplicates bigint NOT NULL,
+    foreign_skipped bigint NOT NULL,
+    worker integer NOT NULL,
+    run integer NOT NULL,
+    finished_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    PRIMARY KEY (job, chunk)
+);
+
+-- Cumulative progress of every job, one row per petagen.progress_log_interval.
+CREATE TABLE @extschema@.progress_log (
+    job bigint NOT NULL REFERENCES @extschema@.jobs ON DELETE CASCADE,
+    logged_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    keys_done bigint NOT NULL,
+    rows_written bigint NOT NULL,
+    bytes bigint NOT NULL
+);
+CREATE INDEX ON @extschema@.progress_log (job, logged_at);
+
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.jobs', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.chunks', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.progress_log', '');
+
+-- petagen.start(rows): start a load job of the key space 0 .. rows-1; returns its id.
+CREATE FUNCTION @extschema@.start(
+    rows numeric,
+    workers integer DEFAULT 4,
+    "table" text DEFAULT 'usertable',
+    keys text DEFAULT 'scrambled',
+    seed bigint DEFAULT 0,
+    fieldlength integer DEFAULT 100,
+    prefix text DEFAULT 'user',
+    zeropadding integer DEFAULT 1,
+    chunk_rows bigint DEFAULT 100000,
+    disk_reserve text DEFAULT NULL,
+    max_rate text DEFAULT NULL)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'petagen_start'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT;
+
+-- petagen.resume(job): load what an interrupted, stopped or failed job has not.
+CREATE FUNCTION @extschema@.resume(job bigint, workers integer DEFAULT NULL)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'petagen_resume'
+LANGUAGE C VOLATILE;
+
+-- petagen.stop(job): stop a job's workers at their next batch; returns the state.
+CREATE FUNCTION @extschema@.stop(job bigint)
+RETURNS text
+AS 'MODULE_PATHNAME', 'petagen_stop'
+LANGUAGE C VOLATILE STRICT;
+
+-- petagen.wait(job, timeout): wait until a job ends; returns its state.
+CREATE FUNCTION @extschema@.wait(job bigint, timeout interval DEFAULT NULL)
+RETURNS text
+AS 'MODULE_PATHNAME', 'petagen_wait'
+LANGUAGE C VOLATILE;
+
+-- petagen.status(job): a row per worker and a total row (worker IS NULL) per job.
+CREATE FUNCTION @extschema@.status(job bigint DEFAULT NULL,
+    OUT job bigint, OUT worker integer, OUT state text, OUT pid integer,
+    OUT keys_done bigint, OUT keys_total bigint, OUT rows_written bigint,
+    OUT duplicates bigint, OUT percent double precision, OUT progress text,
+    OUT rows_per_s bigint, OUT mb_per_s double precision,
+    OUT avg_rows_per_s bigint, OUT avg_mb_per_s double precision,
+    OUT eta interval, OUT disk_headroom text, OUT reason text,
+    OUT last_error text, OUT last_error_at timestamptz)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'petagen_status'
+LANGUAGE C VOLATILE;
+
+-- Who may do what: operators run jobs, pg_monitor members watch them.
+REVOKE ALL ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.resume(bigint, integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.stop(bigint) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text) TO petagen_operator;
+GRANT EXECUTE ON FUNCTION @extschema@.resume(bigint, integer) TO petagen_operator;
+GRANT EXECUTE ON FUNCTION @extschema@.stop(bigint) TO petagen_operator;
+GRANT USAGE ON SCHEMA @extschema@ TO petagen_operator, pg_monitor;
+GRANT SELECT, INSERT, UPDATE ON @extschema@.jobs TO petagen_operator;
+GRANT SELECT, INSERT ON @extschema@.chunks, @extschema@.progress_log TO petagen_operator;
+GRANT SELECT ON @extschema@.jobs, @extschema@.chunks, @extschema@.progress_log TO pg_monitor;
+
 -- petagen.leaf(table, key): the leaf PostgreSQL would route a key to.
 CREATE FUNCTION @extschema@.leaf("table" regclass, key text)
 RETURNS regclass
@@ -74,3 +202,24 @@ ROWS 1;
 
 COMMENT ON FUNCTION @extschema@.load(regclass, numeric, numeric, text, bigint, integer, text, integer) IS
     'loads a range of key numbers into the local leaves of a table, in the calling transaction';
+
+-- petagen.verify(table, rows): per leaf, is every key of the key space there exactly once?
+CREATE FUNCTION @extschema@.verify("table" regclass, rows numeric,
+    keys text DEFAULT 'scrambled', prefix text DEFAULT 'user', zeropadding integer DEFAULT 1,
+    OUT leaf regclass, OUT local boolean, OUT expected bigint, OUT present bigint,
+    OUT missing bigint, OUT extra bigint, OUT duplicated bigint, OUT ok boolean)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'petagen_verify'
+LANGUAGE C STABLE STRICT;
+
+-- petagen.verify(job): the same, for the key space of a load job.
+CREATE FUNCTION @extschema@.verify(job bigint,
+    OUT leaf regclass, OUT local boolean, OUT expected bigint, OUT present bigint,
+    OUT missing bigint, OUT extra bigint, OUT duplicated bigint, OUT ok boolean)
+RETURNS SETOF record
+LANGUAGE sql STABLE STRICT
+BEGIN ATOMIC
+    SELECT v.* FROM @extschema@.jobs j,
+        @extschema@.verify(j."table", j.rows::pg_catalog.numeric, j.keys, j.prefix, j.zeropadding) v
+    WHERE j.job = verify.job;
+END;

@@ -1,0 +1,769 @@
+/*-------------------------------------------------------------------------
+ * job.c
+ *		The job catalog and the job life cycle: petagen.start(), resume(),
+ *		stop() and wait(), and launching a run's background workers.
+ *
+ * start() validates everything a worker would trip over (privileges, the
+ * table's shape and local leaves, options, worker slots), records the job
+ * in petagen.jobs, creates the run's shared state and registers the
+ * workers, all in the caller's transaction: if anything fails, no job row
+ * is left and the workers already registered find no job and exit.  The
+ * workers run as the role that called start() or resume(); the catalog
+ * never decides whose privileges a worker has.
+ *
+ * Job creation is serialized by a SHARE ROW EXCLUSIVE lock on
+ * petagen.jobs, so that two jobs on one table cannot both pass the check.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_authid.h"
+#include "catalog/pg_class.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "storage/latch.h"
+#include "storage/procarray.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/numeric.h"
+#include "utils/timestamp.h"
+#include "utils/varlena.h"
+
+#include "job.h"
+#include "load.h"
+#include "route.h"
+
+int			petagen_disk_reserve_mb = 1024;
+int			petagen_progress_log_interval = 300;
+
+static const char *const job_state_names[] = {
+	"starting", "running", "paused", "throttled", "done", "failed",
+	"stopped", "interrupted"
+};
+
+/* The name status() shows for a state. */
+const char *
+job_state_name(JobState state)
+{
+	return job_state_names[state];
+}
+
+/* Bytes of shared state for a run with nworkers workers. */
+Size
+job_shared_size(int nworkers)
+{
+	return add_size(offsetof(JobShared, workers),
+					mul_size(sizeof(WorkerSlot), nworkers));
+}
+
+/* Define the petagen.* settings the workers read. */
+void
+job_init_gucs(void)
+{
+	DefineCustomIntVariable("petagen.disk_reserve",
+							"Free space load workers leave on every filesystem they write.",
+							"Workers pause before a batch that would leave less; a job's disk_reserve option overrides this.",
+							&petagen_disk_reserve_mb, 1024, 0, INT_MAX,
+							PGC_SIGHUP, GUC_UNIT_MB, NULL, NULL, NULL);
+	DefineCustomIntVariable("petagen.progress_log_interval",
+							"Time between rows a load job adds to petagen.progress_log.",
+							NULL, &petagen_progress_log_interval, 300, 1, 86400,
+							PGC_SIGHUP, GUC_UNIT_S, NULL, NULL, NULL);
+}
+
+/* Raise an error unless the current role may run load jobs. */
+static void
+job_check_operator(void)
+{
+	Oid			operator = get_role_oid("petagen_operator", true);
+
+	if (!superuser() &&
+		!(OidIsValid(operator) && has_privs_of_role(GetUserId(), operator)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to run petagen load jobs"),
+				 errhint("Only superusers and members of role \"petagen_operator\" may start, stop or resume jobs.")));
+}
+
+/* Run one SPI statement with int8 or text arguments; returns SPI_processed. */
+static uint64
+job_spi(const char *sql, int nargs, Oid *types, Datum *values, int expect)
+{
+	int			rc = SPI_execute_with_args(sql, nargs, types, values, NULL,
+										   false, 0);
+
+	if (rc != expect)
+		elog(ERROR, "petagen: SPI statement failed (%d): %s", rc, sql);
+	return SPI_processed;
+}
+
+/* Column n (1-based) of the first SPI result row as a Datum; isnull set. */
+static Datum
+job_col(int n, bool *isnull)
+{
+	return SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, n,
+						 isnull);
+}
+
+/* Column n of the first SPI result row as a C string (palloc'd in the caller's context). */
+static char *
+job_col_text(int n, MemoryContext cxt)
+{
+	char	   *s = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, n);
+
+	return MemoryContextStrdup(cxt, s ? s : "");
+}
+
+/* Read job `job` from petagen.jobs into def; false if missing and missing_ok. */
+bool
+job_read(int64 job, JobDef *def, bool missing_ok)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	Oid			types[1] = {INT8OID};
+	Datum		values[1] = {Int64GetDatum(job)};
+	bool		isnull;
+	char	   *mode;
+	char	   *prefix;
+
+	SPI_connect();
+	if (job_spi("SELECT \"table\"::oid, rows, workers, run, chunk_rows, keys, seed,"
+				" fieldlength, prefix, zeropadding, disk_reserve, max_rate,"
+				" started_by::oid, state, dsm_handle"
+				" FROM petagen.jobs WHERE job = $1",
+				1, types, values, SPI_OK_SELECT) == 0)
+	{
+		SPI_finish();
+		if (missing_ok)
+			return false;
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("load job " INT64_FORMAT " does not exist", job),
+				 errhint("SELECT job, \"table\", state FROM petagen.jobs lists the jobs.")));
+	}
+	def->job = job;
+	def->relid = DatumGetObjectId(job_col(1, &isnull));
+	def->rows = DatumGetInt64(job_col(2, &isnull));
+	def->nworkers = DatumGetInt32(job_col(3, &isnull));
+	def->run = DatumGetInt32(job_col(4, &isnull));
+	def->chunk_rows = DatumGetInt64(job_col(5, &isnull));
+	mode = job_col_text(6, cxt);
+	prefix = job_col_text(9, cxt);
+	MemoryContextSwitchTo(cxt);
+	spec_init(&def->spec, mode, prefix, DatumGetInt32(job_col(10, &isnull)),
+			  DatumGetInt64(job_col(7, &isnull)),
+			  DatumGetInt32(job_col(8, &isnull)));
+	def->disk_reserve = DatumGetInt64(job_col(11, &isnull));
+	if (isnull)
+		def->disk_reserve = -1;
+	def->max_rate = DatumGetInt64(job_col(12, &isnull));
+	if (isnull)
+		def->max_rate = 0;
+	def->owner = DatumGetObjectId(job_col(13, &isnull));
+	strlcpy(def->state, job_col_text(14, cxt), sizeof(def->state));
+	def->handle = (dsm_handle) DatumGetInt64(job_col(15, &isnull));
+	if (isnull)
+		def->handle = DSM_HANDLE_INVALID;
+	SPI_finish();
+	return true;
+}
+
+/* Attach the live state of def's current run, or NULL if it is gone. */
+JobShared *
+job_attach(const JobDef *def, dsm_segment **seg)
+{
+	JobShared  *shared;
+
+	*seg = NULL;
+	if (def->handle == DSM_HANDLE_INVALID)
+		return NULL;
+	*seg = dsm_find_mapping(def->handle);
+	if (*seg == NULL)
+		*seg = dsm_attach(def->handle);
+	if (*seg == NULL)
+		return NULL;
+	shared = dsm_segment_address(*seg);
+	if (dsm_segment_map_length(*seg) < offsetof(JobShared, workers) ||
+		shared->magic != JOB_MAGIC || shared->job != def->job ||
+		shared->run != def->run)
+	{
+		dsm_detach(*seg);
+		*seg = NULL;
+		return NULL;
+	}
+	return shared;
+}
+
+/* Is the process behind a worker slot still alive? */
+bool
+job_worker_alive(WorkerSlot *slot)
+{
+	return slot->pid != 0 && BackendPidGetProc(slot->pid) != NULL;
+}
+
+/* Record the end of a run in petagen.jobs (in its own transaction's SPI). */
+void
+job_record_end(int64 job, int32 run, JobState state, const char *error)
+{
+	Oid			types[4] = {INT8OID, INT4OID, TEXTOID, TEXTOID};
+	Datum		values[4];
+	char		nulls[4] = {' ', ' ', ' ', error ? ' ' : 'n'};
+
+	values[0] = Int64GetDatum(job);
+	values[1] = Int32GetDatum(run);
+	values[2] = CStringGetTextDatum(job_state_name(state));
+	values[3] = error ? CStringGetTextDatum(error) : (Datum) 0;
+	SPI_connect();
+	if (SPI_execute_with_args("UPDATE petagen.jobs SET state = $3,"
+							  " finished_at = pg_catalog.now(),"
+							  " last_error = coalesce($4, last_error),"
+							  " last_error_at = CASE WHEN $4 IS NULL THEN last_error_at"
+							  " ELSE pg_catalog.now() END"
+							  " WHERE job = $1 AND run = $2",
+							  4, types, values, nulls, false, 0) != SPI_OK_UPDATE)
+		elog(ERROR, "petagen: could not record the end of job " INT64_FORMAT, job);
+	SPI_finish();
+}
+
+/* Background worker slots not in use, as far as pg_stat_activity shows. */
+static int
+job_free_worker_slots(void)
+{
+	bool		isnull;
+	int			used;
+
+	SPI_connect();
+	job_spi("SELECT count(*)::int4 FROM pg_catalog.pg_stat_activity"
+			" WHERE backend_type NOT IN ('client backend', 'autovacuum launcher',"
+			" 'autovacuum worker', 'background writer', 'checkpointer',"
+			" 'walwriter', 'walsender', 'walreceiver', 'startup', 'archiver',"
+			" 'standalone backend', 'slotsync worker', 'walsummarizer',"
+			" 'io worker')", 0, NULL, NULL, SPI_OK_SELECT);
+	used = DatumGetInt32(job_col(1, &isnull));
+	SPI_finish();
+	return max_worker_processes - used;
+}
+
+/* Raise an error unless nworkers workers can be started now. */
+static void
+job_check_workers(int nworkers)
+{
+	int			free_slots;
+
+	if (nworkers < 1 || nworkers > JOB_MAX_WORKERS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("workers must be between 1 and %d, not %d",
+						JOB_MAX_WORKERS, nworkers)));
+	free_slots = job_free_worker_slots();
+	if (nworkers > free_slots)
+		ereport(ERROR,
+				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+				 errmsg("not enough free background worker slots for %d workers",
+						nworkers),
+				 errdetail("max_worker_processes is %d and %d slots are free.",
+						   max_worker_processes, Max(free_slots, 0)),
+				 errhint("Use fewer workers, or increase \"max_worker_processes\" and restart the server.")));
+}
+
+/* Raise an error unless the table can be loaded by the current role. */
+static void
+job_check_table(Oid relid, const GenSpec *spec, int64 rows)
+{
+	Router	   *router;
+	int			nlocal = 0;
+	AclResult	acl = pg_class_aclcheck(relid, GetUserId(), ACL_INSERT);
+
+	if (acl != ACLCHECK_OK)
+		aclcheck_error(acl, get_relkind_objtype(get_rel_relkind(relid)),
+					   get_rel_name(relid));
+	router = route_open(relid);
+	for (int i = 0; i < route_nleaves(router); i++)
+		nlocal += route_leaf(router, i)->local ? 1 : 0;
+	route_close(router);
+	if (nlocal == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" has no local leaf on this node", get_rel_name(relid)),
+				 errdetail("All of its partitions are foreign tables."),
+				 errhint("Run petagen.start() on the nodes that store the partitions.")));
+	/* a load of no keys validates the shape, options and leaves */
+	{
+		LoadStats	none = {0};
+
+		load_range(relid, spec, rows - 1, 0, &none, NULL, NULL);
+	}
+}
+
+/* Raise an error if another job on relid is running or resumable. */
+static void
+job_check_no_other(Oid relid, int64 except_job)
+{
+	Oid			types[2] = {OIDOID, INT8OID};
+	Datum		values[2] = {ObjectIdGetDatum(relid), Int64GetDatum(except_job)};
+	bool		isnull;
+
+	SPI_connect();
+	job_spi("LOCK TABLE petagen.jobs IN SHARE ROW EXCLUSIVE MODE", 0, NULL,
+			NULL, SPI_OK_UTILITY);
+	if (job_spi("SELECT job FROM petagen.jobs WHERE \"table\" = $1"
+				" AND state = 'running' AND job <> $2",
+				2, types, values, SPI_OK_SELECT) > 0)
+	{
+		int64		other = DatumGetInt64(job_col(1, &isnull));
+
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_IN_USE),
+				 errmsg("\"%s\" already has load job " INT64_FORMAT,
+						get_rel_name(relid), other),
+				 errdetail("One table takes one load job at a time."),
+				 errhint("Wait for it with petagen.wait(" INT64_FORMAT "), or stop it with petagen.stop(" INT64_FORMAT ").",
+						 other, other)));
+	}
+	SPI_finish();
+}
+
+/* Sum what the ledger already holds for def into shared's base counters. */
+static void
+job_fill_base(const JobDef *def, JobShared *shared)
+{
+	Oid			types[1] = {INT8OID};
+	Datum		values[1] = {Int64GetDatum(def->job)};
+	bool		isnull;
+
+	SPI_connect();
+	job_spi("SELECT coalesce(sum(keys), 0)::int8, coalesce(sum(rows_written), 0)::int8,"
+			" coalesce(sum(bytes), 0)::int8 FROM petagen.chunks WHERE job = $1",
+			1, types, values, SPI_OK_SELECT);
+	shared->base_keys = DatumGetInt64(job_col(1, &isnull));
+	shared->base_rows = DatumGetInt64(job_col(2, &isnull));
+	shared->base_bytes = DatumGetInt64(job_col(3, &isnull));
+	SPI_finish();
+}
+
+/* Create and pin the live state of a new run of def. */
+static dsm_segment *
+job_create_shared(const JobDef *def)
+{
+	dsm_segment *seg = dsm_create(job_shared_size(def->nworkers), 0);
+	JobShared  *shared = dsm_segment_address(seg);
+
+	memset(shared, 0, job_shared_size(def->nworkers));
+	shared->magic = JOB_MAGIC;
+	shared->job = def->job;
+	shared->run = def->run;
+	shared->nworkers = def->nworkers;
+	shared->nchunks = (def->rows + def->chunk_rows - 1) / def->chunk_rows;
+	shared->started_at = GetCurrentTimestamp();
+	pg_atomic_init_u64(&shared->next_chunk, 0);
+	pg_atomic_init_u32(&shared->active, def->nworkers);
+	pg_atomic_init_u32(&shared->stop_requested, 0);
+	pg_atomic_init_u32(&shared->failed, 0);
+	pg_atomic_init_u64(&shared->committed_keys, 0);
+	pg_atomic_init_u64(&shared->committed_rows, 0);
+	pg_atomic_init_u64(&shared->committed_bytes, 0);
+	pg_atomic_init_u64(&shared->headroom, PG_UINT64_MAX);
+	pg_atomic_init_u64(&shared->next_log_at, 0);
+	for (int i = 0; i < def->nworkers; i++)
+	{
+		WorkerSlot *slot = &shared->workers[i];
+
+		pg_atomic_init_u32(&slot->state, JOB_STARTING);
+		pg_atomic_init_u64(&slot->keys, 0);
+		pg_atomic_init_u64(&slot->rows, 0);
+		pg_atomic_init_u64(&slot->bytes, 0);
+		pg_atomic_init_u64(&slot->duplicates, 0);
+		pg_atomic_init_u64(&slot->recent_rows_per_s, 0);
+		pg_atomic_init_u64(&slot->recent_bytes_per_s, 0);
+		SpinLockInit(&slot->mutex);
+	}
+	job_fill_base(def, shared);
+	return seg;
+}
+
+/* Register worker `index` of def's run; false if no slot was free. */
+static bool
+job_register_worker(const JobDef *def, dsm_handle handle, int index)
+{
+	BackgroundWorker worker;
+	BackgroundWorkerHandle *bgw_handle;
+	WorkerArgs	args;
+
+	memset(&worker, 0, sizeof(worker));
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+	worker.bgw_restart_time = BGW_NEVER_RESTART;
+	strlcpy(worker.bgw_library_name, "petagen", BGW_MAXLEN);
+	strlcpy(worker.bgw_function_name, "petagen_worker_main", BGW_MAXLEN);
+	snprintf(worker.bgw_name, BGW_MAXLEN, "petagen job " INT64_FORMAT " worker %d",
+			 def->job, index);
+	strlcpy(worker.bgw_type, "petagen worker", BGW_MAXLEN);
+	args.job = def->job;
+	args.run = def->run;
+	args.index = index;
+	args.database = MyDatabaseId;
+	args.role = GetUserId();
+	args.starter_xid = GetTopTransactionId();
+	args.handle = handle;
+	StaticAssertStmt(sizeof(WorkerArgs) <= BGW_EXTRALEN, "WorkerArgs too large");
+	memcpy(worker.bgw_extra, &args, sizeof(args));
+	return RegisterDynamicBackgroundWorker(&worker, &bgw_handle);
+}
+
+/* Start a run of def: shared state, the workers, the handle in the catalog. */
+static void
+job_launch(const JobDef *def)
+{
+	dsm_segment *seg = job_create_shared(def);
+	dsm_handle	handle = dsm_segment_handle(seg);
+	Oid			types[2] = {INT8OID, INT8OID};
+	Datum		values[2] = {Int64GetDatum(def->job), Int64GetDatum((int64) handle)};
+
+	for (int i = 0; i < def->nworkers; i++)
+		if (!job_register_worker(def, handle, i))
+			ereport(ERROR,
+					(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+					 errmsg("could not register background worker %d of %d",
+							i + 1, def->nworkers),
+					 errhint("You may need to increase \"max_worker_processes\".")));
+	SPI_connect();
+	job_spi("UPDATE petagen.jobs SET dsm_handle = $2, started_at = pg_catalog.now()"
+			" WHERE job = $1", 2, types, values, SPI_OK_UPDATE);
+	SPI_finish();
+	/* from here on the segment outlives this backend */
+	dsm_pin_segment(seg);
+	dsm_detach(seg);
+}
+
+/* Insert def's row into petagen.jobs; sets def->job. */
+static void
+job_insert(JobDef *def)
+{
+	Oid			types[12] = {OIDOID, INT8OID, INT4OID, INT8OID, TEXTOID, INT8OID,
+	INT4OID, TEXTOID, INT4OID, INT8OID, INT8OID, OIDOID};
+	Datum		values[12];
+	char		nulls[12] = "           ";
+	bool		isnull;
+
+	values[0] = ObjectIdGetDatum(def->relid);
+	values[1] = Int64GetDatum(def->rows);
+	values[2] = Int32GetDatum(def->nworkers);
+	values[3] = Int64GetDatum(def->chunk_rows);
+	values[4] = CStringGetTextDatum(keys_mode_name(def->spec.keys.mode));
+	values[5] = Int64GetDatum((int64) def->spec.seed);
+	values[6] = Int32GetDatum(def->spec.fieldlength);
+	values[7] = CStringGetTextDatum(def->spec.keys.prefix);
+	values[8] = Int32GetDatum(def->spec.keys.zeropadding);
+	values[9] = Int64GetDatum(def->disk_reserve);
+	values[10] = Int64GetDatum(def->max_rate);
+	values[11] = ObjectIdGetDatum(GetUserId());
+	if (def->disk_reserve < 0)
+		nulls[9] = 'n';
+	if (def->max_rate <= 0)
+		nulls[10] = 'n';
+	SPI_connect();
+	if (SPI_execute_with_args("INSERT INTO petagen.jobs (\"table\", rows, workers,"
+							  " chunk_rows, keys, seed, fieldlength, prefix, zeropadding,"
+							  " disk_reserve, max_rate, started_by)"
+							  " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,"
+							  " $12::pg_catalog.regrole) RETURNING job",
+							  12, types, values, nulls, false, 0) != SPI_OK_INSERT_RETURNING)
+		elog(ERROR, "petagen: could not insert the job row");
+	def->job = DatumGetInt64(job_col(1, &isnull));
+	SPI_finish();
+	def->run = 1;
+}
+
+/* A size argument such as '10GB' in bytes, or `none` when NULL. */
+static int64
+job_size_arg(FunctionCallInfo fcinfo, int argno, int64 none)
+{
+	if (PG_ARGISNULL(argno))
+		return none;
+	return DatumGetInt64(DirectFunctionCall1(pg_size_bytes, PG_GETARG_DATUM(argno)));
+}
+
+/* Raise an error naming the first NULL among the first nargs arguments. */
+static void
+job_check_nulls(FunctionCallInfo fcinfo, int nargs, const char *const *names)
+{
+	for (int i = 0; i < nargs; i++)
+		if (PG_ARGISNULL(i))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("argument \"%s\" must not be null", names[i])));
+}
+
+/* The table argument, a possibly qualified name, resolved. */
+static Oid
+job_table_arg(text *name)
+{
+	List	   *names = textToQualifiedNameList(name);
+
+	return RangeVarGetRelid(makeRangeVarFromNameList(names), AccessShareLock,
+							false);
+}
+
+static const char *const start_arg_names[] = {
+	"rows", "workers", "table", "keys", "seed", "fieldlength", "prefix",
+	"zeropadding", "chunk_rows"
+};
+
+PG_FUNCTION_INFO_V1(petagen_start);
+/* petagen.start(rows, workers, table, keys, ...): start a load job. */
+Datum
+petagen_start(PG_FUNCTION_ARGS)
+{
+	JobDef		def;
+
+	job_check_operator();
+	job_check_nulls(fcinfo, lengthof(start_arg_names), start_arg_names);
+	memset(&def, 0, sizeof(def));
+	def.rows = spec_count_arg(PG_GETARG_NUMERIC(0), "rows");
+	if (def.rows < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("rows must be at least 1")));
+	def.nworkers = PG_GETARG_INT32(1);
+	def.relid = job_table_arg(PG_GETARG_TEXT_PP(2));
+	spec_init(&def.spec, text_to_cstring(PG_GETARG_TEXT_PP(3)),
+			  text_to_cstring(PG_GETARG_TEXT_PP(6)), PG_GETARG_INT32(7),
+			  PG_GETARG_INT64(4), PG_GETARG_INT32(5));
+	def.chunk_rows = PG_GETARG_INT64(8);
+	if (def.chunk_rows < 1 || def.chunk_rows > 100000000)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("chunk_rows must be between 1 and 100000000, not " INT64_FORMAT,
+						def.chunk_rows),
+				 errhint("Each chunk of key numbers is one transaction; the default is 100000.")));
+	def.disk_reserve = job_size_arg(fcinfo, 9, -1);
+	def.max_rate = job_size_arg(fcinfo, 10, 0);
+	if (def.disk_reserve < -1 || def.max_rate < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("disk_reserve and max_rate must not be negative")));
+	job_check_table(def.relid, &def.spec, def.rows);
+	job_check_workers(def.nworkers);
+	job_check_no_other(def.relid, 0);
+	job_insert(&def);
+	job_launch(&def);
+	PG_RETURN_INT64(def.job);
+}
+
+/* Unpin the shared state an interrupted run left behind, if any. */
+static void
+job_release_stale(const JobDef *def)
+{
+	dsm_segment *seg;
+
+	if (job_attach(def, &seg) != NULL)
+	{
+		dsm_detach(seg);
+		dsm_unpin_segment(def->handle);
+	}
+}
+
+/* Is a run of def live: shared state there and some worker not gone? */
+static bool
+job_is_live(const JobDef *def)
+{
+	dsm_segment *seg;
+	JobShared  *shared = job_attach(def, &seg);
+	bool		live = false;
+
+	if (shared == NULL)
+		return false;
+	for (int i = 0; i < shared->nworkers; i++)
+	{
+		JobState	state = pg_atomic_read_u32(&shared->workers[i].state);
+
+		if (state < JOB_DONE &&
+			(state == JOB_STARTING || job_worker_alive(&shared->workers[i])))
+			live = true;
+	}
+	dsm_detach(seg);
+	return live;
+}
+
+PG_FUNCTION_INFO_V1(petagen_resume);
+/* petagen.resume(job, workers): load the chunks a job has not finished. */
+Datum
+petagen_resume(PG_FUNCTION_ARGS)
+{
+	int64		job = PG_GETARG_INT64(0);
+	JobDef		def;
+	Oid			types[3] = {INT8OID, INT4OID, INT4OID};
+	Datum		values[3];
+
+	job_check_operator();
+	job_read(job, &def, false);
+	if (strcmp(def.state, "done") == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("load job " INT64_FORMAT " is already done", job)));
+	if (strcmp(def.state, "running") == 0 && job_is_live(&def))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_IN_USE),
+				 errmsg("load job " INT64_FORMAT " is still running", job),
+				 errhint("Stop it with petagen.stop(" INT64_FORMAT ") first.", job)));
+	if (!PG_ARGISNULL(1))
+		def.nworkers = PG_GETARG_INT32(1);
+	job_release_stale(&def);
+	job_check_table(def.relid, &def.spec, def.rows);
+	job_check_workers(def.nworkers);
+	job_check_no_other(def.relid, job);
+	def.run++;
+	values[0] = Int64GetDatum(job);
+	values[1] = Int32GetDatum(def.run);
+	values[2] = Int32GetDatum(def.nworkers);
+	SPI_connect();
+	job_spi("UPDATE petagen.jobs SET state = 'running', run = $2, workers = $3,"
+			" finished_at = NULL WHERE job = $1", 3, types, values,
+			SPI_OK_UPDATE);
+	SPI_finish();
+	job_launch(&def);
+	PG_RETURN_INT64(job);
+}
+
+/* The state of a job now: the catalog's, or the live one while it runs. */
+JobState
+job_current_state(const JobDef *def)
+{
+	dsm_segment *seg;
+	JobShared  *shared;
+	JobState	state;
+
+	for (state = JOB_STARTING; state <= JOB_INTERRUPTED; state++)
+		if (strcmp(def->state, job_state_names[state]) == 0 &&
+			state != JOB_RUNNING)
+			return state;
+	shared = job_attach(def, &seg);
+	if (shared == NULL)
+		return JOB_INTERRUPTED;
+	state = job_total_state(shared);
+	dsm_detach(seg);
+	return state;
+}
+
+/* The state of a whole run from its workers' slots. */
+JobState
+job_total_state(JobShared *shared)
+{
+	bool		seen[JOB_INTERRUPTED + 1] = {false};
+
+	for (int i = 0; i < shared->nworkers; i++)
+	{
+		WorkerSlot *slot = &shared->workers[i];
+		JobState	state = pg_atomic_read_u32(&slot->state);
+
+		if (state != JOB_STARTING && state < JOB_DONE && !job_worker_alive(slot))
+			state = JOB_INTERRUPTED;
+		seen[state] = true;
+	}
+	/* the most telling state wins, in this order */
+	{
+		static const JobState order[] = {JOB_RUNNING, JOB_PAUSED, JOB_THROTTLED,
+		JOB_STARTING, JOB_INTERRUPTED, JOB_FAILED, JOB_STOPPED, JOB_DONE};
+
+		for (int i = 0; i < lengthof(order); i++)
+			if (seen[order[i]])
+				return order[i];
+	}
+	return JOB_DONE;
+}
+
+/* Is a state final: nothing will change without resume()? */
+static bool
+job_state_final(JobState state)
+{
+	return state >= JOB_DONE;
+}
+
+/* Wait until job is in a final state, or timeout_ms passed (-1: forever). */
+static JobState
+job_wait_final(int64 job, long timeout_ms)
+{
+	TimestampTz start = GetCurrentTimestamp();
+
+	for (;;)
+	{
+		JobDef		def;
+		JobState	state;
+
+		job_read(job, &def, false);
+		state = job_current_state(&def);
+		if (job_state_final(state) ||
+			(timeout_ms >= 0 &&
+			 TimestampDifferenceExceeds(start, GetCurrentTimestamp(), timeout_ms)))
+			return state;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 100L, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+PG_FUNCTION_INFO_V1(petagen_wait);
+/* petagen.wait(job, timeout): wait for a job to end; returns its state. */
+Datum
+petagen_wait(PG_FUNCTION_ARGS)
+{
+	long		timeout_ms = -1;
+
+	if (!PG_ARGISNULL(1))
+	{
+		Interval   *timeout = PG_GETARG_INTERVAL_P(1);
+
+		timeout_ms = (long) (timeout->time / 1000 +
+							 ((int64) timeout->month * DAYS_PER_MONTH + timeout->day) *
+							 SECS_PER_DAY * 1000);
+		if (timeout_ms < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("timeout must not be negative")));
+	}
+	PG_RETURN_TEXT_P(cstring_to_text(job_state_name(
+													job_wait_final(PG_GETARG_INT64(0), timeout_ms))));
+}
+
+PG_FUNCTION_INFO_V1(petagen_stop);
+/* petagen.stop(job): ask a job's workers to stop, wait for them; returns the state. */
+Datum
+petagen_stop(PG_FUNCTION_ARGS)
+{
+	int64		job = PG_GETARG_INT64(0);
+	JobDef		def;
+	dsm_segment *seg;
+	JobShared  *shared;
+	JobState	state;
+	Oid			types[1] = {INT8OID};
+	Datum		values[1] = {Int64GetDatum(job)};
+
+	job_check_operator();
+	job_read(job, &def, false);
+	shared = job_attach(&def, &seg);
+	if (shared != NULL)
+	{
+		pg_atomic_write_u32(&shared->stop_requested, 1);
+		dsm_detach(seg);
+	}
+	state = job_wait_final(job, 60000);
+	if (state == JOB_INTERRUPTED)
+	{
+		/* no worker is left to say so: record it here */
+		SPI_connect();
+		job_spi("UPDATE petagen.jobs SET state = 'stopped', finished_at = pg_catalog.now()"
+				" WHERE job = $1 AND state = 'running'", 1, types, values,
+				SPI_OK_UPDATE);
+		SPI_finish();
+		state = JOB_STOPPED;
+	}
+	PG_RETURN_TEXT_P(cstring_to_text(job_state_name(state)));
+}

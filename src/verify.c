@@ -1,0 +1,225 @@
+/*-------------------------------------------------------------------------
+ * verify.c
+ *		petagen.verify(): prove that a table holds exactly the keys of a key
+ *		space that belong to its local leaves.
+ *
+ * One pass over the key numbers: each key is routed with PostgreSQL's own
+ * partition routing and, if its leaf is local, looked up in that leaf's
+ * btree index on ycsb_key (the primary key).  A key not found is missing;
+ * a key found more than once is duplicated; rows of a leaf that no key of
+ * the key space found are extra.  No sort of the heap is needed: one index
+ * probe per key and one count(*) per leaf.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/nbtree.h"
+#include "access/relscan.h"
+#include "access/table.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "executor/tuptable.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "compat.h"
+#include "keys.h"
+#include "route.h"
+#include "spec.h"
+
+#define VERIFY_COLS 8
+
+/* What verify knows of one leaf. */
+typedef struct VerifyLeaf
+{
+	Relation	heap;
+	Relation	index;
+	IndexScanDesc scan;
+	TupleTableSlot *slot;
+	ScanKeyData skey;
+	int64		expected;
+	int64		missing;
+	int64		found;			/* index matches, duplicates included */
+} VerifyLeaf;
+
+/* The valid btree index of a leaf whose first column is ycsb_key, or an error. */
+static Relation
+verify_key_index(Relation heap)
+{
+	AttrNumber	keyatt = get_attnum(RelationGetRelid(heap), "ycsb_key");
+	List	   *indexes = RelationGetIndexList(heap);
+	ListCell   *lc;
+
+	foreach(lc, indexes)
+	{
+		Relation	index = index_open(lfirst_oid(lc), AccessShareLock);
+
+		if (index->rd_rel->relam == BTREE_AM_OID && index->rd_index->indisvalid &&
+			index->rd_index->indkey.values[0] == keyatt)
+			return index;
+		index_close(index, AccessShareLock);
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_UNDEFINED_OBJECT),
+			 errmsg("leaf \"%s\" has no btree index on ycsb_key",
+					RelationGetRelationName(heap)),
+			 errhint("petagen.verify() probes the primary key; add one with ALTER TABLE ... ADD PRIMARY KEY (ycsb_key).")));
+	pg_unreachable();
+}
+
+/* Open a local leaf for probing. */
+static void
+verify_open_leaf(VerifyLeaf *vl, Oid relid)
+{
+	Oid			opno;
+
+	vl->heap = table_open(relid, AccessShareLock);
+	vl->index = verify_key_index(vl->heap);
+	opno = get_opfamily_member(vl->index->rd_opfamily[0],
+							   vl->index->rd_opcintype[0],
+							   vl->index->rd_opcintype[0], BTEqualStrategyNumber);
+	ScanKeyEntryInitialize(&vl->skey, 0, 1, BTEqualStrategyNumber,
+						   vl->index->rd_opcintype[0],
+						   vl->index->rd_indcollation[0], get_opcode(opno),
+						   (Datum) 0);
+	vl->scan = index_beginscan(vl->heap, vl->index, GetActiveSnapshot(), 1, 0);
+	vl->slot = table_slot_create(vl->heap, NULL);
+}
+
+/* Count the index entries of one key in a leaf. */
+static int64
+verify_probe(VerifyLeaf *vl, Datum key)
+{
+	int64		n = 0;
+
+	vl->skey.sk_argument = key;
+	index_rescan(vl->scan, &vl->skey, 1, NULL, 0);
+	while (index_getnext_slot(vl->scan, ForwardScanDirection, vl->slot))
+		n++;
+	return n;
+}
+
+/* count(*) of a leaf. */
+static int64
+verify_count_rows(Oid relid)
+{
+	char	   *sql = psprintf("SELECT count(*) FROM %s",
+							   quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+														  get_rel_name(relid)));
+	bool		isnull;
+	int64		n;
+
+	SPI_connect();
+	if (SPI_execute(sql, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "petagen: could not count the rows of %u", relid);
+	n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
+									1, &isnull));
+	SPI_finish();
+	return n;
+}
+
+/* Close a leaf opened for probing. */
+static void
+verify_close_leaf(VerifyLeaf *vl)
+{
+	index_endscan(vl->scan);
+	ExecDropSingleTupleTableSlot(vl->slot);
+	index_close(vl->index, AccessShareLock);
+	table_close(vl->heap, AccessShareLock);
+}
+
+/* Emit one leaf's result row. */
+static void
+verify_emit(ReturnSetInfo *rsinfo, const RouteLeaf *leaf, VerifyLeaf *vl)
+{
+	Datum		values[VERIFY_COLS];
+	bool		nulls[VERIFY_COLS] = {false};
+
+	values[0] = ObjectIdGetDatum(leaf->relid);
+	values[1] = BoolGetDatum(leaf->local);
+	values[2] = Int64GetDatum(vl->expected);
+	if (leaf->local)
+	{
+		int64		rows = verify_count_rows(leaf->relid);
+		int64		present = vl->expected - vl->missing;
+		int64		duplicated = vl->found - present;
+		int64		extra = rows - vl->found;
+
+		values[3] = Int64GetDatum(present);
+		values[4] = Int64GetDatum(vl->missing);
+		values[5] = Int64GetDatum(extra);
+		values[6] = Int64GetDatum(duplicated);
+		values[7] = BoolGetDatum(vl->missing == 0 && extra == 0 && duplicated == 0);
+	}
+	else
+		for (int i = 3; i < VERIFY_COLS; i++)
+			nulls[i] = true;
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+/* Route and probe every key number 0 .. rows-1. */
+static void
+verify_scan_keys(Router *router, VerifyLeaf *leaves, const KeySpec *keys,
+				 int64 rows)
+{
+	char		buf[VARHDRSZ + KEYS_MAX_LEN + 1];
+
+	for (int64 seq = 0; seq < rows; seq++)
+	{
+		int			leaf;
+		int64		n;
+
+		if ((seq & 1023) == 0)
+			CHECK_FOR_INTERRUPTS();
+		SET_VARSIZE(buf, VARHDRSZ + keys_format(keys, seq, buf + VARHDRSZ));
+		leaf = route_key(router, PointerGetDatum(buf));
+		if (leaf < 0)
+			continue;
+		leaves[leaf].expected++;
+		if (!route_leaf(router, leaf)->local)
+			continue;
+		n = verify_probe(&leaves[leaf], PointerGetDatum(buf));
+		leaves[leaf].found += n;
+		if (n == 0)
+			leaves[leaf].missing++;
+	}
+}
+
+PG_FUNCTION_INFO_V1(petagen_verify);
+/* petagen.verify(table, rows, keys, prefix, zeropadding): a row per leaf. */
+Datum
+petagen_verify(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Oid			relid = PG_GETARG_OID(0);
+	int64		rows = spec_count_arg(PG_GETARG_NUMERIC(1), "rows");
+	KeySpec		keys;
+	Router	   *router;
+	VerifyLeaf *leaves;
+	int			nleaves;
+
+	keys_init_spec(&keys, text_to_cstring(PG_GETARG_TEXT_PP(2)),
+				   text_to_cstring(PG_GETARG_TEXT_PP(3)), PG_GETARG_INT32(4));
+	InitMaterializedSRF(fcinfo, 0);
+	router = route_open(relid);
+	nleaves = route_nleaves(router);
+	leaves = palloc0(sizeof(VerifyLeaf) * nleaves);
+	for (int i = 0; i < nleaves; i++)
+		if (route_leaf(router, i)->local)
+			verify_open_leaf(&leaves[i], route_leaf(router, i)->relid);
+	verify_scan_keys(router, leaves, &keys, rows);
+	for (int i = 0; i < nleaves; i++)
+	{
+		if (route_leaf(router, i)->local)
+			verify_close_leaf(&leaves[i]);
+		verify_emit(rsinfo, route_leaf(router, i), &leaves[i]);
+	}
+	route_close(router);
+	return (Datum) 0;
+}
