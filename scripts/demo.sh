@@ -10,6 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ROWS=${PETAGEN_DEMO_ROWS:-1000000}
+WORKERS=${PETAGEN_DEMO_WORKERS:-2}
 PORT=${PETAGEN_DEMO_PORT:-54329}
 PGBIN=/usr/lib/postgresql/15/bin
 DEMO=$PWD/demo
@@ -49,8 +50,36 @@ CONF
 as_owner "$PGBIN/pg_ctl" -D "$DEMO/data" -l "$DEMO/server.log" -w start
 trap 'as_owner "$PGBIN/pg_ctl" -D "$DEMO/data" -m fast -w stop' EXIT
 
-as_owner "$PGBIN/psql" -X -q -h "$DEMO" -p "$PORT" -U postgres -d postgres \
-    -v rows="$ROWS" -f scripts/demo.sql
+psql_demo() {
+    as_owner "$PGBIN/psql" -X -q -h "$DEMO" -p "$PORT" -U postgres -d postgres "$@"
+}
+
+# 1. the table
+psql_demo -f scripts/demo.sql
+
+# 2. the load: background workers, status every 2 s until the job ends
+job=$(psql_demo -At -c "SELECT petagen.start($ROWS, workers => $WORKERS)")
+echo "== load job $job: $ROWS rows, $WORKERS workers"
+while :; do
+    psql_demo -At -F ' ' -c "SELECT state, progress, percent || '%',
+        rows_written || ' rows', avg_rows_per_s || ' rows/s',
+        avg_mb_per_s || ' MB/s', coalesce('eta ' || eta, '')
+        FROM petagen.status($job) WHERE worker IS NULL"
+    state=$(psql_demo -At -c "SELECT petagen.wait($job, '2 s')")
+    case $state in done | failed | stopped | interrupted) break ;; esac
+done
+echo "== job $job ended: $state"
+psql_demo -c "SELECT worker, state, rows_written, avg_rows_per_s, last_error
+              FROM petagen.status($job)"
+
+# 3. what it did
+psql_demo -v job="$job" -f scripts/demo_report.sql
+[ "$state" = done ] || exit 1
+
+# 4. a benchmark: point selects by random existing key, 2 clients, 10 s
+echo "== benchmark: SELECT by random key, 2 clients, 10 s (pgbench)"
+as_owner "$PGBIN/pgbench" -n -h "$DEMO" -p "$PORT" -U postgres -c 2 -j 2 -T 10 \
+    -D rows="$ROWS" -f scripts/demo_bench.sql postgres | grep -E 'tps|latency average'
 
 as_owner "$PGBIN/pg_ctl" -D "$DEMO/data" -m fast -w stop
 trap - EXIT

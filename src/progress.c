@@ -239,9 +239,12 @@ status_from_catalog(ReturnSetInfo *rsinfo, const JobDef *def, JobState state)
 	if (SPI_execute_with_args("SELECT coalesce(sum(c.keys), 0)::int8,"
 							  " coalesce(sum(c.rows_written), 0)::int8,"
 							  " coalesce(sum(c.duplicates), 0)::int8,"
-							  " (SELECT last_error FROM petagen.jobs WHERE job = $1),"
-							  " (SELECT last_error_at FROM petagen.jobs WHERE job = $1)"
-							  " FROM petagen.chunks c WHERE c.job = $1",
+							  " j.last_error, j.last_error_at,"
+							  " extract(epoch FROM j.finished_at - j.started_at)::float8,"
+							  " coalesce(sum(c.rows_written) FILTER (WHERE c.run = j.run), 0)::float8,"
+							  " coalesce(sum(c.bytes) FILTER (WHERE c.run = j.run), 0)::float8"
+							  " FROM petagen.jobs j LEFT JOIN petagen.chunks c USING (job)"
+							  " WHERE j.job = $1 GROUP BY j.job",
 							  1, types, values, NULL, true, 1) != SPI_OK_SELECT)
 		elog(ERROR, "petagen: could not read the ledger");
 	total.keys_done = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
@@ -251,10 +254,21 @@ status_from_catalog(ReturnSetInfo *rsinfo, const JobDef *def, JobState state)
 		char	   *err = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 4);
 		Datum		at = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 5, &isnull);
 
+		Datum		secs;
+
 		if (err)
 			strlcpy(total.last_error, err, JOB_TEXT_LEN);
 		if (!isnull)
 			total.last_error_at = DatumGetTimestampTz(at);
+		/* averages of the last run */
+		secs = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 6, &isnull);
+		if (!isnull && DatumGetFloat8(secs) > 0)
+		{
+			total.avg_rows_per_s = DatumGetFloat8(SPI_getbinval(SPI_tuptable->vals[0],
+																SPI_tuptable->tupdesc, 7, &isnull)) / DatumGetFloat8(secs);
+			total.avg_bytes_per_s = DatumGetFloat8(SPI_getbinval(SPI_tuptable->vals[0],
+																 SPI_tuptable->tupdesc, 8, &isnull)) / DatumGetFloat8(secs);
+		}
 	}
 	SPI_finish();
 	status_emit(rsinfo, &total);
