@@ -3,9 +3,13 @@
  *		Module entry point: PG_MODULE_MAGIC and _PG_init, nothing else.
  *
  * petagen generates YCSB-shaped rows inside the server.  The data path reads
- * top to bottom: keys.c (key numbers -> keys), rowgen.c (field bytes and
- * rows), shape.c (which tables are YCSB-shaped), spec.c (validated
- * generation options), rows.c (the SQL generator).
+ * top to bottom: job.c (the SQL calls and the job catalog) -> worker.c (a
+ * background worker per share of the job) -> load.c (a range of key numbers
+ * in one transaction) -> keys.c (number -> key) -> route.c (key -> leaf) ->
+ * rowgen.c (field bytes, rows) -> writer.c (multi-insert, indexes).
+ * Around it: shape.c and spec.c validate tables and options, rows.c is the
+ * SQL generator, progress.c is status(), disk.c the free-space checks,
+ * verify.c proves a loaded table.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -14,14 +18,16 @@
 #include "utils/guc.h"
 
 #include "compat.h"
+#include "job.h"
 
 PG_MODULE_MAGIC;
 
 void		_PG_init(void);
 
-/* Module load: reserve the petagen.* GUC prefix. */
+/* Module load: define the settings, reserve the petagen.* GUC prefix. */
 void
 _PG_init(void)
 {
+	job_init_gucs();
 	MarkGUCPrefixReserved("petagen");
 }
