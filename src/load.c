@@ -213,24 +213,6 @@ load_range(Oid relid, const GenSpec *spec, int64 first, int64 count,
 	MemoryContextDelete(cxt);
 }
 
-/* Arguments of petagen.load(), in the SQL declaration's order. */
-enum
-{
-	LOAD_ARG_TABLE,
-	LOAD_ARG_FIRST,
-	LOAD_ARG_COUNT,
-	LOAD_ARG_KEYS,
-	LOAD_ARG_SEED,
-	LOAD_ARG_FIELDLENGTH,
-	LOAD_ARG_PREFIX,
-	LOAD_ARG_ZEROPADDING,
-	LOAD_NARGS
-};
-
-static const char *const load_arg_names[LOAD_NARGS] = {
-	"table", "first", "count", "keys", "seed", "fieldlength", "prefix",
-	"zeropadding"
-};
 
 /* Columns of petagen.load()'s result row. */
 #define LOAD_RESULT_COLS 5
@@ -262,18 +244,8 @@ petagen_load(PG_FUNCTION_ARGS)
 	GenSpec		spec;
 	LoadStats	stats = {0};
 
-	spec_check_nulls(fcinfo, LOAD_ARG_TABLE, load_arg_names, LOAD_NARGS,
-					 "petagen.load()");
-	relid = PG_GETARG_OID(LOAD_ARG_TABLE);
-	first = spec_count_arg(PG_GETARG_NUMERIC(LOAD_ARG_FIRST), "first");
-	count = spec_count_arg(PG_GETARG_NUMERIC(LOAD_ARG_COUNT), "count");
-	spec_check_range(first, count);
-	spec_init(&spec,
-			  text_to_cstring(PG_GETARG_TEXT_PP(LOAD_ARG_KEYS)),
-			  text_to_cstring(PG_GETARG_TEXT_PP(LOAD_ARG_PREFIX)),
-			  PG_GETARG_INT32(LOAD_ARG_ZEROPADDING),
-			  PG_GETARG_INT64(LOAD_ARG_SEED),
-			  PG_GETARG_INT32(LOAD_ARG_FIELDLENGTH));
+	spec_range_args(fcinfo, "petagen.load()", false, &first, &count, &spec);
+	relid = PG_GETARG_OID(RANGE_ARG_TABLE);
 
 	InitMaterializedSRF(fcinfo, 0);
 	load_range(relid, &spec, first, count, &stats, NULL, NULL);

@@ -17,30 +17,11 @@
 #include "compat.h"
 #include "rowgen.h"
 
-/* Arguments of petagen.rows(), in the SQL declaration's order. */
-enum
-{
-	ROWS_ARG_TABLE,
-	ROWS_ARG_FIRST,
-	ROWS_ARG_COUNT,
-	ROWS_ARG_KEYS,
-	ROWS_ARG_SEED,
-	ROWS_ARG_FIELDLENGTH,
-	ROWS_ARG_PREFIX,
-	ROWS_ARG_ZEROPADDING,
-	ROWS_NARGS
-};
-
-static const char *const rows_arg_names[ROWS_NARGS] = {
-	"table", "first", "count", "keys", "seed", "fieldlength", "prefix",
-	"zeropadding"
-};
-
 /* The row type petagen.rows() was called with, or an error. */
 static Oid
 rows_table_type(FunctionCallInfo fcinfo)
 {
-	Oid			typid = get_fn_expr_argtype(fcinfo->flinfo, ROWS_ARG_TABLE);
+	Oid			typid = get_fn_expr_argtype(fcinfo->flinfo, RANGE_ARG_TABLE);
 
 	if (!OidIsValid(typid) || !type_is_rowtype(typid) ||
 		!OidIsValid(get_typ_typrelid(typid)))
@@ -65,18 +46,8 @@ petagen_rows(PG_FUNCTION_ARGS)
 	RowShape	shape;
 	RowGen		rg;
 
-	spec_check_nulls(fcinfo, ROWS_ARG_FIRST, rows_arg_names, ROWS_NARGS,
-					 "petagen.rows()");
 	name = format_type_be(rows_table_type(fcinfo));
-	first = spec_count_arg(PG_GETARG_NUMERIC(ROWS_ARG_FIRST), "first");
-	count = spec_count_arg(PG_GETARG_NUMERIC(ROWS_ARG_COUNT), "count");
-	spec_check_range(first, count);
-	spec_init(&spec,
-			  text_to_cstring(PG_GETARG_TEXT_PP(ROWS_ARG_KEYS)),
-			  text_to_cstring(PG_GETARG_TEXT_PP(ROWS_ARG_PREFIX)),
-			  PG_GETARG_INT32(ROWS_ARG_ZEROPADDING),
-			  PG_GETARG_INT64(ROWS_ARG_SEED),
-			  PG_GETARG_INT32(ROWS_ARG_FIELDLENGTH));
+	spec_range_args(fcinfo, "petagen.rows()", true, &first, &count, &spec);
 
 	InitMaterializedSRF(fcinfo, 0);
 	shape_from_tupdesc(rsinfo->setDesc, name, &shape);

@@ -111,3 +111,29 @@ spec_check_nulls(FunctionCallInfo fcinfo, int from,
 					 errmsg("argument \"%s\" of %s must not be null",
 							argnames[i], funcname)));
 }
+
+static const char *const range_arg_names[RANGE_NARGS] = {
+	"table", "first", "count", "keys", "seed", "fieldlength", "prefix",
+	"zeropadding"
+};
+
+/*
+ * Read and validate the range and generation arguments of rows() and
+ * load(); null_table_ok for rows(), whose table argument is NULL::table.
+ */
+void
+spec_range_args(FunctionCallInfo fcinfo, const char *funcname,
+				bool null_table_ok, int64 *first, int64 *count, GenSpec *spec)
+{
+	spec_check_nulls(fcinfo, null_table_ok ? RANGE_ARG_FIRST : RANGE_ARG_TABLE,
+					 range_arg_names, RANGE_NARGS, funcname);
+	*first = spec_count_arg(PG_GETARG_NUMERIC(RANGE_ARG_FIRST), "first");
+	*count = spec_count_arg(PG_GETARG_NUMERIC(RANGE_ARG_COUNT), "count");
+	spec_check_range(*first, *count);
+	spec_init(spec,
+			  text_to_cstring(PG_GETARG_TEXT_PP(RANGE_ARG_KEYS)),
+			  text_to_cstring(PG_GETARG_TEXT_PP(RANGE_ARG_PREFIX)),
+			  PG_GETARG_INT32(RANGE_ARG_ZEROPADDING),
+			  PG_GETARG_INT64(RANGE_ARG_SEED),
+			  PG_GETARG_INT32(RANGE_ARG_FIELDLENGTH));
+}

@@ -34,4 +34,22 @@ extern void spec_check_nulls(FunctionCallInfo fcinfo, int from,
 							 const char *const *argnames, int nargs,
 							 const char *funcname);
 
+/* The arguments petagen.rows() and petagen.load() share, in SQL order. */
+typedef enum RangeArg
+{
+	RANGE_ARG_TABLE,
+	RANGE_ARG_FIRST,
+	RANGE_ARG_COUNT,
+	RANGE_ARG_KEYS,
+	RANGE_ARG_SEED,
+	RANGE_ARG_FIELDLENGTH,
+	RANGE_ARG_PREFIX,
+	RANGE_ARG_ZEROPADDING,
+	RANGE_NARGS
+} RangeArg;
+
+extern void spec_range_args(FunctionCallInfo fcinfo, const char *funcname,
+							bool null_table_ok, int64 *first, int64 *count,
+							GenSpec *spec);
+
 #endif							/* PETAGEN_SPEC_H */
