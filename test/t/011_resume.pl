@@ -1,0 +1,177 @@
+# Resumable jobs: after a worker is killed (a crash restart of the whole
+# server), after an immediate shutdown, and after petagen.stop(), resume()
+# finishes the job and the table is exactly what an uninterrupted load
+# writes.  resume() refuses a done job and a running one.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $rows = 400000;
+my $chunks = $rows / 10000;
+
+my $node = PostgreSQL::Test::Cluster->new('resume');
+$node->init;
+# The test harness turns crash restarts off; a killed worker needs them.
+$node->append_conf('postgresql.conf', 'restart_after_crash = on');
+$node->start;
+$node->safe_psql('postgres', 'CREATE EXTENSION petagen');
+
+# Create an 8-leaf hash-partitioned YCSB table.
+sub make_table
+{
+	my ($name) = @_;
+	$node->safe_psql(
+		'postgres', qq{
+CREATE TABLE $name (ycsb_key varchar(64) PRIMARY KEY,
+    field0 varchar(100), field1 varchar(100), field2 varchar(100),
+    field3 varchar(100), field4 varchar(100), field5 varchar(100),
+    field6 varchar(100), field7 varchar(100), field8 varchar(100),
+    field9 varchar(100)) PARTITION BY HASH (ycsb_key);
+DO \$\$
+BEGIN
+    FOR i IN 0..7 LOOP
+        EXECUTE format('CREATE TABLE %I PARTITION OF $name'
+                       ' FOR VALUES WITH (MODULUS 8, REMAINDER %s)', '${name}_' || i, i);
+    END LOOP;
+END
+\$\$;});
+}
+
+# Start a load of $rows rows into $table; returns the job.
+sub start_job
+{
+	my ($table) = @_;
+	return $node->safe_psql('postgres',
+		qq{SELECT petagen.start($rows, workers => 2, "table" => '$table', chunk_rows => 10000)}
+	);
+}
+
+# Wait until the job has committed a few chunks but, at this speed, not all.
+sub wait_for_progress
+{
+	my ($job) = @_;
+	$node->poll_query_until('postgres',
+		"SELECT keys_done >= 20000 FROM petagen.status($job) WHERE worker IS NULL"
+	) or die "job $job made no progress";
+}
+
+# The total status row of a job: state|keys_done.
+sub total_status
+{
+	my ($job) = @_;
+	return $node->safe_psql('postgres',
+		"SELECT state, keys_done FROM petagen.status($job) WHERE worker IS NULL");
+}
+
+# Rows in the table equal the ledger's committed rows (exactly once so far).
+sub check_ledger_matches_table
+{
+	my ($job, $table, $what) = @_;
+	my ($count, $ledger) = split /\|/,
+	  $node->safe_psql('postgres',
+		"SELECT (SELECT count(*) FROM $table),"
+		  . " (SELECT coalesce(sum(rows_written), 0) FROM petagen.chunks WHERE job = $job)"
+	  );
+	is($count, $ledger, "$what: rows in the table equal the ledger's rows");
+	ok($count > 0 && $count < $rows,
+		"$what: the job was interrupted mid-load ($count of $rows rows)");
+}
+
+# A content checksum of a table, or of the generator's rows.
+sub checksum
+{
+	my ($from) = @_;
+	return $node->safe_psql('postgres',
+		"SELECT md5(string_agg(md5(t::text), '' ORDER BY ycsb_key)) FROM $from t"
+	);
+}
+
+# Resume, wait, and check the table is exactly the key space.
+sub resume_and_check
+{
+	my ($job, $table, $what, $expected_sum) = @_;
+	is($node->safe_psql('postgres', "SELECT petagen.resume($job)"),
+		$job, "$what: resume() returns the job");
+	is($node->safe_psql('postgres', "SELECT petagen.wait($job, '120s')"),
+		'done', "$what: the resumed job is done");
+	is( $node->safe_psql(
+			'postgres',
+			"SELECT count(*), count(*) FILTER (WHERE ok) FROM petagen.verify(${job}::bigint)"
+		),
+		'8|8',
+		"$what: verify() is ok on every leaf");
+	is( $node->safe_psql(
+			'postgres', "SELECT count(*), count(DISTINCT ycsb_key) FROM $table"),
+		"$rows|$rows",
+		"$what: count and distinct count are the key space");
+	is( $node->safe_psql(
+			'postgres',
+			"SELECT count(*), sum(keys), count(*) FILTER (WHERE run > 1) > 0"
+			  . " FROM petagen.chunks WHERE job = $job"),
+		"$chunks|$rows|t",
+		"$what: the ledger holds every chunk once, some from the resumed run");
+	is(total_status($job), "done|$rows", "$what: status is done");
+	is(checksum($table), $expected_sum,
+		"$what: content equals an uninterrupted load's");
+}
+
+# (a) SIGKILL of a worker: the postmaster restarts every backend.
+make_table('usertable_a');
+my $expected_sum = checksum("petagen.rows(NULL::usertable_a, 0, $rows)");
+my $job_a = start_job('usertable_a');
+wait_for_progress($job_a);
+my $pid = $node->safe_psql('postgres',
+	"SELECT pid FROM petagen.status($job_a) WHERE worker = 0");
+like($pid, qr/^\d+$/, 'kill: status shows the pid of worker 0');
+ok(kill('KILL', $pid), 'kill: SIGKILL sent to worker 0');
+ok( $node->poll_query_until(
+		'postgres',
+		"SELECT state FROM petagen.status($job_a) WHERE worker IS NULL",
+		'interrupted'),
+	'kill: after the crash restart status shows the job interrupted');
+check_ledger_matches_table($job_a, 'usertable_a', 'kill');
+resume_and_check($job_a, 'usertable_a', 'kill', $expected_sum);
+
+# (d) resume() of a done job is refused.
+my ($ret, $stdout, $stderr) = $node->psql('postgres',
+	"\\set VERBOSITY verbose\nSELECT petagen.resume($job_a)");
+isnt($ret, 0, 'resume() of a done job fails');
+like($stderr, qr/ERROR:\s+55000:.*already done/,
+	'resume() of a done job: object_not_in_prerequisite_state');
+
+# (b) immediate shutdown mid-load, then a restart.
+make_table('usertable_b');
+my $job_b = start_job('usertable_b');
+wait_for_progress($job_b);
+$node->stop('immediate');
+$node->start;
+is(total_status($job_b) =~ s/\|.*//r,
+	'interrupted', 'immediate stop: status shows the job interrupted');
+check_ledger_matches_table($job_b, 'usertable_b', 'immediate stop');
+resume_and_check($job_b, 'usertable_b', 'immediate stop', $expected_sum);
+
+# (c) petagen.stop() mid-load; (d) resume() of a running job is refused.
+make_table('usertable_c');
+my $job_c = start_job('usertable_c');
+($ret, $stdout, $stderr) = $node->psql('postgres',
+	"\\set VERBOSITY verbose\nSELECT petagen.resume($job_c)");
+isnt($ret, 0, 'resume() of a running job fails');
+like($stderr, qr/ERROR:\s+55006:.*still running/,
+	'resume() of a running job: object_in_use');
+wait_for_progress($job_c);
+is($node->safe_psql('postgres', "SELECT petagen.stop($job_c)"),
+	'stopped', 'stop() returns stopped');
+my $count1 = $node->safe_psql('postgres', 'SELECT count(*) FROM usertable_c');
+sleep 2;
+my $count2 = $node->safe_psql('postgres', 'SELECT count(*) FROM usertable_c');
+is($count2, $count1, 'stop: the row count no longer changes');
+is(total_status($job_c) =~ s/\|.*//r, 'stopped', 'stop: status shows stopped');
+is($node->safe_psql('postgres', "SELECT state FROM petagen.jobs WHERE job = $job_c"),
+	'stopped', 'stop: the catalog says stopped');
+check_ledger_matches_table($job_c, 'usertable_c', 'stop');
+resume_and_check($job_c, 'usertable_c', 'stop', $expected_sum);
+
+$node->stop;
+done_testing();
