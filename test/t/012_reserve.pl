@@ -1,0 +1,153 @@
+# The disk reserve: raising petagen.disk_reserve above the free space
+# pauses a running load (status says why, no rows are committed while
+# paused); resetting it lets the job finish, exactly.
+#
+# With PETAGEN_TEST_TMPFS set to a directory on a small (64 MB) tmpfs owned
+# by the OS user running the tests, a load into a tablespace there, larger
+# than the filesystem, must pause before the reserve instead of filling it.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes qw(usleep);
+
+my $rows = 1500000;
+
+my $node = PostgreSQL::Test::Cluster->new('reserve');
+$node->init;
+$node->start;
+
+$node->safe_psql(
+	'postgres', q{
+CREATE EXTENSION petagen;
+CREATE TABLE usertable (ycsb_key varchar(64) PRIMARY KEY,
+    field0 varchar(100), field1 varchar(100), field2 varchar(100),
+    field3 varchar(100), field4 varchar(100), field5 varchar(100),
+    field6 varchar(100), field7 varchar(100), field8 varchar(100),
+    field9 varchar(100)) PARTITION BY HASH (ycsb_key);
+DO $$
+BEGIN
+    FOR i IN 0..7 LOOP
+        EXECUTE format('CREATE TABLE usertable_%s PARTITION OF usertable'
+                       ' FOR VALUES WITH (MODULUS 8, REMAINDER %s)', i, i);
+    END LOOP;
+END
+$$;
+});
+
+# Poll $sql every 0.1 s for up to $seconds until it returns $expected;
+# returns the last output.
+sub poll_for
+{
+	my ($sql, $expected, $seconds) = @_;
+	my $out = '';
+	for (my $i = 0; $i < $seconds * 10; $i++)
+	{
+		$out = $node->safe_psql('postgres', $sql);
+		return $out if $out eq $expected;
+		usleep(100_000);
+	}
+	return $out;
+}
+
+my $job = $node->safe_psql('postgres',
+	qq{SELECT petagen.start($rows, workers => 2, "table" => 'usertable', chunk_rows => 20000)}
+);
+$node->poll_query_until('postgres',
+	"SELECT keys_done >= 20000 FROM petagen.status($job) WHERE worker IS NULL")
+  or die "job $job made no progress";
+
+# A reserve larger than any disk (100 TB, the GUC is in MB).
+my ($ret, $stdout, $stderr) = $node->psql('postgres',
+	'ALTER SYSTEM SET petagen.disk_reserve = 100000000');
+is($ret, 0, 'ALTER SYSTEM SET petagen.disk_reserve is accepted')
+  or diag $stderr;
+$node->safe_psql('postgres', 'SELECT pg_reload_conf()');
+is( poll_for(
+		"SELECT state, reason ~ 'disk reserve'"
+		  . " FROM petagen.status($job) WHERE worker IS NULL",
+		'paused|t', 10),
+	'paused|t',
+	'within 10 s of the reload status shows the job paused for the disk reserve');
+is( $node->safe_psql(
+		'postgres',
+		"SELECT count(*) FROM petagen.status($job)"
+		  . " WHERE worker IS NOT NULL AND state = 'paused'"),
+	'2',
+	'both workers are paused');
+my $count1 = $node->safe_psql('postgres', 'SELECT count(*) FROM usertable');
+sleep 3;
+my $count2 = $node->safe_psql('postgres', 'SELECT count(*) FROM usertable');
+sleep 3;
+my $count3 = $node->safe_psql('postgres', 'SELECT count(*) FROM usertable');
+ok($count1 == $count2 && $count2 == $count3,
+	"while paused the row count does not grow ($count1, $count2, $count3)");
+ok($count3 < $rows, 'the job was paused before it finished');
+
+$node->psql('postgres', 'ALTER SYSTEM RESET petagen.disk_reserve');
+$node->safe_psql('postgres', 'SELECT pg_reload_conf()');
+is($node->safe_psql('postgres', "SELECT petagen.wait($job, '120s')"),
+	'done', 'after the reserve is reset the job finishes');
+is( $node->safe_psql(
+		'postgres',
+		"SELECT count(*), count(*) FILTER (WHERE ok), sum(present)"
+		  . " FROM petagen.verify(${job}::bigint)"),
+	"8|8|$rows",
+	'verify() is ok on every leaf');
+is( $node->safe_psql(
+		'postgres',
+		"SELECT state, keys_done FROM petagen.status($job) WHERE worker IS NULL"),
+	"done|$rows",
+	'status shows the job done');
+
+SKIP:
+{
+	my $tmpfs = $ENV{PETAGEN_TEST_TMPFS};
+	skip 'PETAGEN_TEST_TMPFS is not set: no small filesystem to fill '
+	  . '(scripts/test.sh prepares one when run as root)', 6
+	  unless defined $tmpfs && $tmpfs ne '';
+
+	# A fresh, empty directory for the tablespace.
+	my $dir = "$tmpfs/ts_reserve_$$";
+	mkdir $dir or die "could not create $dir: $!";
+	$node->safe_psql(
+		'postgres', qq{
+CREATE TABLESPACE small LOCATION '$dir';
+CREATE TABLE tiny (ycsb_key varchar(64),
+    field0 varchar(100), field1 varchar(100), field2 varchar(100),
+    field3 varchar(100), field4 varchar(100), field5 varchar(100),
+    field6 varchar(100), field7 varchar(100), field8 varchar(100),
+    field9 varchar(100),
+    PRIMARY KEY (ycsb_key) USING INDEX TABLESPACE small) TABLESPACE small;
+});
+	my $log_offset = -s $node->logfile;
+
+	# About 240 MB of rows for a 64 MB filesystem.
+	my $tjob = $node->safe_psql('postgres',
+		q{SELECT petagen.start(200000, workers => 2, "table" => 'tiny',}
+		  . q{ chunk_rows => 10000, disk_reserve => '8MB')});
+	is( poll_for(
+			"SELECT state, reason ~ 'disk reserve' AND reason ~ 'pg_tblspc'"
+			  . " FROM petagen.status($tjob) WHERE worker IS NULL",
+			'paused|t', 30),
+		'paused|t',
+		'a load larger than the tablespace pauses at the reserve');
+	my ($free) = $node->safe_psql('postgres',
+		"SELECT pg_size_bytes(disk_headroom) FROM petagen.status($tjob) WHERE worker IS NULL"
+	);
+	ok(defined $free && $free ne '',
+		"status shows the disk headroom while paused ($free bytes)");
+	is($node->safe_psql('postgres', "SELECT petagen.stop($tjob)"),
+		'stopped', 'the paused job stops');
+	$node->safe_psql('postgres', 'DROP TABLE tiny; DROP TABLESPACE small');
+	pass('the table and its tablespace are dropped');
+	my $log = slurp_file($node->logfile, $log_offset);
+	unlike($log, qr/No space left on device/,
+		'the server log has no "No space left on device"');
+	unlike($log, qr/PANIC/, 'the server log has no PANIC');
+	rmdir $dir;
+}
+
+$node->stop;
+done_testing();
