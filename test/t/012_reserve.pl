@@ -58,9 +58,10 @@ $node->poll_query_until('postgres',
 	"SELECT keys_done >= 20000 FROM petagen.status($job) WHERE worker IS NULL")
   or die "job $job made no progress";
 
-# A reserve larger than any disk (100 TB, the GUC is in MB).
+# A reserve larger than any disk (100 TB, the GUC is in MB).  Before 17,
+# ALTER SYSTEM knows a custom setting only once its module is loaded.
 my ($ret, $stdout, $stderr) = $node->psql('postgres',
-	'ALTER SYSTEM SET petagen.disk_reserve = 100000000');
+	"LOAD 'petagen'; ALTER SYSTEM SET petagen.disk_reserve = 100000000");
 is($ret, 0, 'ALTER SYSTEM SET petagen.disk_reserve is accepted')
   or diag $stderr;
 $node->safe_psql('postgres', 'SELECT pg_reload_conf()');
@@ -85,7 +86,8 @@ ok($count1 == $count2 && $count2 == $count3,
 	"while paused the row count does not grow ($count1, $count2, $count3)");
 ok($count3 < $rows, 'the job was paused before it finished');
 
-$node->psql('postgres', 'ALTER SYSTEM RESET petagen.disk_reserve');
+$node->safe_psql('postgres',
+	"LOAD 'petagen'; ALTER SYSTEM RESET petagen.disk_reserve");
 $node->safe_psql('postgres', 'SELECT pg_reload_conf()');
 is($node->safe_psql('postgres', "SELECT petagen.wait($job, '120s')"),
 	'done', 'after the reserve is reset the job finishes');
