@@ -87,6 +87,17 @@ worker_set_error(WorkerCtx *ctx, const char *message)
 	SpinLockRelease(&ctx->slot->mutex);
 }
 
+/* Reload the configuration if a SIGHUP came in. */
+static void
+worker_reload_config(void)
+{
+	if (ConfigReloadPending)
+	{
+		ConfigReloadPending = false;
+		ProcessConfigFile(PGC_SIGHUP);
+	}
+}
+
 /* Sleep up to ms on the latch, reloading the configuration on SIGHUP. */
 static void
 worker_sleep(long ms)
@@ -95,11 +106,7 @@ worker_sleep(long ms)
 					 ms, PG_WAIT_EXTENSION);
 	ResetLatch(MyLatch);
 	CHECK_FOR_INTERRUPTS();
-	if (ConfigReloadPending)
-	{
-		ConfigReloadPending = false;
-		ProcessConfigFile(PGC_SIGHUP);
-	}
+	worker_reload_config();
 }
 
 /* The disk reserve in force for this job, in bytes. */
@@ -118,10 +125,13 @@ worker_wait_for_room(WorkerCtx *ctx, int64 need)
 	for (;;)
 	{
 		const char *where;
-		int64		free_bytes = disk_min_free(&ctx->disk, &where);
-		int64		reserve = worker_reserve(ctx);
+		int64		free_bytes;
+		int64		reserve;
 		char		reason[JOB_TEXT_LEN];
 
+		worker_reload_config();
+		free_bytes = disk_min_free(&ctx->disk, &where);
+		reserve = worker_reserve(ctx);
 		pg_atomic_write_u64(&ctx->shared->headroom,
 							(uint64) Max(free_bytes - reserve, 0));
 		if (free_bytes - need >= reserve || ctx->stopping ||
