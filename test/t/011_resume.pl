@@ -53,8 +53,8 @@ sub wait_for_progress
 {
 	my ($job) = @_;
 	$node->poll_query_until('postgres',
-		"SELECT keys_done >= 20000 FROM petagen.status($job) WHERE worker IS NULL"
-	) or die "job $job made no progress";
+		"SELECT count(*) >= 2 FROM petagen.chunks WHERE job = $job")
+	  or die "job $job made no progress";
 }
 
 # The total status row of a job: state|keys_done.
