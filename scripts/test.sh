@@ -29,6 +29,16 @@ if [ "$(id -u)" -eq 0 ]; then
     fi
     chown -R postgres: "$work"
     run=(runuser -u postgres -- env "PATH=$PGBIN:$PATH" HOME="$work")
+    # A small tmpfs lets 012_reserve fill a real filesystem; without mount
+    # rights (a container) that part of the test is skipped.
+    tmpfs=$(mktemp -d /tmp/petagen-tmpfs.XXXXXX)
+    if mount -t tmpfs -o size=64m,mode=0700 petagen-test "$tmpfs" 2>/dev/null; then
+        chown postgres: "$tmpfs"
+        trap 'umount "$tmpfs"; rmdir "$tmpfs"' EXIT
+        run+=("PETAGEN_TEST_TMPFS=$tmpfs")
+    else
+        rmdir "$tmpfs"
+    fi
 else
     work=$src
     run=(env "PATH=$PGBIN:$PATH")

@@ -201,12 +201,13 @@ worker_progress(void *arg, const LoadStats *so_far)
 	pg_atomic_write_u64(&ctx->slot->rows, ctx->chunk_base_rows + so_far->rows);
 	pg_atomic_write_u64(&ctx->slot->bytes, ctx->chunk_base_bytes + so_far->bytes);
 	worker_sample_rate(ctx);
+	worker_wait_for_room(ctx, 0);
+	worker_throttle(ctx);
+	/* after any pause: a stop that woke us must not let another batch through */
 	if (pg_atomic_read_u32(&ctx->shared->stop_requested))
 		ereport(ERROR,
 				(errcode(ERRCODE_QUERY_CANCELED),
 				 errmsg("load job " INT64_FORMAT " is stopping", ctx->def.job)));
-	worker_wait_for_room(ctx, 0);
-	worker_throttle(ctx);
 	worker_set_state(ctx, JOB_RUNNING, NULL);
 }
 
