@@ -284,6 +284,13 @@ job_check_table(Oid relid, const GenSpec *spec, int64 rows)
 	if (acl != ACLCHECK_OK)
 		aclcheck_error(acl, get_relkind_objtype(get_rel_relkind(relid)),
 					   get_rel_name(relid));
+	if (get_rel_persistence(relid) == RELPERSISTENCE_TEMP)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("petagen cannot load temporary table \"%s\" with a job",
+						get_rel_name(relid)),
+				 errdetail("Background workers cannot access the temporary tables of other sessions."),
+				 errhint("Use petagen.load() in this session, or load a permanent or unlogged table.")));
 	router = route_open(relid);
 	for (int i = 0; i < route_nleaves(router); i++)
 		nlocal += route_leaf(router, i)->local ? 1 : 0;
