@@ -490,11 +490,20 @@ job_insert(JobDef *def)
 
 /* A size argument such as '10GB' in bytes, or `none` when NULL. */
 static int64
-job_size_arg(FunctionCallInfo fcinfo, int argno, int64 none)
+job_size_arg(FunctionCallInfo fcinfo, int argno, const char *argname,
+			 int64 none)
 {
+	int64		bytes;
+
 	if (PG_ARGISNULL(argno))
 		return none;
-	return DatumGetInt64(DirectFunctionCall1(pg_size_bytes, PG_GETARG_DATUM(argno)));
+	bytes = DatumGetInt64(DirectFunctionCall1(pg_size_bytes, PG_GETARG_DATUM(argno)));
+	if (bytes < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must not be negative, not \"%s\"", argname,
+						text_to_cstring(PG_GETARG_TEXT_PP(argno)))));
+	return bytes;
 }
 
 /* Raise an error naming the first NULL among the first nargs arguments. */
@@ -550,12 +559,8 @@ petagen_start(PG_FUNCTION_ARGS)
 				 errmsg("chunk_rows must be between 1 and 100000000, not " INT64_FORMAT,
 						def.chunk_rows),
 				 errhint("Each chunk of key numbers is one transaction; the default is 100000.")));
-	def.disk_reserve = job_size_arg(fcinfo, 9, -1);
-	def.max_rate = job_size_arg(fcinfo, 10, 0);
-	if (def.disk_reserve < -1 || def.max_rate < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("disk_reserve and max_rate must not be negative")));
+	def.disk_reserve = job_size_arg(fcinfo, 9, "disk_reserve", -1);
+	def.max_rate = job_size_arg(fcinfo, 10, "max_rate", 0);
 	job_check_table(def.relid, &def.spec, def.rows);
 	job_check_workers(def.nworkers);
 	job_check_no_other(def.relid, 0);
