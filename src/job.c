@@ -527,6 +527,15 @@ job_table_arg(text *name)
 							false);
 }
 
+/* Raise an error if the job argument (the first) is NULL. */
+static void
+job_check_job_arg(FunctionCallInfo fcinfo, const char *funcname)
+{
+	static const char *const names[] = {"job"};
+
+	spec_check_nulls(fcinfo, 0, names, lengthof(names), funcname);
+}
+
 static const char *const start_arg_names[] = {
 	"rows", "workers", "table", "keys", "seed", "fieldlength", "prefix",
 	"zeropadding", "chunk_rows"
@@ -609,12 +618,14 @@ PG_FUNCTION_INFO_V1(petagen_resume);
 Datum
 petagen_resume(PG_FUNCTION_ARGS)
 {
-	int64		job = PG_GETARG_INT64(0);
+	int64		job;
 	JobDef		def;
 	Oid			types[3] = {INT8OID, INT4OID, INT4OID};
 	Datum		values[3];
 
 	job_check_operator();
+	job_check_job_arg(fcinfo, "petagen.resume()");
+	job = PG_GETARG_INT64(0);
 	job_read(job, &def, false);
 	if (strcmp(def.state, "done") == 0)
 		ereport(ERROR,
@@ -729,6 +740,7 @@ petagen_wait(PG_FUNCTION_ARGS)
 {
 	long		timeout_ms = -1;
 
+	job_check_job_arg(fcinfo, "petagen.wait()");
 	if (!PG_ARGISNULL(1))
 	{
 		Interval   *timeout = PG_GETARG_INTERVAL_P(1);
