@@ -506,17 +506,6 @@ job_size_arg(FunctionCallInfo fcinfo, int argno, const char *argname,
 	return bytes;
 }
 
-/* Raise an error naming the first NULL among the first nargs arguments. */
-static void
-job_check_nulls(FunctionCallInfo fcinfo, int nargs, const char *const *names)
-{
-	for (int i = 0; i < nargs; i++)
-		if (PG_ARGISNULL(i))
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("argument \"%s\" must not be null", names[i])));
-}
-
 /* The table argument, a possibly qualified name, resolved. */
 static Oid
 job_table_arg(text *name)
@@ -549,7 +538,8 @@ petagen_start(PG_FUNCTION_ARGS)
 	JobDef		def;
 
 	job_check_operator();
-	job_check_nulls(fcinfo, lengthof(start_arg_names), start_arg_names);
+	spec_check_nulls(fcinfo, 0, start_arg_names, lengthof(start_arg_names),
+					 "petagen.start()");
 	memset(&def, 0, sizeof(def));
 	def.rows = spec_count_arg(PG_GETARG_NUMERIC(0), "rows");
 	if (def.rows < 1)
