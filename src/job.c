@@ -299,8 +299,10 @@ job_check_table(Oid relid, const GenSpec *spec, int64 rows)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" has no local leaf on this node", get_rel_name(relid)),
+				 get_rel_relkind(relid) == RELKIND_FOREIGN_TABLE ?
+				 errdetail("It is a foreign table.") :
 				 errdetail("All of its partitions are foreign tables."),
-				 errhint("Run petagen.start() on the nodes that store the partitions.")));
+				 errhint("Run petagen.start() on the nodes that store the rows.")));
 	/* a load of no keys validates the shape, options and leaves */
 	{
 		LoadStats	none = {0};
