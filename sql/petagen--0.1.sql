@@ -217,9 +217,5 @@ CREATE FUNCTION @extschema@.verify(job bigint,
     OUT leaf regclass, OUT local boolean, OUT expected bigint, OUT present bigint,
     OUT missing bigint, OUT extra bigint, OUT duplicated bigint, OUT ok boolean)
 RETURNS SETOF record
-LANGUAGE sql STABLE STRICT
-BEGIN ATOMIC
-    SELECT v.* FROM @extschema@.jobs j,
-        @extschema@.verify(j."table", j.rows::pg_catalog.numeric, j.keys, j.prefix, j.zeropadding) v
-    WHERE j.job = verify.job;
-END;
+AS 'MODULE_PATHNAME', 'petagen_verify_job'
+LANGUAGE C STABLE STRICT;

@@ -136,7 +136,7 @@ job_read(int64 job, JobDef *def, bool missing_ok)
 	SPI_connect();
 	if (job_spi("SELECT \"table\"::oid, rows, workers, run, chunk_rows, keys, seed,"
 				" fieldlength, prefix, zeropadding, disk_reserve, max_rate,"
-				" started_by::oid, state, dsm_handle"
+				" started_by::oid, state, dsm_handle, xmin"
 				" FROM petagen.jobs WHERE job = $1",
 				1, types, values, SPI_OK_SELECT) == 0)
 	{
@@ -171,6 +171,7 @@ job_read(int64 job, JobDef *def, bool missing_ok)
 	def->handle = (dsm_handle) DatumGetInt64(job_col(15, &isnull));
 	if (isnull)
 		def->handle = DSM_HANDLE_INVALID;
+	def->ours = TransactionIdIsCurrentTransactionId(DatumGetTransactionId(job_col(16, &isnull)));
 	SPI_finish();
 	return true;
 }
@@ -284,6 +285,13 @@ job_check_table(Oid relid, const GenSpec *spec, int64 rows)
 	if (acl != ACLCHECK_OK)
 		aclcheck_error(acl, get_relkind_objtype(get_rel_relkind(relid)),
 					   get_rel_name(relid));
+	if (get_rel_persistence(relid) == RELPERSISTENCE_TEMP)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("petagen cannot load temporary table \"%s\" with a job",
+						get_rel_name(relid)),
+				 errdetail("Background workers cannot access the temporary tables of other sessions."),
+				 errhint("Use petagen.load() in this session, or load a permanent or unlogged table.")));
 	router = route_open(relid);
 	for (int i = 0; i < route_nleaves(router); i++)
 		nlocal += route_leaf(router, i)->local ? 1 : 0;
@@ -292,8 +300,10 @@ job_check_table(Oid relid, const GenSpec *spec, int64 rows)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" has no local leaf on this node", get_rel_name(relid)),
+				 get_rel_relkind(relid) == RELKIND_FOREIGN_TABLE ?
+				 errdetail("It is a foreign table.") :
 				 errdetail("All of its partitions are foreign tables."),
-				 errhint("Run petagen.start() on the nodes that store the partitions.")));
+				 errhint("Run petagen.start() on the nodes that store the rows.")));
 	/* a load of no keys validates the shape, options and leaves */
 	{
 		LoadStats	none = {0};
@@ -483,11 +493,20 @@ job_insert(JobDef *def)
 
 /* A size argument such as '10GB' in bytes, or `none` when NULL. */
 static int64
-job_size_arg(FunctionCallInfo fcinfo, int argno, int64 none)
+job_size_arg(FunctionCallInfo fcinfo, int argno, const char *argname,
+			 int64 none)
 {
+	int64		bytes;
+
 	if (PG_ARGISNULL(argno))
 		return none;
-	return DatumGetInt64(DirectFunctionCall1(pg_size_bytes, PG_GETARG_DATUM(argno)));
+	bytes = DatumGetInt64(DirectFunctionCall1(pg_size_bytes, PG_GETARG_DATUM(argno)));
+	if (bytes < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must not be negative, not \"%s\"", argname,
+						text_to_cstring(PG_GETARG_TEXT_PP(argno)))));
+	return bytes;
 }
 
 /* The table argument, a possibly qualified name, resolved. */
@@ -498,6 +517,15 @@ job_table_arg(text *name)
 
 	return RangeVarGetRelid(makeRangeVarFromNameList(names), AccessShareLock,
 							false);
+}
+
+/* Raise an error if the job argument (the first) is NULL. */
+static void
+job_check_job_arg(FunctionCallInfo fcinfo, const char *funcname)
+{
+	static const char *const names[] = {"job"};
+
+	spec_check_nulls(fcinfo, 0, names, lengthof(names), funcname);
 }
 
 static const char *const start_arg_names[] = {
@@ -533,12 +561,8 @@ petagen_start(PG_FUNCTION_ARGS)
 				 errmsg("chunk_rows must be between 1 and 100000000, not " INT64_FORMAT,
 						def.chunk_rows),
 				 errhint("Each chunk of key numbers is one transaction; the default is 100000.")));
-	def.disk_reserve = job_size_arg(fcinfo, 9, -1);
-	def.max_rate = job_size_arg(fcinfo, 10, 0);
-	if (def.disk_reserve < -1 || def.max_rate < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("disk_reserve and max_rate must not be negative")));
+	def.disk_reserve = job_size_arg(fcinfo, 9, "disk_reserve", -1);
+	def.max_rate = job_size_arg(fcinfo, 10, "max_rate", 0);
 	job_check_table(def.relid, &def.spec, def.rows);
 	job_check_workers(def.nworkers);
 	job_check_no_other(def.relid, 0);
@@ -587,12 +611,14 @@ PG_FUNCTION_INFO_V1(petagen_resume);
 Datum
 petagen_resume(PG_FUNCTION_ARGS)
 {
-	int64		job = PG_GETARG_INT64(0);
+	int64		job;
 	JobDef		def;
 	Oid			types[3] = {INT8OID, INT4OID, INT4OID};
 	Datum		values[3];
 
 	job_check_operator();
+	job_check_job_arg(fcinfo, "petagen.resume()");
+	job = PG_GETARG_INT64(0);
 	job_read(job, &def, false);
 	if (strcmp(def.state, "done") == 0)
 		ereport(ERROR,
@@ -676,11 +702,28 @@ job_state_final(JobState state)
 	return state >= JOB_DONE;
 }
 
+/* Raise an error if this transaction started or resumed the job. */
+static void
+job_check_not_ours(const JobDef *def)
+{
+	if (def->ours)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("load job " INT64_FORMAT " was started in this transaction",
+						def->job),
+				 errdetail("Its workers begin when this transaction commits, so waiting here would never end."),
+				 errhint("Commit, then call petagen.wait(" INT64_FORMAT ").", def->job)));
+}
+
 /* Wait until job is in a final state, or timeout_ms passed (-1: forever). */
 static JobState
 job_wait_final(int64 job, long timeout_ms)
 {
 	TimestampTz start = GetCurrentTimestamp();
+	JobDef		first;
+
+	job_read(job, &first, false);
+	job_check_not_ours(&first);
 
 	for (;;)
 	{
@@ -707,6 +750,7 @@ petagen_wait(PG_FUNCTION_ARGS)
 {
 	long		timeout_ms = -1;
 
+	job_check_job_arg(fcinfo, "petagen.wait()");
 	if (!PG_ARGISNULL(1))
 	{
 		Interval   *timeout = PG_GETARG_INTERVAL_P(1);

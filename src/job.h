@@ -100,6 +100,7 @@ typedef struct JobDef
 	int64		max_rate;		/* bytes per second, or 0 for no cap */
 	Oid			owner;			/* the role the workers run as */
 	char		state[16];		/* as in the catalog */
+	bool		ours;			/* row written by this transaction */
 	dsm_handle	handle;
 } JobDef;
 

@@ -274,15 +274,15 @@ status_from_catalog(ReturnSetInfo *rsinfo, const JobDef *def, JobState state)
 	status_emit(rsinfo, &total);
 }
 
-/* Emit the status rows of one job. */
+/* Emit the status rows of one job; nothing if it is gone and missing_ok. */
 static void
-status_job(ReturnSetInfo *rsinfo, int64 job)
+status_job(ReturnSetInfo *rsinfo, int64 job, bool missing_ok)
 {
 	JobDef		def;
 	dsm_segment *seg;
 	JobShared  *shared;
 
-	if (!job_read(job, &def, true))
+	if (!job_read(job, &def, missing_ok))
 		return;
 	shared = strcmp(def.state, "running") == 0 ? job_attach(&def, &seg) : NULL;
 	if (shared != NULL)
@@ -326,7 +326,8 @@ petagen_status(PG_FUNCTION_ARGS)
 		}
 		SPI_finish();
 	}
+	/* a job asked for by number must exist; one listed may be gone since */
 	for (uint64 i = 0; i < njobs; i++)
-		status_job(rsinfo, jobs[i]);
+		status_job(rsinfo, jobs[i], PG_ARGISNULL(0));
 	return (Datum) 0;
 }

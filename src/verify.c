@@ -8,7 +8,8 @@
  * btree index on ycsb_key (the primary key).  A key not found is missing;
  * a key found more than once is duplicated; rows of a leaf that no key of
  * the key space found are extra.  No sort of the heap is needed: one index
- * probe per key and one count(*) per leaf.
+ * probe per key and one count(*) per leaf.  petagen.verify(job) does the
+ * same for the table and key space recorded for a load job.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -29,6 +30,7 @@
 #include "utils/snapmgr.h"
 
 #include "compat.h"
+#include "job.h"
 #include "keys.h"
 #include "route.h"
 #include "spec.h"
@@ -191,29 +193,25 @@ verify_scan_keys(Router *router, VerifyLeaf *leaves, const KeySpec *keys,
 	}
 }
 
-PG_FUNCTION_INFO_V1(petagen_verify);
-/* petagen.verify(table, rows, keys, prefix, zeropadding): a row per leaf. */
-Datum
-petagen_verify(PG_FUNCTION_ARGS)
+/* Verify key numbers 0 .. rows-1 of table relid: a result row per leaf. */
+static void
+verify_table(FunctionCallInfo fcinfo, Oid relid, int64 rows,
+			 const KeySpec *keys)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Oid			relid = PG_GETARG_OID(0);
-	int64		rows = spec_count_arg(PG_GETARG_NUMERIC(1), "rows");
-	KeySpec		keys;
+	ReturnSetInfo *rsinfo;
 	Router	   *router;
 	VerifyLeaf *leaves;
 	int			nleaves;
 
-	keys_init_spec(&keys, text_to_cstring(PG_GETARG_TEXT_PP(2)),
-				   text_to_cstring(PG_GETARG_TEXT_PP(3)), PG_GETARG_INT32(4));
 	InitMaterializedSRF(fcinfo, 0);
+	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	router = route_open(relid);
 	nleaves = route_nleaves(router);
 	leaves = palloc0(sizeof(VerifyLeaf) * nleaves);
 	for (int i = 0; i < nleaves; i++)
 		if (route_leaf(router, i)->local)
 			verify_open_leaf(&leaves[i], route_leaf(router, i)->relid);
-	verify_scan_keys(router, leaves, &keys, rows);
+	verify_scan_keys(router, leaves, keys, rows);
 	for (int i = 0; i < nleaves; i++)
 	{
 		if (route_leaf(router, i)->local)
@@ -221,5 +219,30 @@ petagen_verify(PG_FUNCTION_ARGS)
 		verify_emit(rsinfo, route_leaf(router, i), &leaves[i]);
 	}
 	route_close(router);
+}
+
+PG_FUNCTION_INFO_V1(petagen_verify);
+/* petagen.verify(table, rows, keys, prefix, zeropadding): a row per leaf. */
+Datum
+petagen_verify(PG_FUNCTION_ARGS)
+{
+	int64		rows = spec_count_arg(PG_GETARG_NUMERIC(1), "rows");
+	KeySpec		keys;
+
+	keys_init_spec(&keys, text_to_cstring(PG_GETARG_TEXT_PP(2)),
+				   text_to_cstring(PG_GETARG_TEXT_PP(3)), PG_GETARG_INT32(4));
+	verify_table(fcinfo, PG_GETARG_OID(0), rows, &keys);
+	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(petagen_verify_job);
+/* petagen.verify(job): the same for the key space of a load job. */
+Datum
+petagen_verify_job(PG_FUNCTION_ARGS)
+{
+	JobDef		def;
+
+	job_read(PG_GETARG_INT64(0), &def, false);
+	verify_table(fcinfo, def.relid, def.rows, &def.spec.keys);
 	return (Datum) 0;
 }

@@ -60,6 +60,7 @@ typedef struct WorkerCtx
 	int64		rate_rows;
 	int64		rate_bytes;
 	bool		stopping;
+	bool		rolled_back;	/* the start() or resume() of this run did */
 	char		error[JOB_TEXT_LEN];
 } WorkerCtx;
 
@@ -392,6 +393,7 @@ worker_read_job(WorkerCtx *ctx)
 	PopActiveSnapshot();
 	CommitTransactionCommand();
 	MemoryContextSwitchTo(ctx->cxt);
+	ctx->rolled_back = !found || ctx->def.run < ctx->args.run;
 	return found && ctx->def.run == ctx->args.run &&
 		strcmp(ctx->def.state, "running") == 0;
 }
@@ -502,6 +504,26 @@ worker_on_exit(int code, Datum arg)
 	}
 }
 
+/*
+ * The start() or resume() of this run rolled back after pinning the run's
+ * shared state: nobody else will unpin it, so the last of its workers does.
+ */
+static void
+worker_release_rolled_back(WorkerCtx *ctx)
+{
+	dsm_segment *seg = dsm_attach(ctx->args.handle);
+	JobShared  *shared;
+
+	if (seg == NULL)
+		return;					/* never pinned: it went with the transaction */
+	shared = dsm_segment_address(seg);
+	if (shared->magic == JOB_MAGIC && shared->job == ctx->args.job &&
+		shared->run == ctx->args.run &&
+		pg_atomic_sub_fetch_u32(&shared->active, 1) == 0)
+		dsm_unpin_segment(ctx->args.handle);
+	dsm_detach(seg);
+}
+
 /* Attach the run's shared state and claim this worker's slot; false if gone. */
 static bool
 worker_attach(WorkerCtx *ctx)
@@ -547,6 +569,8 @@ petagen_worker_main(Datum main_arg)
 		/* start() rolled back or a newer run took over: nothing to do */
 		elog(DEBUG1, "petagen job " INT64_FORMAT " run %d is gone", ctx->args.job,
 			 ctx->args.run);
+		if (ctx->rolled_back)
+			worker_release_rolled_back(ctx);
 		proc_exit(0);
 	}
 	worker_ctx = ctx;
