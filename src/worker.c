@@ -298,48 +298,56 @@ worker_retryable(int sqlerrcode)
 		sqlerrcode == ERRCODE_T_R_SERIALIZATION_FAILURE;
 }
 
+/* One attempt at a chunk: NULL if it committed, else the error (rolled back). */
+static ErrorData *
+worker_attempt_chunk(WorkerCtx *ctx, int64 chunk)
+{
+	ErrorData  *volatile edata = NULL;
+
+	PG_TRY();
+	{
+		worker_load_chunk(ctx, chunk);
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(ctx->cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		AbortCurrentTransaction();
+		/* the slot's live counters go back to what is committed */
+		pg_atomic_write_u64(&ctx->slot->keys, ctx->total.keys);
+		pg_atomic_write_u64(&ctx->slot->rows, ctx->total.rows);
+		pg_atomic_write_u64(&ctx->slot->bytes, ctx->total.bytes);
+	}
+	PG_END_TRY();
+	return edata;
+}
+
 /* Load a chunk, retrying it after transient errors; false if the worker must end. */
 static bool
 worker_try_chunk(WorkerCtx *ctx, int64 chunk)
 {
 	for (int attempt = 1;; attempt++)
 	{
-		ErrorData  *edata;
+		ErrorData  *edata = worker_attempt_chunk(ctx, chunk);
 
-		PG_TRY();
+		if (edata == NULL)
+			return true;
+		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED)
 		{
-			worker_load_chunk(ctx, chunk);
+			ctx->stopping = true;
+			return false;
 		}
-		PG_CATCH();
+		worker_set_error(ctx, edata->message);
+		if (!worker_retryable(edata->sqlerrcode) || attempt >= WORKER_MAX_RETRIES)
 		{
-			MemoryContextSwitchTo(ctx->cxt);
-			edata = CopyErrorData();
-			FlushErrorState();
-			AbortCurrentTransaction();
-			/* the slot's live counters go back to what is committed */
-			pg_atomic_write_u64(&ctx->slot->keys, ctx->total.keys);
-			pg_atomic_write_u64(&ctx->slot->rows, ctx->total.rows);
-			pg_atomic_write_u64(&ctx->slot->bytes, ctx->total.bytes);
-			if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED)
-			{
-				ctx->stopping = true;
-				return false;
-			}
-			if (!worker_retryable(edata->sqlerrcode) || attempt >= WORKER_MAX_RETRIES)
-			{
-				strlcpy(ctx->error, edata->message, sizeof(ctx->error));
-				worker_set_error(ctx, edata->message);
-				elog(LOG, "petagen job " INT64_FORMAT " worker %d failed in chunk " INT64_FORMAT ": %s",
-					 ctx->def.job, ctx->args.index, chunk, edata->message);
-				return false;
-			}
-			worker_set_error(ctx, edata->message);
-			FreeErrorData(edata);
-			worker_sleep(10L * attempt);
-			continue;
+			strlcpy(ctx->error, edata->message, sizeof(ctx->error));
+			elog(LOG, "petagen job " INT64_FORMAT " worker %d failed in chunk " INT64_FORMAT " after %d attempts: %s",
+				 ctx->def.job, ctx->args.index, chunk, attempt, edata->message);
+			return false;
 		}
-		PG_END_TRY();
-		return true;
+		FreeErrorData(edata);
+		worker_sleep(10L * attempt);
 	}
 }
 
