@@ -8,6 +8,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use PetagenTest;
 
 my $rows = 300000;
 
@@ -15,23 +18,11 @@ my $node = PostgreSQL::Test::Cluster->new('load');
 $node->init;
 $node->start;
 
+$node->safe_psql('postgres', usertable_sql('usertable'));
 $node->safe_psql(
 	'postgres', q{
 CREATE EXTENSION petagen;
 CREATE EXTENSION amcheck;
-CREATE TABLE usertable (ycsb_key varchar(64) PRIMARY KEY,
-    field0 varchar(100), field1 varchar(100), field2 varchar(100),
-    field3 varchar(100), field4 varchar(100), field5 varchar(100),
-    field6 varchar(100), field7 varchar(100), field8 varchar(100),
-    field9 varchar(100)) PARTITION BY HASH (ycsb_key);
-DO $$
-BEGIN
-    FOR i IN 0..7 LOOP
-        EXECUTE format('CREATE TABLE usertable_%s PARTITION OF usertable'
-                       ' FOR VALUES WITH (MODULUS 8, REMAINDER %s)', i, i);
-    END LOOP;
-END
-$$;
 CREATE ROLE watcher LOGIN IN ROLE pg_monitor;
 CREATE ROLE outsider LOGIN;
 GRANT USAGE ON SCHEMA petagen TO outsider;

@@ -7,6 +7,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use PetagenTest;
 
 my $rows = 400000;
 my $chunks = $rows / 10000;
@@ -22,21 +25,7 @@ $node->safe_psql('postgres', 'CREATE EXTENSION petagen');
 sub make_table
 {
 	my ($name) = @_;
-	$node->safe_psql(
-		'postgres', qq{
-CREATE TABLE $name (ycsb_key varchar(64) PRIMARY KEY,
-    field0 varchar(100), field1 varchar(100), field2 varchar(100),
-    field3 varchar(100), field4 varchar(100), field5 varchar(100),
-    field6 varchar(100), field7 varchar(100), field8 varchar(100),
-    field9 varchar(100)) PARTITION BY HASH (ycsb_key);
-DO \$\$
-BEGIN
-    FOR i IN 0..7 LOOP
-        EXECUTE format('CREATE TABLE %I PARTITION OF $name'
-                       ' FOR VALUES WITH (MODULUS 8, REMAINDER %s)', '${name}_' || i, i);
-    END LOOP;
-END
-\$\$;});
+	$node->safe_psql('postgres', usertable_sql($name));
 }
 
 # Start a load of $rows rows into $table; returns the job.
