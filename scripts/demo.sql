@@ -1,5 +1,5 @@
 -- petagen demo, part 1: the canonical YCSB usertable.
--- Run by scripts/demo.sh.
+-- Run by scripts/demo.sh and the benchmarks (test/bench/lib.sh).
 \set ON_ERROR_STOP on
 SET client_min_messages = warning;
 

@@ -93,22 +93,9 @@ time_sql() {
 # Median of numbers given as arguments.
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END{print (NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2}'; }
 
-# The canonical YCSB usertable: varchar(64) PK + 10 varchar(100), 8-way hash.
+# The canonical YCSB usertable (and the extension), as the demo makes it.
 create_usertable() {
-    bpsql <<'SQL'
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS petagen;
-CREATE TABLE usertable (
-    ycsb_key varchar(64) PRIMARY KEY,
-    field0 varchar(100), field1 varchar(100), field2 varchar(100),
-    field3 varchar(100), field4 varchar(100), field5 varchar(100),
-    field6 varchar(100), field7 varchar(100), field8 varchar(100),
-    field9 varchar(100)
-) PARTITION BY HASH (ycsb_key);
-SELECT format('CREATE TABLE usertable_%s PARTITION OF usertable '
-              'FOR VALUES WITH (MODULUS 8, REMAINDER %s)', i, i)
-FROM generate_series(0, 7) AS i \gexec
-SQL
+    bpsql <"$BENCH_REPO/scripts/demo.sql"
 }
 
 # A line describing the machine and the server, for the results header.
