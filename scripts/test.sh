@@ -8,11 +8,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
 
-PGBIN=/usr/lib/postgresql/15/bin
-export PG_CONFIG=$PGBIN/pg_config
+# PG_CONFIG picks the PostgreSQL to build and test against (default: Debian's 15).
+export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 
 bash scripts/deps.sh
 bash scripts/build.sh
+PGBIN=$("$PG_CONFIG" --bindir)
 
 # Where the tests run, and as whom.
 if [ "$(id -u)" -eq 0 ]; then
