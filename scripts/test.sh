@@ -48,11 +48,19 @@ fi
 # PGXS has no `prove_installcheck` target; `installcheck` runs pg_regress
 # (ifdef REGRESS) and then prove (ifdef TAP_TESTS). Run each half on its own
 # by emptying the other variable, so one failing half does not hide the other.
+# ONLY_REGRESS="01_keys 03_rows" or ONLY_TAP="test/t/010_load.pl" run a subset.
 regress_rc=0 tap_rc=0
-echo "== pg_regress ($work)"
-"${run[@]}" make -C "$work" installcheck TAP_TESTS= || regress_rc=$?
-echo "== TAP tests ($work)"
-"${run[@]}" make -C "$work" installcheck REGRESS= || tap_rc=$?
+only=()
+[ -n "${ONLY_REGRESS:-}" ] && only+=("REGRESS=$ONLY_REGRESS")
+[ -n "${ONLY_TAP:-}" ] && only+=("PROVE_TESTS=$ONLY_TAP")
+if [ -z "${ONLY_TAP:-}" ] || [ -n "${ONLY_REGRESS:-}" ]; then
+    echo "== pg_regress ($work)"
+    "${run[@]}" make -C "$work" installcheck TAP_TESTS= "${only[@]}" || regress_rc=$?
+fi
+if [ -z "${ONLY_REGRESS:-}" ] || [ -n "${ONLY_TAP:-}" ]; then
+    echo "== TAP tests ($work)"
+    "${run[@]}" make -C "$work" installcheck REGRESS= "${only[@]}" || tap_rc=$?
+fi
 
 if [ "$regress_rc" -ne 0 ] && [ -f "$work/regression.diffs" ]; then
     echo "== $work/regression.diffs"

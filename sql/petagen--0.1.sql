@@ -249,12 +249,12 @@ CREATE TABLE @extschema@.bench_results (
     p99_us double precision,
     p999_us double precision,
     max_us double precision,
-    node text NOT NULL DEFAULT pg_catalog.coalesce(
-        pg_catalog.nullif(pg_catalog.current_setting('cluster_name'), ''),
+    node text NOT NULL DEFAULT COALESCE(
+        NULLIF(pg_catalog.current_setting('cluster_name'), ''),
         pg_catalog.concat(pg_catalog.inet_server_addr(), ':',
                           pg_catalog.current_setting('port'))),
     server_version text NOT NULL DEFAULT pg_catalog.current_setting('server_version'),
-    run_by regrole NOT NULL DEFAULT pg_catalog.current_user::regrole,
+    run_by regrole NOT NULL DEFAULT CURRENT_USER::pg_catalog.regrole,
     started_at timestamptz NOT NULL,
     finished_at timestamptz NOT NULL DEFAULT pg_catalog.now()
 );
