@@ -272,18 +272,20 @@ GRANT SELECT ON @extschema@.bench_results TO pg_monitor;
 -- user data and goes through svg_escape().
 
 -- petagen.svg_escape(s, maxlen): s as XML text, non-ASCII as character
--- references, cut to maxlen characters with an ellipsis.
+-- references; longer than maxlen characters, its middle becomes an ellipsis
+-- (node names often differ only at their end).
 CREATE FUNCTION @extschema@.svg_escape(s text, maxlen integer DEFAULT NULL)
 RETURNS text
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    cut boolean := maxlen IS NOT NULL AND length(s) > greatest(maxlen, 1);
+    keep integer := greatest(maxlen, 2) - 1;
     out text;
 BEGIN
-    IF cut THEN
-        s := left(s, greatest(maxlen, 1) - 1);
+    IF maxlen IS NOT NULL AND length(s) > keep + 1 THEN
+        RETURN @extschema@.svg_escape(left(s, (keep + 1) / 2)) || '&#8230;'
+               || @extschema@.svg_escape(right(s, keep / 2));
     END IF;
     SELECT string_agg(CASE
                WHEN c = '&' THEN '&amp;'
@@ -297,7 +299,7 @@ BEGIN
                ELSE c END, '' ORDER BY o)
       INTO out
       FROM regexp_split_to_table(s, '') WITH ORDINALITY AS t(c, o);
-    RETURN coalesce(out, '') || CASE WHEN cut THEN '&#8230;' ELSE '' END;
+    RETURN coalesce(out, '');
 END
 $$;
 

@@ -129,7 +129,7 @@ SELECT * FROM look(petagen.chart_load(:load_job), 'mark', 'MB/s');
 
 -- The helpers.
 SELECT petagen.svg_escape('a<b>&"c''d' || chr(9) || 'e' || chr(181)) AS escaped,
-       petagen.svg_escape('abcdef', 4) AS cut,
+       petagen.svg_escape('abcdef', 4) AS cut, petagen.svg_escape('shard-node-12', 8) AS cut_middle,
        petagen.svg_escape('') AS empty;
 SELECT petagen.svg_ticks(0, 41000) AS linear, petagen.svg_ticks(85, 1710, true) AS log,
        petagen.svg_ticks(85, 380, true) AS log_short, petagen.svg_ticks(4, 4) AS one_value;
