@@ -21,6 +21,7 @@
 #include "postgres.h"
 
 #include "catalog/namespace.h"
+#include "catalog/pg_authid.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -38,6 +39,7 @@
 #include "utils/json.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 #include "utils/timestamp.h"
 #include "utils/varlena.h"
 
@@ -163,17 +165,40 @@ bench_does(BenchKind kind, BenchOp op)
 static void
 bench_check_privileges(BenchKind kind, Oid relid)
 {
-	AclMode		need = ACL_SELECT;
-	AclResult	acl;
+	AclMode		modes[3] = {ACL_SELECT, ACL_UPDATE, ACL_INSERT};
+	bool		needed[3] = {true,
+		bench_does(kind, BENCH_OP_UPDATE) || bench_does(kind, BENCH_OP_RMW),
+	bench_does(kind, BENCH_OP_INSERT)};
 
-	if (bench_does(kind, BENCH_OP_UPDATE) || bench_does(kind, BENCH_OP_RMW))
-		need |= ACL_UPDATE;
-	if (bench_does(kind, BENCH_OP_INSERT))
-		need |= ACL_INSERT;
-	acl = pg_class_aclcheck(relid, GetUserId(), need);
-	if (acl != ACLCHECK_OK)
-		aclcheck_error(acl, get_relkind_objtype(get_rel_relkind(relid)),
-					   get_rel_name(relid));
+	for (int i = 0; i < lengthof(modes); i++)
+	{
+		AclResult	acl = needed[i] ?
+			pg_class_aclcheck(relid, GetUserId(), modes[i]) : ACLCHECK_OK;
+
+		if (acl != ACLCHECK_OK)
+			aclcheck_error(acl, get_relkind_objtype(get_rel_relkind(relid)),
+						   get_rel_name(relid));
+	}
+}
+
+/* Raise an error unless the workers can connect as the current role. */
+static void
+bench_check_login(void)
+{
+	HeapTuple	tuple = SearchSysCache1(AUTHOID, ObjectIdGetDatum(GetUserId()));
+	bool		canlogin;
+
+	if (!HeapTupleIsValid(tuple))
+		elog(ERROR, "cache lookup failed for role %u", GetUserId());
+	canlogin = ((Form_pg_authid) GETSTRUCT(tuple))->rolcanlogin;
+	ReleaseSysCache(tuple);
+	if (!canlogin)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("role \"%s\" cannot log in, so benchmark workers cannot run as it",
+						GetUserNameFromId(GetUserId(), false)),
+				 errdetail("Benchmark workers connect as the role that calls petagen.bench()."),
+				 errhint("Call it as a role with LOGIN, or ALTER ROLE ... LOGIN.")));
 }
 
 /* Index of a leaf relid in the router, or -1. */
@@ -419,6 +444,7 @@ bench_read_args(FunctionCallInfo fcinfo, BenchDef *def)
 	def->zipfian_constant = PG_GETARG_FLOAT8(BENCH_ARG_ZIPFIAN_CONSTANT);
 	dist_check_constant(def->zipfian_constant);
 	def->relid = job_table_arg(PG_GETARG_TEXT_PP(BENCH_ARG_TABLE));
+	bench_check_login();
 	bench_key_space(def, fcinfo);
 	bench_check_shape(def);
 	bench_resolve_target(def, fcinfo);
