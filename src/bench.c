@@ -713,11 +713,19 @@ bench_options_json(const BenchDef *def, const BenchResult *res)
 	return buf.data;
 }
 
-/* The percentile of a result in microseconds, for a column. */
-static Datum
-bench_us(const BenchResult *res, double fraction)
+/*
+ * The latency columns p50, p95, p99, p99.9 and max in microseconds into
+ * values[0..4]; false if nothing was measured (the columns are then NULL).
+ */
+static bool
+bench_latencies(const BenchResult *res, Datum *values)
 {
-	return Float8GetDatum(hist_percentile(&res->hist, fraction) / 1000.0);
+	static const double fractions[4] = {0.50, 0.95, 0.99, 0.999};
+
+	for (int i = 0; i < lengthof(fractions); i++)
+		values[i] = Float8GetDatum(hist_percentile(&res->hist, fractions[i]) / 1000.0);
+	values[4] = Float8GetDatum(res->hist.max / 1000.0);
+	return res->operations > 0;
 }
 
 /* Insert the row of a run into petagen.bench_results. */
@@ -731,7 +739,7 @@ bench_record(const BenchDef *def, const BenchResult *res, int64 sweep)
 	Datum		values[26];
 	char		nulls[26];
 	Datum	   *names = palloc(sizeof(Datum) * def->ntargets);
-	bool		none = res->operations == 0;
+	bool		measured;
 
 	for (int i = 0; i < def->ntargets; i++)
 		names[i] = CStringGetTextDatum(bench_relname(def->targets[i]));
@@ -755,13 +763,9 @@ bench_record(const BenchDef *def, const BenchResult *res, int64 sweep)
 	values[14] = Int64GetDatum(res->not_found);
 	for (int op = 0; op < BENCH_NOPS; op++)
 		values[15 + op] = Int64GetDatum(res->ops[op]);
-	values[20] = bench_us(res, 0.50);
-	values[21] = bench_us(res, 0.95);
-	values[22] = bench_us(res, 0.99);
-	values[23] = bench_us(res, 0.999);
-	values[24] = Float8GetDatum(res->hist.max / 1000.0);
+	measured = bench_latencies(res, &values[20]);
 	for (int i = 20; i < 25; i++)
-		nulls[i] = none ? 'n' : ' ';
+		nulls[i] = measured ? ' ' : 'n';
 	values[25] = TimestampTzGetDatum(res->started_at);
 	SPI_connect();
 	if (SPI_execute_with_args("INSERT INTO petagen.bench_results (id, sweep, kind, workers,"
@@ -785,7 +789,7 @@ bench_return_row(FunctionCallInfo fcinfo, const BenchDef *def,
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Datum		values[BENCH_RESULT_COLS];
 	bool		nulls[BENCH_RESULT_COLS] = {0};
-	bool		none = res->operations == 0;
+	bool		measured;
 
 	values[0] = Int64GetDatum(res->id);
 	values[1] = CStringGetTextDatum(bench_mixes[def->kind].name);
@@ -794,13 +798,9 @@ bench_return_row(FunctionCallInfo fcinfo, const BenchDef *def,
 	values[4] = Float8GetDatum(res->operations / res->seconds);
 	values[5] = Int64GetDatum(res->errors);
 	values[6] = Int64GetDatum(res->not_found);
-	values[7] = bench_us(res, 0.50);
-	values[8] = bench_us(res, 0.95);
-	values[9] = bench_us(res, 0.99);
-	values[10] = bench_us(res, 0.999);
-	values[11] = Float8GetDatum(res->hist.max / 1000.0);
+	measured = bench_latencies(res, &values[7]);
 	for (int i = 7; i < 12; i++)
-		nulls[i] = none;
+		nulls[i] = !measured;
 	for (int op = 0; op < BENCH_NOPS; op++)
 		values[12 + op] = Int64GetDatum(res->ops[op]);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
