@@ -253,7 +253,7 @@ job_free_worker_slots(void)
 }
 
 /* Raise an error unless nworkers workers can be started now. */
-static void
+void
 job_check_workers(int nworkers)
 {
 	int			free_slots;
@@ -510,7 +510,7 @@ job_size_arg(FunctionCallInfo fcinfo, int argno, const char *argname,
 }
 
 /* The table argument, a possibly qualified name, resolved. */
-static Oid
+Oid
 job_table_arg(text *name)
 {
 	List	   *names = textToQualifiedNameList(name);

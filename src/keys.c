@@ -195,6 +195,13 @@ keys_value(KeyMode mode, int64 seq)
 	pg_unreachable();
 }
 
+/* YCSB's Utils.fnvhash64(v): FNV-1a 64 lowest byte first, then Math.abs(). */
+int64
+keys_ycsb_hash(int64 v)
+{
+	return keys_value(KEYS_YCSB, v);
+}
+
 /* Spell a value as YCSB does: prefix, zero padding, decimal; returns length. */
 static int
 keys_render(const KeySpec *spec, int64 value, char *dst)

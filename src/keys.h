@@ -38,5 +38,6 @@ extern int	keys_format(const KeySpec *spec, int64 seq, char *dst);
 extern int	keys_max_len(const KeySpec *spec, int64 last_seq);
 extern int64 keys_parse(const KeySpec *spec, const char *key, int len);
 extern void keys_check_seq(int64 seq);
+extern int64 keys_ycsb_hash(int64 v);
 
 #endif							/* PETAGEN_KEYS_H */

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# test/bench/bench_vs_pgbench.sh — petagen.bench() vs pgbench, same machine, same run.
+#
+#   test/bench/bench_vs_pgbench.sh
+#   N=20000 SECONDS_PER_RUN=2 REPS=1 test/bench/bench_vs_pgbench.sh   # a smoke run
+#
+# Starts its own throwaway instance (see lib.sh: PGBIN, BENCH_DIR, BENCH_PORT
+# default 5462, PETAGEN_BUILD=1), creates the canonical usertable, loads N
+# rows once with keys => 'ordered' (so pgbench can spell a key as
+# 'user' || n without calling a function), then REPS times, alternating:
+#   select  petagen.bench('select', workers => 2, duration => D)
+#           pgbench -n -M prepared -c 2 -j 2 -T D -f select.sql
+#           select.sql:  \set s random(0, N-1)
+#                        SELECT * FROM usertable WHERE ycsb_key = 'user' || :s
+#   update  the same with petagen.bench('update') and
+#           update.sql:  \set s random(0, N-1)
+#                        UPDATE usertable SET field0 = <100 chars> WHERE ycsb_key = 'user' || :s
+# Both sides pick keys uniformly and run one statement per transaction.
+# (petagen updates a random field, pgbench field0.)
+# petagen.bench() queries the leaf partition that holds the key directly;
+# pgbench goes through the partitioned table (run-time pruning of a generic
+# plan), as a client would.  Medians of TPS and p99; ratio bench/pgbench.
+# Results: test/bench/results/bench_vs_pgbench.md.
+#   N                rows        (default 1000000)
+#   SECONDS_PER_RUN  duration    (default 10)
+#   REPS             repetitions (default 3)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+N=${N:-1000000}
+D=${SECONDS_PER_RUN:-10}
+REPS=${REPS:-3}
+BENCH_PORT=${BENCH_PORT:-5462}
+BENCH_DIR=${BENCH_DIR:-/tmp/bench-pg/bench_vs_pgbench}
+OUT=$RESULTS_DIR/bench_vs_pgbench.md
+
+bench_start
+create_usertable
+log "instance up on port $BENCH_PORT ($BENCH_DIR); N=$N D=${D}s REPS=$REPS"
+job=$(bval "SELECT petagen.start($N, workers => 2, keys => 'ordered')")
+[ "$(bval "SELECT petagen.wait($job)")" = done ] || { echo "load failed" >&2; exit 1; }
+bpsql -c "VACUUM ANALYZE usertable" -c "CHECKPOINT"
+
+as_owner tee "$BENCH_DIR/select.sql" >/dev/null <<SQL
+\\set s random(0, $((N - 1)))
+SELECT * FROM usertable WHERE ycsb_key = 'user' || :s;
+SQL
+as_owner tee "$BENCH_DIR/update.sql" >/dev/null <<SQL
+\\set s random(0, $((N - 1)))
+\\set f random(0, 9)
+UPDATE usertable SET field0 = repeat(md5(:s::text || :f::text), 4)::varchar(100) WHERE ycsb_key = 'user' || :s;
+SQL
+
+# TPS and p99 (µs) of petagen.bench(kind); checks errors and keys not found.
+run_petagen() {
+    local row
+    row=$(bval "SELECT round(tps::numeric, 1), round(p99_us::numeric, 1), errors, not_found
+                FROM petagen.bench('$1', workers => 2, duration => '$D s')")
+    IFS='|' read -r tps p99 err nf <<<"$row"
+    [ "$err" = 0 ] && [ "$nf" = 0 ] || { echo "petagen.bench($1): $err errors, $nf not found" >&2; exit 1; }
+    echo "$tps $p99"
+}
+
+# TPS and p99 (µs) of pgbench with script $1.
+run_pgbench() {
+    local log=$BENCH_DIR/pgbench.out tps p99
+    rm -f "$BENCH_DIR"/pgbench_log.*
+    as_owner bash -c "cd '$BENCH_DIR' && '$PGBIN/pgbench' -n -M prepared -c 2 -j 2 -T $D -l \
+        -h '$BENCH_DIR' -p $BENCH_PORT -U postgres -f '$BENCH_DIR/$1.sql' postgres" >"$log" 2>&1 ||
+        { cat "$log" >&2; exit 1; }
+    tps=$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' "$log")
+    # per-transaction log: field 3 is the latency in µs
+    p99=$(cat "$BENCH_DIR"/pgbench_log.* | awk '{print $3}' | sort -n |
+        awk '{a[NR]=$1} END{i=int(NR*0.99); if (i<1) i=1; print a[i]}')
+    echo "$tps $p99"
+}
+
+declare -A TPS P99
+for r in $(seq 1 "$REPS"); do
+    for kind in select update; do
+        read -r t p <<<"$(run_petagen "$kind")"
+        TPS[petagen_$kind]="${TPS[petagen_$kind]:-} $t"; P99[petagen_$kind]="${P99[petagen_$kind]:-} $p"
+        log "rep $r petagen.bench $kind: $t TPS, p99 $p µs"
+        read -r t p <<<"$(run_pgbench "$kind")"
+        TPS[pgbench_$kind]="${TPS[pgbench_$kind]:-} $t"; P99[pgbench_$kind]="${P99[pgbench_$kind]:-} $p"
+        log "rep $r pgbench $kind: $t TPS, p99 $p µs"
+    done
+done
+
+{
+    echo "# petagen.bench() vs pgbench"
+    echo
+    bench_env
+    echo "- $N rows (keys ordered), 2 workers / 2 clients, ${D} s per run, $REPS repetitions, medians; uniform keys; pgbench -n -M prepared -c 2 -j 2"
+    echo
+    echo "| kind | petagen.bench TPS | pgbench TPS | ratio | petagen p99 µs | pgbench p99 µs |"
+    echo "|---|---|---|---|---|---|"
+    for kind in select update; do
+        # shellcheck disable=SC2086
+        a=$(median ${TPS[petagen_$kind]}); b=$(median ${TPS[pgbench_$kind]})
+        # shellcheck disable=SC2086
+        echo "| $kind | $a | $b | $(awk -v a="$a" -v b="$b" 'BEGIN{printf "%.2f", a / b}') | $(median ${P99[petagen_$kind]}) | $(median ${P99[pgbench_$kind]}) |"
+    done
+    echo
+    echo "Raw TPS: $(for k in "${!TPS[@]}"; do printf '%s:%s; ' "$k" "${TPS[$k]}"; done)"
+} | tee "$OUT"
