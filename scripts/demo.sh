@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Demo: build petagen, start a throwaway instance in ./demo/, fill the
 # canonical 8-partition YCSB usertable (scripts/demo.sql), print rows, size
-# and speed, then stop the instance. ./demo/ is kept for inspection and
-# re-created on every run. As root, the instance is owned and run by the
+# and speed, run petagen's in-server benchmarks (select at 1 and 2 workers,
+# YCSB workload A), write their charts to ./demo/*.svg, then stop the
+# instance. ./demo/ is kept for inspection and re-created on every run. As root, the instance is owned and run by the
 # `postgres` OS user (initdb refuses root).
 #   PETAGEN_DEMO_ROWS  rows to load      (default 1000000)
 #   PETAGEN_DEMO_PORT  port of the demo  (default 54329; never 5432)
@@ -45,6 +46,8 @@ unix_socket_directories = '$DEMO'
 max_worker_processes = 16
 shared_buffers = 256MB
 max_wal_size = 4GB
+# a progress_log row every 2 s, so the load chart has points
+petagen.progress_log_interval = 2
 CONF
 
 as_owner "$PGBIN/pg_ctl" -D "$DEMO/data" -l "$DEMO/server.log" -w start
@@ -76,10 +79,17 @@ psql_demo -c "SELECT worker, state, rows_written, avg_rows_per_s, last_error
 psql_demo -v job="$job" -f scripts/demo_report.sql
 [ "$state" = done ] || exit 1
 
-# 4. a benchmark: point selects by random existing key, 2 clients, 10 s
-echo "== benchmark: SELECT by random key, 2 clients, 10 s (pgbench)"
-as_owner "$PGBIN/pgbench" -n -h "$DEMO" -p "$PORT" -U postgres -c 2 -j 2 -T 10 \
-    -D rows="$ROWS" -f scripts/demo_bench.sql postgres | grep -E 'tps|latency average'
+# 4. benchmarks in the server: select by random key at 1 and 2 workers, then YCSB A
+echo "== benchmark: petagen.bench_sweep('select', workers => '{1,2}'), 5 s each"
+psql_demo -f scripts/demo_bench.sql
+
+# 5. pictures of the load and the benchmarks
+for chart in "load_rate:chart_load($job)" \
+             "select_tps:chart_sweep((SELECT max(sweep) FROM petagen.bench_results))" \
+             "select_latency:chart_sweep((SELECT max(sweep) FROM petagen.bench_results), 'latency')"; do
+    psql_demo -At -c "SELECT petagen.${chart#*:}" >"$DEMO/${chart%%:*}.svg"
+    echo "wrote $DEMO/${chart%%:*}.svg"
+done
 
 as_owner "$PGBIN/pg_ctl" -D "$DEMO/data" -m fast -w stop
 trap - EXIT

@@ -17,7 +17,7 @@ PGBIN=$("$PG_CONFIG" --bindir)
 
 # Where the tests run, and as whom.
 if [ "$(id -u)" -eq 0 ]; then
-    work=$(mktemp -d /tmp/petagen-test.XXXXXX)
+    work=$(mktemp -d "${TMPDIR:-/tmp}/petagen-test.XXXXXX")
     # Copy tracked and untracked-but-not-ignored files (no build products).
     if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
         git -C "$src" ls-files -z --cached --others --exclude-standard |

@@ -246,8 +246,10 @@ worker_record_chunk(WorkerCtx *ctx, int64 chunk, const LoadStats *st)
 		values[1] = Int64GetDatum(sh->base_keys + pg_atomic_read_u64(&sh->committed_keys) + st->keys);
 		values[2] = Int64GetDatum(sh->base_rows + pg_atomic_read_u64(&sh->committed_rows) + st->rows);
 		values[3] = Int64GetDatum(sh->base_bytes + pg_atomic_read_u64(&sh->committed_bytes) + st->bytes);
+		/* logged_at: when the chunk is done, not when its transaction began */
 		if (SPI_execute_with_args("INSERT INTO petagen.progress_log (job, keys_done,"
-								  " rows_written, bytes) VALUES ($1, $2, $3, $4)",
+								  " rows_written, bytes, logged_at)"
+								  " VALUES ($1, $2, $3, $4, pg_catalog.clock_timestamp())",
 								  4, types, values, NULL, false, 0) != SPI_OK_INSERT)
 			elog(ERROR, "petagen: could not add to progress_log");
 	}
