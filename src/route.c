@@ -41,6 +41,7 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
+#include "foreign/foreign.h"
 #include "miscadmin.h"
 #include "partitioning/partbounds.h"
 #include "partitioning/partdesc.h"
@@ -233,6 +234,15 @@ route_leaf(const Router *router, int leaf)
 {
 	Assert(leaf >= 0 && leaf < router->nleaves);
 	return &router->leaves[leaf];
+}
+
+/* Where a leaf is stored: "local", or the name of its foreign server. */
+const char *
+route_leaf_node(const RouteLeaf *leaf)
+{
+	if (leaf->local)
+		return "local";
+	return GetForeignServer(GetForeignTable(leaf->relid)->serverid)->servername;
 }
 
 /* The partition index of one partitioned table for a key, or -1. */

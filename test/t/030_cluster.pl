@@ -2,7 +2,10 @@
 # usertable, leaf r local on node (r % 3) + 1 and a postgres_fdw foreign
 # table elsewhere.  The same start() on every node (300,000 rows, 2 workers
 # each) writes only that node's leaves, without a single connection to the
-# other nodes, and the union is exactly the key space.
+# other nodes.  While node3 has not loaded, verify() on node2 names exactly
+# node3's leaves as missing, with their counts; once it has, the union is
+# exactly the key space, by count, distinct count and verify() from node1;
+# rows deleted and added on node3 show up in node1's verify().
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -41,24 +44,72 @@ sub log_since
 	return slurp_file($nodes[ $i - 1 ]->logfile, $from);
 }
 
-my @log_at = map { -s $_->logfile } @nodes;
-my %job = load(1 .. $n);
-
-# Skipping foreign leaves costs nothing remote: no node received a
-# postgres_fdw connection during the loads.
-for my $i (1 .. $n)
+# The verify() rows of node $i that are not ok: leaf, node, expected,
+# present, missing, extra, duplicated, one line each.
+sub not_ok
 {
-	unlike(log_since($i, $log_at[ $i - 1 ]), $fdw_login,
-		"node$i: no postgres_fdw connection during the loads");
+	my ($i) = @_;
+	return $nodes[ $i - 1 ]->safe_psql('postgres',
+		"SELECT leaf, node, expected, present, missing, extra, duplicated"
+		  . " FROM petagen.verify('usertable', $rows) WHERE NOT ok");
 }
+
+# Start the same load on some nodes at once, and check that skipping their
+# foreign leaves cost nothing remote: no node received a postgres_fdw
+# connection meanwhile.
+sub load_quietly
+{
+	my @ids = @_;
+	my @log_at = map { -s $_->logfile } @nodes;
+	my %job = load(@ids);
+	for my $i (1 .. $n)
+	{
+		unlike(log_since($i, $log_at[ $i - 1 ]), $fdw_login,
+			"node$i: no postgres_fdw connection during the loads of nodes @ids");
+	}
+	return %job;
+}
+
+# The rows in the local leaves of node $i.
+sub local_rows
+{
+	my ($i) = @_;
+	my $local = join(' UNION ALL ',
+		map { "SELECT count(*) FROM $_" } node_leaves($i, $n, $parts));
+	return $nodes[ $i - 1 ]->safe_psql('postgres', "SELECT sum(count) FROM ($local) s");
+}
+
+my %job = load_quietly(1, 2);
+
+# node3 has not loaded: verify() from node2 names its four leaves.
+my @node3 = node_leaves(3, $n, $parts);
+my $loaded = local_rows(1) + local_rows(2);
+my $report = not_ok(2);
+is( join(' ', map { (split /\|/)[0] } split /\n/, $report),
+	join(' ', @node3),
+	'node2: verify() names exactly node3\'s leaves as not ok');
+my ($wrong, $missing) = (0, 0);
+for (split /\n/, $report)
+{
+	my ($leaf, $node, $exp, $present, $miss, $extra, $dup) = split /\|/;
+	$wrong++ unless $node eq 'node3' && $present == 0 && $miss == $exp
+	  && $extra == 0 && $dup == 0;
+	$missing += $miss;
+}
+is($wrong, 0, 'node2: each of them is held by node3 and misses all its keys');
+is($missing, $rows - $loaded, 'node2: the missing keys are those node3 has not loaded');
+
+like(slurp_file($nodes[2]->logfile), $fdw_login,
+	'positive control: node2\'s verify() is logged as a postgres_fdw connection on node3');
+
+%job = (%job, load_quietly(3));
 
 my $total = 0;
 for my $i (1 .. $n)
 {
 	my $node = $nodes[ $i - 1 ];
 	my @mine = node_leaves($i, $n, $parts);
-	my $local = join(' UNION ALL ', map { "SELECT count(*) FROM $_" } @mine);
-	my $own = $node->safe_psql('postgres', "SELECT sum(count) FROM ($local) s");
+	my $own = local_rows($i);
 	$total += $own;
 
 	# The ledger, status and the local leaves agree on this node's share.
@@ -103,8 +154,30 @@ is( $nodes[0]->safe_psql(
 		'postgres', 'SELECT count(*), count(DISTINCT ycsb_key) FROM usertable'),
 	"$rows|$rows",
 	'node1 sees, through the foreign leaves, every key exactly once');
-like(log_since(2, $log_at[1]), $fdw_login,
-	'positive control: reading through the FDW does log a postgres_fdw connection');
+is( $nodes[0]->safe_psql(
+		'postgres',
+		"SELECT count(*), count(*) FILTER (WHERE ok), sum(expected), sum(present),"
+		  . " string_agg(DISTINCT node, ',' ORDER BY node)"
+		  . " FROM petagen.verify('usertable', $rows)"),
+	"$parts|$parts|$rows|$rows|local,node2,node3",
+	'node1: verify() is ok on all 12 leaves, local and foreign');
+is( $nodes[1]->safe_psql(
+		'postgres',
+		"SELECT count(*), count(*) FILTER (WHERE ok), sum(present)"
+		  . " FROM petagen.verify($job{2}::bigint)"),
+	"$parts|$parts|$rows",
+	'node2: verify(job) is ok on all 12 leaves');
+
+# Partly loaded: 7 keys deleted from a leaf of node3, a foreign key added.
+$nodes[2]->safe_psql(
+	'postgres', qq{
+DELETE FROM usertable_p5 WHERE ycsb_key IN (SELECT ycsb_key FROM usertable_p5 LIMIT 7);
+INSERT INTO usertable_p5 (ycsb_key)
+SELECT k FROM (SELECT 'stray' || g AS k FROM generate_series(1, 100) g) s
+WHERE satisfies_hash_partition('usertable'::regclass, $parts, 5, k) LIMIT 1;
+});
+like(not_ok(1), qr/^usertable_p5\|node3\|(\d+)\|\d+\|7\|1\|0$/,
+	'node1: verify() finds the 7 missing keys and the stray row on node3\'s leaf, nothing else');
 
 $_->stop for @nodes;
 done_testing();
