@@ -266,3 +266,14 @@ COMMENT ON TABLE @extschema@.bench_results IS
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.bench_results', '');
 GRANT SELECT, INSERT ON @extschema@.bench_results TO petagen_operator;
 GRANT SELECT ON @extschema@.bench_results TO pg_monitor;
+
+-- Cluster -----------------------------------------------------------------
+
+-- petagen.leaves(table): every leaf, in routing order, and the node storing it.
+CREATE FUNCTION @extschema@.leaves("table" regclass, OUT leaf regclass, OUT node text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'petagen_leaves'
+LANGUAGE C STABLE STRICT;
+
+COMMENT ON FUNCTION @extschema@.leaves(regclass) IS
+    'the leaves of a table in routing order; node is "local" or the foreign server of a foreign leaf';

@@ -150,6 +150,20 @@ for my $i (1 .. $n)
 }
 is($total, $rows, 'the nodes\' shares add up to the key space');
 
+# One query on node1 shows every node's share, through the FDW.
+is( $nodes[0]->safe_psql(
+		'postgres',
+		"SELECT string_agg(format('%s:%s:%s', node, state, rows_written), ' ' ORDER BY node)"
+		  . " FROM petagen_cluster.status"),
+	join(' ', map { "node$_:done:" . local_rows($_) } 1 .. $n),
+	'node1: petagen_cluster.status shows each node\'s job done with its share');
+is( $nodes[0]->safe_psql(
+		'postgres',
+		"SELECT string_agg(format('%s=%s', node, n), ' ' ORDER BY node)"
+		  . " FROM (SELECT node, count(*) AS n FROM petagen.leaves('usertable') GROUP BY node) s"),
+	'local=4 node2=4 node3=4',
+	'node1: petagen.leaves() says which node stores each leaf');
+
 is( $nodes[0]->safe_psql(
 		'postgres', 'SELECT count(*), count(DISTINCT ycsb_key) FROM usertable'),
 	"$rows|$rows",

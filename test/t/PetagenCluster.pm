@@ -11,13 +11,21 @@ use Cwd 'abs_path';
 use File::Basename 'dirname';
 use PostgreSQL::Test::Cluster;
 
-our @EXPORT = qw(petagen_cluster node_leaves);
+our @EXPORT = qw(petagen_cluster node_leaves cluster_script);
 
-my $cluster_sql = abs_path(dirname(__FILE__) . '/../../scripts/cluster.sql');
+my $scripts = abs_path(dirname(__FILE__) . '/../../scripts');
+
+# The path of scripts/cluster$name.sql, for psql's \i.
+sub cluster_script
+{
+	my ($name) = @_;
+	return "$scripts/cluster$name.sql";
+}
 
 # Start $nodes instances node1 .. nodeN (cluster_name = the node name, every
 # connection logged) and build a usertable of $parts hash leaves on each,
-# leaf r local on node (r % $nodes) + 1.  Returns the nodes, node1 first.
+# leaf r local on node (r % $nodes) + 1, and the cluster-wide views
+# (scripts/cluster_links.sql).  Returns the nodes, node1 first.
 sub petagen_cluster
 {
 	my (%opt) = @_;
@@ -43,13 +51,14 @@ log_connections = on
 	{
 		$nodes[ $i - 1 ]->safe_psql(
 			'postgres',
-			"\\i $cluster_sql",
+			'\\i ' . cluster_script(''),
 			extra_params => [
 				'-v', "self=$i", '-v', "nodes=$n", '-v', "parts=$parts",
 				'-v', 'host=' . $nodes[ $i - 1 ]->host,
 				'-v', "ports=$ports"
 			]);
 	}
+	$_->safe_psql('postgres', '\\i ' . cluster_script('_links')) for @nodes;
 	return @nodes;
 }
 
