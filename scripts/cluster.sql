@@ -3,7 +3,8 @@
 --   psql -v self=1 -v nodes=3 -v parts=12 -v host=/tmp -v ports=5441,5442,5443 \
 --        -f scripts/cluster.sql
 --   self   this node's number, 1 .. nodes (node names are node1 .. nodeN)
---   host   where the other nodes listen (a socket directory or an address)
+--   host   where the nodes listen: one socket directory or address for all,
+--          or one per node, comma-separated, node1 first
 --   ports  every node's port, node1 first
 -- It creates petagen and postgres_fdw; a foreign server nodeJ for every other
 -- node J with a user mapping for the current user; and usertable, hash
@@ -21,7 +22,9 @@ CREATE EXTENSION IF NOT EXISTS postgres_fdw;
 -- A server and a user mapping for every other node.
 SELECT format('CREATE SERVER %I FOREIGN DATA WRAPPER postgres_fdw'
               ' OPTIONS (host %L, port %L, dbname %L)',
-              'node' || n, :'host', port, pg_catalog.current_database()),
+              'node' || n,
+              coalesce((string_to_array(:'host', ','))[n], :'host'), port,
+              pg_catalog.current_database()),
        format('CREATE USER MAPPING FOR CURRENT_USER SERVER %I', 'node' || n)
 FROM unnest(string_to_array(:'ports', ',')) WITH ORDINALITY AS p(port, n)
 WHERE n <> :self \gexec
