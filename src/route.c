@@ -41,6 +41,8 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
+#include "funcapi.h"
+#include "foreign/foreign.h"
 #include "miscadmin.h"
 #include "partitioning/partbounds.h"
 #include "partitioning/partdesc.h"
@@ -235,6 +237,15 @@ route_leaf(const Router *router, int leaf)
 	return &router->leaves[leaf];
 }
 
+/* Where a leaf is stored: "local", or the name of its foreign server. */
+const char *
+route_leaf_node(const RouteLeaf *leaf)
+{
+	if (leaf->local)
+		return "local";
+	return GetForeignServer(GetForeignTable(leaf->relid)->serverid)->servername;
+}
+
 /* The partition index of one partitioned table for a key, or -1. */
 static int
 route_partition(const RouteNode *node, Datum key)
@@ -322,4 +333,27 @@ petagen_leaf(PG_FUNCTION_ARGS)
 	if (!OidIsValid(relid))
 		PG_RETURN_NULL();
 	PG_RETURN_OID(relid);
+}
+
+PG_FUNCTION_INFO_V1(petagen_leaves);
+/* petagen.leaves(table): every leaf in routing order, and the node storing it. */
+Datum
+petagen_leaves(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Router	   *router = route_open(PG_GETARG_OID(0));
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (int i = 0; i < route_nleaves(router); i++)
+	{
+		const RouteLeaf *leaf = route_leaf(router, i);
+		Datum		values[2];
+		bool		nulls[2] = {false, false};
+
+		values[0] = ObjectIdGetDatum(leaf->relid);
+		values[1] = CStringGetTextDatum(route_leaf_node(leaf));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	route_close(router);
+	return (Datum) 0;
 }

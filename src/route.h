@@ -23,6 +23,7 @@ typedef struct Router Router;
 extern Router *route_open(Oid relid);
 extern int	route_nleaves(const Router *router);
 extern const RouteLeaf *route_leaf(const Router *router, int leaf);
+extern const char *route_leaf_node(const RouteLeaf *leaf);
 extern int	route_key(Router *router, Datum key);
 extern void route_close(Router *router);
 

@@ -1,15 +1,19 @@
 /*-------------------------------------------------------------------------
  * verify.c
  *		petagen.verify(): prove that a table holds exactly the keys of a key
- *		space that belong to its local leaves.
+ *		space, leaf by leaf, local and foreign.
  *
  * One pass over the key numbers: each key is routed with PostgreSQL's own
- * partition routing and, if its leaf is local, looked up in that leaf's
- * btree index on ycsb_key (the primary key).  A key not found is missing;
- * a key found more than once is duplicated; rows of a leaf that no key of
- * the key space found are extra.  No sort of the heap is needed: one index
- * probe per key and one count(*) per leaf.  petagen.verify(job) does the
- * same for the table and key space recorded for a load job.
+ * partition routing.  If its leaf is local, it is looked up in that leaf's
+ * btree index on ycsb_key (the primary key); if its leaf is a foreign table,
+ * it joins a batch that is probed on the remote node in one query
+ * (verify_fdw.c).  A key not found is missing; a key found more than once
+ * is duplicated; rows of a leaf that no key of the key space found are
+ * extra.  No sort of the heap is needed: one index probe per key and one
+ * count(*) per leaf (pushed down to the remote node for a foreign leaf).
+ * From any node of a cluster this checks the whole key space, and each
+ * leaf's row says which node holds it.  petagen.verify(job) does the same
+ * for the table and key space recorded for a load job.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -34,13 +38,15 @@
 #include "keys.h"
 #include "route.h"
 #include "spec.h"
+#include "verify_fdw.h"
 
-#define VERIFY_COLS 8
+#define VERIFY_COLS 9
 
 /* What verify knows of one leaf. */
 typedef struct VerifyLeaf
 {
-	Relation	heap;
+	FdwProbe   *remote;			/* a foreign leaf's batch probe, or NULL */
+	Relation	heap;			/* else the local leaf and its key index */
 	Relation	index;
 	IndexScanDesc scan;
 	TupleTableSlot *slot;
@@ -142,26 +148,20 @@ verify_emit(ReturnSetInfo *rsinfo, const RouteLeaf *leaf, VerifyLeaf *vl)
 {
 	Datum		values[VERIFY_COLS];
 	bool		nulls[VERIFY_COLS] = {false};
+	int64		rows = verify_count_rows(leaf->relid);
+	int64		present = vl->expected - vl->missing;
+	int64		duplicated = vl->found - present;
+	int64		extra = rows - vl->found;
 
 	values[0] = ObjectIdGetDatum(leaf->relid);
 	values[1] = BoolGetDatum(leaf->local);
 	values[2] = Int64GetDatum(vl->expected);
-	if (leaf->local)
-	{
-		int64		rows = verify_count_rows(leaf->relid);
-		int64		present = vl->expected - vl->missing;
-		int64		duplicated = vl->found - present;
-		int64		extra = rows - vl->found;
-
-		values[3] = Int64GetDatum(present);
-		values[4] = Int64GetDatum(vl->missing);
-		values[5] = Int64GetDatum(extra);
-		values[6] = Int64GetDatum(duplicated);
-		values[7] = BoolGetDatum(vl->missing == 0 && extra == 0 && duplicated == 0);
-	}
-	else
-		for (int i = 3; i < VERIFY_COLS; i++)
-			nulls[i] = true;
+	values[3] = Int64GetDatum(present);
+	values[4] = Int64GetDatum(vl->missing);
+	values[5] = Int64GetDatum(extra);
+	values[6] = Int64GetDatum(duplicated);
+	values[7] = BoolGetDatum(vl->missing == 0 && extra == 0 && duplicated == 0);
+	values[8] = CStringGetTextDatum(route_leaf_node(leaf));
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
@@ -184,8 +184,11 @@ verify_scan_keys(Router *router, VerifyLeaf *leaves, const KeySpec *keys,
 		if (leaf < 0)
 			continue;
 		leaves[leaf].expected++;
-		if (!route_leaf(router, leaf)->local)
+		if (leaves[leaf].remote != NULL)
+		{
+			fdwprobe_add(leaves[leaf].remote, PointerGetDatum(buf));
 			continue;
+		}
 		n = verify_probe(&leaves[leaf], PointerGetDatum(buf));
 		leaves[leaf].found += n;
 		if (n == 0)
@@ -209,13 +212,20 @@ verify_table(FunctionCallInfo fcinfo, Oid relid, int64 rows,
 	nleaves = route_nleaves(router);
 	leaves = palloc0(sizeof(VerifyLeaf) * nleaves);
 	for (int i = 0; i < nleaves; i++)
+	{
 		if (route_leaf(router, i)->local)
 			verify_open_leaf(&leaves[i], route_leaf(router, i)->relid);
+		else
+			leaves[i].remote = fdwprobe_open(route_leaf(router, i)->relid);
+	}
 	verify_scan_keys(router, leaves, keys, rows);
 	for (int i = 0; i < nleaves; i++)
 	{
 		if (route_leaf(router, i)->local)
 			verify_close_leaf(&leaves[i]);
+		else
+			fdwprobe_finish(leaves[i].remote, &leaves[i].found,
+							&leaves[i].missing);
 		verify_emit(rsinfo, route_leaf(router, i), &leaves[i]);
 	}
 	route_close(router);

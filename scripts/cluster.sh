@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# A throwaway petagen cluster on this machine: N PostgreSQL instances, each
+# storing some leaves of one hash-partitioned usertable as local tables and
+# reaching the others through postgres_fdw (scripts/cluster.sql), the shape
+# Shardman presents on each node.  As root, the instances are owned and run
+# by the `postgres` OS user (initdb refuses root).
+#
+#   bash scripts/cluster.sh up       build + install petagen, start node1..N
+#   bash scripts/cluster.sh load     the same petagen.start() on every node
+#   bash scripts/cluster.sh status   every node's share, from node1 (FDW)
+#   bash scripts/cluster.sh verify   petagen.verify() of the key space, from node1
+#   bash scripts/cluster.sh matrix   the N x N select TPS matrix (+ matrix.svg)
+#   bash scripts/cluster.sh psql K   psql on node K
+#   bash scripts/cluster.sh down     stop every node (the data stays)
+#
+#   PETAGEN_CLUSTER_NODES     instances                  (default 3)
+#   PETAGEN_CLUSTER_PARTS     hash partitions            (default 12)
+#   PETAGEN_CLUSTER_ROWS      rows in the whole cluster  (default 1000000)
+#   PETAGEN_CLUSTER_WORKERS   load workers per node      (default 2)
+#   PETAGEN_CLUSTER_DURATION  per matrix cell            (default '5 s')
+#   PETAGEN_CLUSTER_PORT      node K listens on PORT+K   (default 54340)
+#   PETAGEN_CLUSTER_DIR       data, sockets and logs     (default ./cluster)
+#   PG_CONFIG                 the PostgreSQL to use      (default Debian's 15)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+NODES=${PETAGEN_CLUSTER_NODES:-3}
+PARTS=${PETAGEN_CLUSTER_PARTS:-12}
+ROWS=${PETAGEN_CLUSTER_ROWS:-1000000}
+WORKERS=${PETAGEN_CLUSTER_WORKERS:-2}
+DURATION=${PETAGEN_CLUSTER_DURATION:-5 s}
+PORT=${PETAGEN_CLUSTER_PORT:-54340}
+DIR=${PETAGEN_CLUSTER_DIR:-$PWD/cluster}
+export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+PGBIN=$("$PG_CONFIG" --bindir)
+
+# Run a command as the instance owner.
+if [ "$(id -u)" -eq 0 ]; then
+    as_owner() { runuser -u postgres -- "$@"; }
+else
+    as_owner() { "$@"; }
+fi
+
+# psql on node $1, the rest are psql arguments.
+node_psql() {
+    local k=$1
+    shift
+    as_owner "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$DIR" -p $((PORT + k)) \
+        -U postgres -d postgres "$@"
+}
+
+# Start node $1, creating it first if it does not exist.
+node_up() {
+    local k=$1 data=$DIR/node$1
+    if [ ! -d "$data" ]; then
+        as_owner "$PGBIN/initdb" -D "$data" -U postgres -A trust -E UTF8 \
+            --no-locale --no-sync >"$DIR/initdb$k.log"
+        cat >>"$data/postgresql.conf" <<CONF
+port = $((PORT + k))
+listen_addresses = ''
+unix_socket_directories = '$DIR'
+cluster_name = 'node$k'
+max_worker_processes = 16
+shared_buffers = 128MB
+max_wal_size = 2GB
+CONF
+    fi
+    as_owner "$PGBIN/pg_ctl" -D "$data" -l "$DIR/node$k.log" -w start >/dev/null
+    echo "node$k: port $((PORT + k)), data $data"
+}
+
+cmd_up() {
+    bash scripts/deps.sh
+    bash scripts/build.sh >/dev/null
+    local fresh=0 ports=""
+    [ -d "$DIR" ] || fresh=1
+    mkdir -p "$DIR"
+    if [ "$(id -u)" -eq 0 ]; then chown postgres: "$DIR"; fi
+    if ! as_owner test -w "$DIR"; then
+        echo "cluster: $DIR is not writable by the instance owner" >&2
+        echo "         (as root, every parent directory must be searchable by postgres)" >&2
+        exit 1
+    fi
+    for k in $(seq 1 "$NODES"); do
+        node_up "$k"
+        ports=$ports${ports:+,}$((PORT + k))
+    done
+    [ "$fresh" -eq 1 ] || return 0
+    for k in $(seq 1 "$NODES"); do
+        node_psql "$k" -v self="$k" -v nodes="$NODES" -v parts="$PARTS" \
+            -v host="$DIR" -v ports="$ports" -f scripts/cluster.sql
+    done
+    for k in $(seq 1 "$NODES"); do
+        node_psql "$k" -f scripts/cluster_links.sql
+    done
+    node_psql 1 -c "SELECT node, count(*) AS leaves, string_agg(leaf::text, ' ') AS names
+                    FROM petagen.leaves('usertable') GROUP BY node ORDER BY node"
+}
+
+cmd_load() {
+    local jobs=()
+    for k in $(seq 1 "$NODES"); do
+        jobs+=("$(node_psql "$k" -At -c "SELECT petagen.start($ROWS, workers => $WORKERS)")")
+    done
+    echo "== load: $ROWS rows in the cluster, $WORKERS workers on each of $NODES nodes"
+    for k in $(seq 1 "$NODES"); do
+        echo "node$k: job ${jobs[k - 1]} $(node_psql "$k" -At -c "SELECT petagen.wait(${jobs[k - 1]})")"
+    done
+    cmd_status
+}
+
+cmd_status() {
+    node_psql 1 -c "SELECT node, job, state, rows_written, percent, progress,
+                           avg_rows_per_s, eta, last_error
+                    FROM petagen_cluster.status ORDER BY node, job"
+}
+
+cmd_verify() {
+    node_psql 1 <<'SQL'
+CREATE TEMP TABLE v AS
+    SELECT * FROM petagen.verify((SELECT max(job) FROM petagen.jobs));
+\echo == verify from node1: per node
+SELECT node, count(*) AS leaves, sum(expected) AS expected, sum(present) AS present,
+       sum(missing) AS missing, sum(extra) AS extra, sum(duplicated) AS duplicated,
+       bool_and(ok) AS ok
+FROM v GROUP BY node ORDER BY node;
+\echo == leaves that are not ok
+SELECT leaf, node, expected, present, missing, extra, duplicated FROM v WHERE NOT ok;
+SQL
+}
+
+cmd_matrix() {
+    if [ "$(node_psql 1 -At -c "SELECT count(*) FROM pg_proc
+            WHERE pronamespace = 'petagen'::regnamespace AND proname = 'bench'")" = 0 ]; then
+        echo "cluster: this petagen has no petagen.bench()" >&2
+        exit 1
+    fi
+    for k in $(seq 1 "$NODES"); do
+        echo "== node$k sends: holder|operations|tps|errors|not_found"
+        node_psql "$k" -At -v workers=1 -v duration="$DURATION" -f scripts/cluster_matrix.sql
+    done
+    node_psql 1 -At -c "SELECT petagen_cluster.gather_bench() || ' runs gathered on node1'"
+    echo "== select TPS: rows = node sending the queries, columns = node holding the data"
+    node_psql 1 <<'SQL'
+SELECT DISTINCT ON (node, holder) node, holder, round(tps) AS tps
+FROM (SELECT *, CASE target_node WHEN 'local' THEN node ELSE target_node END AS holder
+      FROM petagen.bench_results WHERE kind = 'select') AS r
+ORDER BY node, holder, finished_at DESC \crosstabview node holder tps
+SQL
+    if [ "$(node_psql 1 -At -c "SELECT count(*) FROM pg_proc
+            WHERE pronamespace = 'petagen'::regnamespace AND proname = 'chart_matrix'")" != 0 ]; then
+        node_psql 1 -At -c "SELECT petagen.chart_matrix()" >"$DIR/matrix.svg"
+        echo "heatmap: $DIR/matrix.svg"
+    fi
+}
+
+cmd_down() {
+    for k in $(seq 1 "$NODES"); do
+        if [ -f "$DIR/node$k/postmaster.pid" ]; then
+            as_owner "$PGBIN/pg_ctl" -D "$DIR/node$k" -m fast -w stop >/dev/null
+            echo "node$k: stopped"
+        fi
+    done
+    echo "cluster: data and logs kept in $DIR (rm -rf it to start afresh)"
+}
+
+case ${1:-} in
+    up) cmd_up ;;
+    load) cmd_load ;;
+    status) cmd_status ;;
+    verify) cmd_verify ;;
+    matrix) cmd_matrix ;;
+    psql) shift; k=${1:-1}; shift || true; node_psql "$k" "$@" ;;
+    down) cmd_down ;;
+    *) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+esac
