@@ -26,8 +26,8 @@
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "fmgr.h"
-#include "foreign/foreign.h"
 #include "funcapi.h"
+#include "lib/qunique.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "pgstat.h"
@@ -272,16 +272,15 @@ bench_local_targets(BenchDef *def, const Router *router)
 
 /* "local", the foreign server of the target leaves, or "mixed". */
 static const char *
-bench_target_node(const BenchDef *def)
+bench_target_node(const BenchDef *def, const Router *router)
 {
 	const char *node = NULL;
 
 	for (int i = 0; i < def->ntargets; i++)
 	{
-		const char *this = "local";
+		int			leaf = bench_leaf_index(router, def->targets[i]);
+		const char *this = route_leaf_node(route_leaf(router, leaf));
 
-		if (get_rel_relkind(def->targets[i]) == RELKIND_FOREIGN_TABLE)
-			this = GetForeignServer(GetForeignTable(def->targets[i])->serverid)->servername;
 		if (node != NULL && strcmp(node, this) != 0)
 			return "mixed";
 		node = this;
@@ -329,12 +328,10 @@ bench_resolve_target(BenchDef *def, FunctionCallInfo fcinfo)
 	else
 		bench_named_targets(def, router, PG_GETARG_ARRAYTYPE_P(BENCH_ARG_TARGET));
 	qsort(def->targets, def->ntargets, sizeof(Oid), bench_oid_cmp);
-	for (int i = 0, j = 0; i < def->ntargets; i++)
-		if (j == 0 || def->targets[j - 1] != def->targets[i])
-			def->targets[j++] = def->targets[i];
+	def->ntargets = qunique(def->targets, def->ntargets, sizeof(Oid), bench_oid_cmp);
 	for (int i = 0; i < def->ntargets; i++)
 		bench_check_privileges(def->kind, def->targets[i]);
-	def->target_node = bench_target_node(def);
+	def->target_node = bench_target_node(def, router);
 	bench_check_target_keys(def, router);
 	route_close(router);
 }
