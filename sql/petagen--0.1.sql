@@ -126,7 +126,8 @@ CREATE FUNCTION @extschema@.start(
     zeropadding integer DEFAULT 1,
     chunk_rows bigint DEFAULT 100000,
     disk_reserve text DEFAULT NULL,
-    max_rate text DEFAULT NULL)
+    max_rate text DEFAULT NULL,
+    force boolean DEFAULT false)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'petagen_start'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT;
@@ -163,10 +164,10 @@ AS 'MODULE_PATHNAME', 'petagen_status'
 LANGUAGE C VOLATILE;
 
 -- Who may do what: operators run jobs, pg_monitor members watch them.
-REVOKE ALL ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION @extschema@.resume(bigint, integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION @extschema@.stop(bigint) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text) TO petagen_operator;
+GRANT EXECUTE ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean) TO petagen_operator;
 GRANT EXECUTE ON FUNCTION @extschema@.resume(bigint, integer) TO petagen_operator;
 GRANT EXECUTE ON FUNCTION @extschema@.stop(bigint) TO petagen_operator;
 GRANT USAGE ON SCHEMA @extschema@ TO petagen_operator, pg_monitor;
@@ -263,3 +264,30 @@ COMMENT ON TABLE @extschema@.bench_results IS
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.bench_results', '');
 GRANT SELECT, INSERT ON @extschema@.bench_results TO petagen_operator;
 GRANT SELECT ON @extschema@.bench_results TO pg_monitor;
+
+-- Preflight check ----------------------------------------------------------
+
+-- petagen.check(rows, ...): what would hurt a load with start()'s arguments,
+-- one finding per row; start() refuses on an error unless force => true.
+CREATE FUNCTION @extschema@.check(
+    rows numeric,
+    workers integer DEFAULT 4,
+    "table" text DEFAULT 'usertable',
+    keys text DEFAULT 'scrambled',
+    seed bigint DEFAULT 0,
+    fieldlength integer DEFAULT 100,
+    prefix text DEFAULT 'user',
+    zeropadding integer DEFAULT 1,
+    chunk_rows bigint DEFAULT 100000,
+    disk_reserve text DEFAULT NULL,
+    max_rate text DEFAULT NULL,
+    OUT severity text, OUT object text, OUT finding text, OUT hint text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'petagen_check'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT;
+
+COMMENT ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text) IS
+    'preflight of a load: shape, leaves, space per filesystem, index tablespaces, relation size, worker slots, settings';
+
+REVOKE ALL ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text) TO petagen_operator, pg_monitor;
