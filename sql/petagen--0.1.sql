@@ -291,3 +291,20 @@ COMMENT ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, inte
 
 REVOKE ALL ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text) TO petagen_operator, pg_monitor;
+
+-- petagen.create_table(name, partitions, tablespaces): the canonical YCSB
+-- usertable, hash-partitioned, leaves round-robin over the tablespaces, each
+-- leaf's primary key index beside its heap.
+CREATE FUNCTION @extschema@.create_table(
+    name text DEFAULT 'usertable',
+    partitions integer DEFAULT 8,
+    tablespaces text[] DEFAULT NULL,
+    fields integer DEFAULT 10,
+    fieldlength integer DEFAULT 100,
+    keylength integer DEFAULT 64)
+RETURNS regclass
+AS 'MODULE_PATHNAME', 'petagen_create_table'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT;
+
+COMMENT ON FUNCTION @extschema@.create_table(text, integer, text[], integer, integer, integer) IS
+    'creates the canonical hash-partitioned YCSB table name_p0 .. name_pN-1, each index beside its heap';

@@ -90,7 +90,34 @@ CREATE FOREIGN TABLE remote_only_0 PARTITION OF remote_only
     FOR VALUES WITH (MODULUS 1, REMAINDER 0) SERVER nowhere;
 SELECT severity, object, finding FROM petagen.check(10, 1, 'remote_only') WHERE severity = 'error';
 
-SELECT plan(16);
+-- petagen.create_table(): the canonical table, its leaves round-robin over
+-- the tablespaces, each leaf's primary key index beside its heap.
+SELECT petagen.create_table('ct', 3, ARRAY['regress_check_ts', 'pg_default']);
+SELECT c.relname, c.relkind, coalesce(t.spcname, '(database default)') AS tablespace
+FROM pg_class c LEFT JOIN pg_tablespace t ON t.oid = c.reltablespace
+WHERE c.relnamespace = 'check11'::regnamespace AND c.relname ~ '^ct' ORDER BY 1;
+SELECT relid, isleaf, pg_get_expr(c.relpartbound, c.oid) AS bound
+FROM pg_partition_tree('ct') p JOIN pg_class c ON c.oid = p.relid ORDER BY 1;
+SELECT attname, format_type(atttypid, atttypmod) AS type, attnotnull
+FROM pg_attribute WHERE attrelid = 'ct'::regclass AND attnum > 0 ORDER BY attnum;
+SHOW default_tablespace;
+SELECT count(*) AS misplaced FROM petagen.check(1000, 1, 'ct') WHERE finding LIKE 'index tablespace:%';
+SELECT severity, object FROM petagen.check(1000, 1, 'ct') WHERE finding LIKE 'space:%';
+-- It loads, and holds exactly the key space.
+SELECT keys, rows_written FROM petagen.load('ct', 0, 3000);
+SELECT count(*) AS leaves, bool_and(ok) AS ok, sum(present) AS present FROM petagen.verify('ct', 3000);
+-- Other sizes, in the caller's schema; no tablespaces: the default ones.
+SELECT petagen.create_table('ct_small', 1, fields => 2, fieldlength => 10, keylength => 30);
+SELECT attname, format_type(atttypid, atttypmod) AS type
+FROM pg_attribute WHERE attrelid = 'ct_small_p0'::regclass AND attnum > 0 ORDER BY attnum;
+CREATE SCHEMA check11_defaults;
+SET search_path = check11_defaults, public;
+SELECT petagen.create_table();
+SELECT count(*) AS leaves, min(relid::text) AS first, max(relid::text) AS last
+FROM pg_partition_tree('check11_defaults.usertable') WHERE isleaf;
+SET search_path = check11, public;
+
+SELECT plan(31);
 
 -- Bad input to check() is an error, as for start().
 SELECT throws_ok($$SELECT * FROM petagen.check(NULL)$$, '22004',
@@ -129,11 +156,46 @@ SELECT is(petagen.stop(:job), 'stopped', 'start with force: the job ran and stop
 SELECT is(count(*), 0::bigint, 'start with force: nothing written past the reserve') FROM usertable;
 SELECT is(count(*), 1::bigint, 'start with force: one job row') FROM petagen.jobs;
 
+-- Bad input to create_table() changes nothing.
+SELECT throws_ok($$SELECT petagen.create_table('ct')$$, '42P07',
+    'relation "ct" already exists', 'create_table: an existing name');
+SELECT throws_ok($$SELECT petagen.create_table(NULL)$$, '22004',
+    'argument "name" of petagen.create_table() must not be null', 'create_table: NULL name');
+SELECT throws_ok($$SELECT petagen.create_table('x', NULL)$$, '22004',
+    'argument "partitions" of petagen.create_table() must not be null', 'create_table: NULL partitions');
+SELECT throws_ok($$SELECT petagen.create_table('x', 0)$$, '22023',
+    'partitions must be between 1 and 65536, not 0', 'create_table: 0 partitions');
+SELECT throws_ok($$SELECT petagen.create_table('x', fields => 0)$$, '22023',
+    'fields must be between 1 and 1000, not 0', 'create_table: 0 fields');
+SELECT throws_ok($$SELECT petagen.create_table('x', fieldlength => 0)$$, '22023',
+    'fieldlength must be between 1 and 1048576, not 0', 'create_table: fieldlength 0');
+SELECT throws_ok($$SELECT petagen.create_table('x', keylength => -1)$$, '22023',
+    'keylength must be between 1 and 10485760, not -1', 'create_table: negative keylength');
+SELECT throws_ok($$SELECT petagen.create_table('x', tablespaces => ARRAY['nope'])$$, '42704',
+    'tablespace "nope" does not exist', 'create_table: an unknown tablespace');
+SELECT throws_ok($$SELECT petagen.create_table('x', tablespaces => '{}')$$, '22023',
+    'tablespaces must not be an empty array', 'create_table: no tablespaces');
+SELECT throws_ok($$SELECT petagen.create_table('x', tablespaces => ARRAY[NULL])$$, '22004',
+    'tablespaces must not contain NULL', 'create_table: a NULL tablespace');
+SELECT throws_ok($$SELECT petagen.create_table(repeat('x', 62))$$, '42622',
+    format('name "%s" is too long for its partitions', repeat('x', 62)), 'create_table: a name too long for its leaves');
+SELECT throws_ok($$SELECT petagen.create_table('')$$, '42602',
+    'invalid name syntax', 'create_table: an empty name');
+SELECT throws_ok($$SELECT petagen.create_table('nowhere.x')$$, '3F000',
+    'schema "nowhere" does not exist', 'create_table: no such schema');
+CREATE TABLE clash_p1 (id int);
+SELECT throws_ok($$SELECT petagen.create_table('clash', 2)$$, '42P07',
+    'relation "clash_p1" already exists', 'create_table: a leaf name taken');
+SELECT is(count(*), 0::bigint, 'create_table: the failed calls left no table')
+FROM pg_class WHERE relnamespace = 'check11'::regnamespace
+  AND (relname = 'x' OR relname LIKE 'x\_p%' OR relname IN ('clash', 'clash_p0'));
+
 SELECT * FROM finish();
 
 DELETE FROM petagen.jobs;
 SET client_min_messages = warning;
 DROP SCHEMA check11 CASCADE;
+DROP SCHEMA check11_defaults CASCADE;
 DROP SERVER nowhere CASCADE;
 DROP TABLESPACE regress_check_ts;
 RESET client_min_messages;
