@@ -19,8 +19,8 @@
  *	- autovacuum, freeze, xids, checkpoints, wal: settings that make such a
  *	  load or its aftermath slow.
  *
- * Estimates come from a sample of key numbers spread evenly over the key
- * space, routed as the load routes them (route.c), so every partitioning
+ * Estimates come from a sample of key numbers (10,000, or 100 per leaf up
+ * to a million) spread evenly over the key space, routed as the load routes them (route.c), so every partitioning
  * strategy is estimated the same way.  Sizes follow the page layout: heap
  * tuple header, packed varlenas, line pointers and fillfactor per page;
  * btree leaf tuples filled to the index fillfactor for ascending keys and
@@ -61,8 +61,10 @@
 #include "disk.h"
 #include "route.h"
 
-/* Key numbers routed to estimate each leaf's share. */
-#define CHECK_SAMPLES		10000
+/* Key numbers routed to estimate the leaves' shares: at least, per leaf, at most. */
+#define CHECK_MIN_SAMPLES	10000
+#define CHECK_LEAF_SAMPLES	100
+#define CHECK_MAX_SAMPLES	1000000
 /* Fill of btree leaf pages under random inserts (about ln 2). */
 #define CHECK_RANDOM_FILL	0.70
 /* Warn when an estimate takes more than this share of the room. */
@@ -215,7 +217,9 @@ static void
 check_sample(CheckCtx *ctx)
 {
 	int64		rows = ctx->def->rows;
-	int64		n = Min(rows, CHECK_SAMPLES);
+	int64		n = Min(rows, Min(CHECK_MAX_SAMPLES,
+								  Max(CHECK_MIN_SAMPLES,
+									  (int64) CHECK_LEAF_SAMPLES * route_nleaves(ctx->router))));
 	text	   *key = palloc(VARHDRSZ + KEYS_MAX_LEN + 1);
 	int64		unrouted = 0;
 	int64		first_unrouted = -1;
@@ -227,6 +231,8 @@ check_sample(CheckCtx *ctx)
 		int			len = keys_format(&ctx->def->spec.keys, seq, VARDATA(key));
 		int			leaf;
 
+		if ((i & 1023) == 0)
+			CHECK_FOR_INTERRUPTS();
 		SET_VARSIZE(key, VARHDRSZ + len);
 		leaf = route_key(ctx->router, PointerGetDatum(key));
 		if (leaf < 0)
