@@ -126,7 +126,8 @@ CREATE FUNCTION @extschema@.start(
     zeropadding integer DEFAULT 1,
     chunk_rows bigint DEFAULT 100000,
     disk_reserve text DEFAULT NULL,
-    max_rate text DEFAULT NULL)
+    max_rate text DEFAULT NULL,
+    force boolean DEFAULT false)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'petagen_start'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT;
@@ -163,10 +164,10 @@ AS 'MODULE_PATHNAME', 'petagen_status'
 LANGUAGE C VOLATILE;
 
 -- Who may do what: operators run jobs, pg_monitor members watch them.
-REVOKE ALL ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION @extschema@.resume(bigint, integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION @extschema@.stop(bigint) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text) TO petagen_operator;
+GRANT EXECUTE ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean) TO petagen_operator;
 GRANT EXECUTE ON FUNCTION @extschema@.resume(bigint, integer) TO petagen_operator;
 GRANT EXECUTE ON FUNCTION @extschema@.stop(bigint) TO petagen_operator;
 GRANT USAGE ON SCHEMA @extschema@ TO petagen_operator, pg_monitor;
@@ -919,3 +920,46 @@ LANGUAGE C STABLE STRICT;
 
 COMMENT ON FUNCTION @extschema@.leaves(regclass) IS
     'the leaves of a table in routing order; node is "local" or the foreign server of a foreign leaf';
+-- Preflight check ----------------------------------------------------------
+
+-- petagen.check(rows, ...): what would hurt a load with start()'s arguments,
+-- one finding per row; start() refuses on an error unless force => true.
+CREATE FUNCTION @extschema@.check(
+    rows numeric,
+    workers integer DEFAULT 4,
+    "table" text DEFAULT 'usertable',
+    keys text DEFAULT 'scrambled',
+    seed bigint DEFAULT 0,
+    fieldlength integer DEFAULT 100,
+    prefix text DEFAULT 'user',
+    zeropadding integer DEFAULT 1,
+    chunk_rows bigint DEFAULT 100000,
+    disk_reserve text DEFAULT NULL,
+    max_rate text DEFAULT NULL,
+    OUT severity text, OUT object text, OUT finding text, OUT hint text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'petagen_check'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT;
+
+COMMENT ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text) IS
+    'preflight of a load: shape, leaves, space per filesystem, index tablespaces, relation size, worker slots, settings';
+
+REVOKE ALL ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text) TO petagen_operator, pg_monitor;
+
+-- petagen.create_table(name, partitions, tablespaces): the canonical YCSB
+-- usertable, hash-partitioned, leaves round-robin over the tablespaces, each
+-- leaf's primary key index beside its heap.
+CREATE FUNCTION @extschema@.create_table(
+    name text DEFAULT 'usertable',
+    partitions integer DEFAULT 8,
+    tablespaces text[] DEFAULT NULL,
+    fields integer DEFAULT 10,
+    fieldlength integer DEFAULT 100,
+    keylength integer DEFAULT 64)
+RETURNS regclass
+AS 'MODULE_PATHNAME', 'petagen_create_table'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT;
+
+COMMENT ON FUNCTION @extschema@.create_table(text, integer, text[], integer, integer, integer) IS
+    'creates the canonical hash-partitioned YCSB table name_p0 .. name_pN-1, each index beside its heap';

@@ -23,18 +23,25 @@
 #include "disk.h"
 #include "route.h"
 
+/* The directory of tablespace spcoid (0: the database's), MAXPGPATH long. */
+void
+disk_tablespace_path(Oid spcoid, char *path)
+{
+	if (!OidIsValid(spcoid))
+		spcoid = MyDatabaseTableSpace;
+	if (spcoid == DEFAULTTABLESPACE_OID)
+		snprintf(path, MAXPGPATH, "%s/base", DataDir);
+	else
+		snprintf(path, MAXPGPATH, "%s/pg_tblspc/%u", DataDir, spcoid);
+}
+
 /* Add the directory of tablespace spcoid (0: the database's) once. */
 static void
 disk_add_tablespace(DiskTargets *targets, Oid spcoid)
 {
 	char		path[MAXPGPATH];
 
-	if (!OidIsValid(spcoid))
-		spcoid = MyDatabaseTableSpace;
-	if (spcoid == DEFAULTTABLESPACE_OID)
-		snprintf(path, sizeof(path), "%s/base", DataDir);
-	else
-		snprintf(path, sizeof(path), "%s/pg_tblspc/%u", DataDir, spcoid);
+	disk_tablespace_path(spcoid, path);
 	for (int i = 0; i < targets->n; i++)
 		if (strcmp(targets->path[i], path) == 0)
 			return;
@@ -70,6 +77,19 @@ disk_find_targets(Oid relid, DiskTargets *targets)
 	route_close(router);
 }
 
+/* Free bytes for unprivileged use on the filesystem of path. */
+int64
+disk_free(const char *path)
+{
+	struct statvfs fs;
+
+	if (statvfs(path, &fs) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not get free space of \"%s\": %m", path)));
+	return (int64) fs.f_bavail * (int64) fs.f_frsize;
+}
+
 /* The smallest free space among the targets; *where names its path. */
 int64
 disk_min_free(const DiskTargets *targets, const char **where)
@@ -79,15 +99,8 @@ disk_min_free(const DiskTargets *targets, const char **where)
 	*where = "";
 	for (int i = 0; i < targets->n; i++)
 	{
-		struct statvfs fs;
-		int64		free_bytes;
+		int64		free_bytes = disk_free(targets->path[i]);
 
-		if (statvfs(targets->path[i], &fs) != 0)
-			ereport(ERROR,
-					(errcode_for_file_access(),
-					 errmsg("could not get free space of \"%s\": %m",
-							targets->path[i])));
-		free_bytes = (int64) fs.f_bavail * (int64) fs.f_frsize;
 		if (free_bytes < min_free)
 		{
 			min_free = free_bytes;

@@ -15,6 +15,8 @@ typedef struct DiskTargets
 	char		path[DISK_MAX_TARGETS][MAXPGPATH];
 } DiskTargets;
 
+extern void disk_tablespace_path(Oid spcoid, char *path);
+extern int64 disk_free(const char *path);
 extern void disk_find_targets(Oid relid, DiskTargets *targets);
 extern int64 disk_min_free(const DiskTargets *targets, const char **where);
 

@@ -37,6 +37,7 @@
 #include "utils/timestamp.h"
 #include "utils/varlena.h"
 
+#include "check.h"
 #include "job.h"
 #include "load.h"
 #include "route.h"
@@ -234,7 +235,7 @@ job_record_end(int64 job, int32 run, JobState state, const char *error)
 }
 
 /* Background worker slots not in use, as far as pg_stat_activity shows. */
-static int
+int
 job_free_worker_slots(void)
 {
 	bool		isnull;
@@ -252,17 +253,24 @@ job_free_worker_slots(void)
 	return max_worker_processes - used;
 }
 
+/* Raise an error unless nworkers is a worker count a job may have. */
+static void
+job_check_worker_count(int nworkers)
+{
+	if (nworkers < 1 || nworkers > JOB_MAX_WORKERS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("workers must be between 1 and %d, not %d",
+						JOB_MAX_WORKERS, nworkers)));
+}
+
 /* Raise an error unless nworkers workers can be started now. */
 void
 job_check_workers(int nworkers)
 {
 	int			free_slots;
 
-	if (nworkers < 1 || nworkers > JOB_MAX_WORKERS)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("workers must be between 1 and %d, not %d",
-						JOB_MAX_WORKERS, nworkers)));
+	job_check_worker_count(nworkers);
 	free_slots = job_free_worker_slots();
 	if (nworkers > free_slots)
 		ereport(ERROR,
@@ -275,7 +283,7 @@ job_check_workers(int nworkers)
 }
 
 /* Raise an error unless the table can be loaded by the current role. */
-static void
+void
 job_check_table(Oid relid, const GenSpec *spec, int64 rows)
 {
 	Router	   *router;
@@ -528,43 +536,69 @@ job_check_job_arg(FunctionCallInfo fcinfo, const char *funcname)
 	spec_check_nulls(fcinfo, 0, names, lengthof(names), funcname);
 }
 
+/* The disk reserve in force for a job, in bytes: its own, or the setting's. */
+int64
+job_reserve(const JobDef *def)
+{
+	if (def->disk_reserve >= 0)
+		return def->disk_reserve;
+	return (int64) petagen_disk_reserve_mb * 1024 * 1024;
+}
+
 static const char *const start_arg_names[] = {
 	"rows", "workers", "table", "keys", "seed", "fieldlength", "prefix",
 	"zeropadding", "chunk_rows"
 };
 
+/*
+ * Read and validate the arguments start() and check() share, in SQL order
+ * rows .. max_rate, into def; funcname reads "petagen.f()".
+ */
+void
+job_parse_args(FunctionCallInfo fcinfo, const char *funcname, JobDef *def)
+{
+	spec_check_nulls(fcinfo, 0, start_arg_names, lengthof(start_arg_names),
+					 funcname);
+	memset(def, 0, sizeof(*def));
+	def->rows = spec_count_arg(PG_GETARG_NUMERIC(0), "rows");
+	if (def->rows < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("rows must be at least 1")));
+	def->nworkers = PG_GETARG_INT32(1);
+	job_check_worker_count(def->nworkers);
+	def->relid = job_table_arg(PG_GETARG_TEXT_PP(2));
+	spec_init(&def->spec, text_to_cstring(PG_GETARG_TEXT_PP(3)),
+			  text_to_cstring(PG_GETARG_TEXT_PP(6)), PG_GETARG_INT32(7),
+			  PG_GETARG_INT64(4), PG_GETARG_INT32(5));
+	def->chunk_rows = PG_GETARG_INT64(8);
+	if (def->chunk_rows < 1 || def->chunk_rows > 100000000)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("chunk_rows must be between 1 and 100000000, not " INT64_FORMAT,
+						def->chunk_rows),
+				 errhint("Each chunk of key numbers is one transaction; the default is 100000.")));
+	def->disk_reserve = job_size_arg(fcinfo, 9, "disk_reserve", -1);
+	def->max_rate = job_size_arg(fcinfo, 10, "max_rate", 0);
+}
+
 PG_FUNCTION_INFO_V1(petagen_start);
-/* petagen.start(rows, workers, table, keys, ...): start a load job. */
+/* petagen.start(rows, workers, table, keys, ..., force): start a load job. */
 Datum
 petagen_start(PG_FUNCTION_ARGS)
 {
 	JobDef		def;
 
 	job_check_operator();
-	spec_check_nulls(fcinfo, 0, start_arg_names, lengthof(start_arg_names),
-					 "petagen.start()");
-	memset(&def, 0, sizeof(def));
-	def.rows = spec_count_arg(PG_GETARG_NUMERIC(0), "rows");
-	if (def.rows < 1)
+	job_parse_args(fcinfo, "petagen.start()", &def);
+	if (PG_ARGISNULL(11))
 		ereport(ERROR,
-				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-				 errmsg("rows must be at least 1")));
-	def.nworkers = PG_GETARG_INT32(1);
-	def.relid = job_table_arg(PG_GETARG_TEXT_PP(2));
-	spec_init(&def.spec, text_to_cstring(PG_GETARG_TEXT_PP(3)),
-			  text_to_cstring(PG_GETARG_TEXT_PP(6)), PG_GETARG_INT32(7),
-			  PG_GETARG_INT64(4), PG_GETARG_INT32(5));
-	def.chunk_rows = PG_GETARG_INT64(8);
-	if (def.chunk_rows < 1 || def.chunk_rows > 100000000)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("chunk_rows must be between 1 and 100000000, not " INT64_FORMAT,
-						def.chunk_rows),
-				 errhint("Each chunk of key numbers is one transaction; the default is 100000.")));
-	def.disk_reserve = job_size_arg(fcinfo, 9, "disk_reserve", -1);
-	def.max_rate = job_size_arg(fcinfo, 10, "max_rate", 0);
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("argument \"force\" of petagen.start() must not be null")));
 	job_check_table(def.relid, &def.spec, def.rows);
 	job_check_workers(def.nworkers);
+	if (!PG_GETARG_BOOL(11))
+		check_refuse_errors(&def);
 	job_check_no_other(def.relid, 0);
 	job_insert(&def);
 	job_launch(&def);

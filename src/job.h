@@ -130,8 +130,11 @@ extern void job_record_end(int64 job, int32 run, JobState state,
 extern void job_init_gucs(void);
 extern void job_check_workers(int nworkers);
 extern Oid	job_table_arg(text *name);
-
-
+extern void job_parse_args(FunctionCallInfo fcinfo, const char *funcname,
+						   JobDef *def);
+extern void job_check_table(Oid relid, const GenSpec *spec, int64 rows);
+extern int	job_free_worker_slots(void);
+extern int64 job_reserve(const JobDef *def);
 
 extern JobState job_current_state(const JobDef *def);
 extern JobState job_total_state(JobShared *shared);

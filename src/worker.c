@@ -110,15 +110,6 @@ worker_sleep(long ms)
 	worker_reload_config();
 }
 
-/* The disk reserve in force for this job, in bytes. */
-static int64
-worker_reserve(WorkerCtx *ctx)
-{
-	if (ctx->def.disk_reserve >= 0)
-		return ctx->def.disk_reserve;
-	return (int64) petagen_disk_reserve_mb * 1024 * 1024;
-}
-
 /* Pause while less than reserve + need bytes are free on some target. */
 static void
 worker_wait_for_room(WorkerCtx *ctx, int64 need)
@@ -132,7 +123,7 @@ worker_wait_for_room(WorkerCtx *ctx, int64 need)
 
 		worker_reload_config();
 		free_bytes = disk_min_free(&ctx->disk, &where);
-		reserve = worker_reserve(ctx);
+		reserve = job_reserve(&ctx->def);
 		pg_atomic_write_u64(&ctx->shared->headroom,
 							(uint64) Max(free_bytes - reserve, 0));
 		if (free_bytes - need >= reserve || ctx->stopping ||

@@ -117,10 +117,11 @@ CREATE TABLE tiny (ycsb_key varchar(64),
 });
 	my $log_offset = -s $node->logfile;
 
-	# About 240 MB of rows for a 64 MB filesystem.
+	# About 240 MB of rows for a 64 MB filesystem: the preflight check
+	# refuses it (015_check), so force it to see the workers pause.
 	my $tjob = $node->safe_psql('postgres',
 		q{SELECT petagen.start(200000, workers => 2, "table" => 'tiny',}
-		  . q{ chunk_rows => 10000, disk_reserve => '8MB')});
+		  . q{ chunk_rows => 10000, disk_reserve => '8MB', force => true)});
 	is( poll_for(
 			"SELECT state, reason ~ 'disk reserve' AND reason ~ 'pg_tblspc'"
 			  . " FROM petagen.status($tjob) WHERE worker IS NULL",
