@@ -181,26 +181,6 @@ bench_check_privileges(BenchKind kind, Oid relid)
 	}
 }
 
-/* Raise an error unless the workers can connect as the current role. */
-static void
-bench_check_login(void)
-{
-	HeapTuple	tuple = SearchSysCache1(AUTHOID, ObjectIdGetDatum(GetUserId()));
-	bool		canlogin;
-
-	if (!HeapTupleIsValid(tuple))
-		elog(ERROR, "cache lookup failed for role %u", GetUserId());
-	canlogin = ((Form_pg_authid) GETSTRUCT(tuple))->rolcanlogin;
-	ReleaseSysCache(tuple);
-	if (!canlogin)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("role \"%s\" cannot log in, so benchmark workers cannot run as it",
-						GetUserNameFromId(GetUserId(), false)),
-				 errdetail("Benchmark workers connect as the role that calls petagen.bench()."),
-				 errhint("Call it as a role with LOGIN, or ALTER ROLE ... LOGIN.")));
-}
-
 /* Index of a leaf relid in the router, or -1. */
 static int
 bench_leaf_index(const Router *router, Oid relid)
@@ -441,7 +421,7 @@ bench_read_args(FunctionCallInfo fcinfo, BenchDef *def)
 	def->zipfian_constant = PG_GETARG_FLOAT8(BENCH_ARG_ZIPFIAN_CONSTANT);
 	dist_check_constant(def->zipfian_constant);
 	def->relid = job_table_arg(PG_GETARG_TEXT_PP(BENCH_ARG_TABLE));
-	bench_check_login();
+	job_check_login("petagen.bench()");
 	bench_key_space(def, fcinfo);
 	bench_check_shape(def);
 	bench_resolve_target(def, fcinfo);

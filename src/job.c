@@ -34,6 +34,7 @@
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/numeric.h"
+#include "utils/syscache.h"
 #include "utils/timestamp.h"
 #include "utils/varlena.h"
 
@@ -92,6 +93,30 @@ job_check_operator(void)
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied to run petagen load jobs"),
 				 errhint("Only superusers and members of role \"petagen_operator\" may start, stop or resume jobs.")));
+}
+
+/*
+ * Raise an error unless workers can connect as the current role: before
+ * PostgreSQL 17 a background worker cannot connect as a role without LOGIN.
+ */
+void
+job_check_login(const char *funcname)
+{
+	HeapTuple	tuple = SearchSysCache1(AUTHOID, ObjectIdGetDatum(GetUserId()));
+	bool		canlogin;
+
+	if (!HeapTupleIsValid(tuple))
+		elog(ERROR, "cache lookup failed for role %u", GetUserId());
+	canlogin = ((Form_pg_authid) GETSTRUCT(tuple))->rolcanlogin;
+	ReleaseSysCache(tuple);
+	if (!canlogin)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("role \"%s\" cannot log in, so petagen workers cannot run as it",
+						GetUserNameFromId(GetUserId(), false)),
+				 errdetail("The workers of %s connect as the role that calls it.",
+						   funcname),
+				 errhint("Call it as a role with LOGIN, or ALTER ROLE ... LOGIN.")));
 }
 
 /* Run one SPI statement with int8 or text arguments; returns SPI_processed. */
@@ -590,6 +615,7 @@ petagen_start(PG_FUNCTION_ARGS)
 	JobDef		def;
 
 	job_check_operator();
+	job_check_login("petagen.start()");
 	job_parse_args(fcinfo, "petagen.start()", &def);
 	if (PG_ARGISNULL(11))
 		ereport(ERROR,
@@ -651,6 +677,7 @@ petagen_resume(PG_FUNCTION_ARGS)
 	Datum		values[3];
 
 	job_check_operator();
+	job_check_login("petagen.resume()");
 	job_check_job_arg(fcinfo, "petagen.resume()");
 	job = PG_GETARG_INT64(0);
 	job_read(job, &def, false);

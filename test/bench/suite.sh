@@ -7,7 +7,7 @@
 #   PGBIN=/opt/pgE/usr/lib/postgresql/15/bin PETAGEN_BUILD=1 test/bench/suite.sh
 #
 # Starts its own throwaway instance (lib.sh: PGBIN, BENCH_DIR, BENCH_PORT
-# default 5462, PETAGEN_BUILD=1) with the canonical usertable (8-way hash,
+# default 5463, PETAGEN_BUILD=1) with the canonical usertable (8-way hash,
 # varchar(64) PRIMARY KEY + 10 varchar(100)) and, REPS times, interleaved,
 # TRUNCATE + CHECKPOINT before each, loads N rows with:
 #   - petagen.start() with 1 and 2 workers in every key mode;
@@ -34,7 +34,7 @@ REPS=${REPS:-3}
 N_CLIENT=${N_CLIENT:-$((N / 10))}
 N_BIG=${N_BIG:-10000000}
 REPS_BIG=${REPS_BIG:-3}
-BENCH_PORT=${BENCH_PORT:-5462}
+BENCH_PORT=${BENCH_PORT:-5463}
 BENCH_DIR=${BENCH_DIR:-/tmp/bench-pg/suite}
 OUT=$RESULTS_DIR/suite.md
 BIN=$BENCH_DIR/rows.bin

@@ -8,11 +8,13 @@ CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS postgres_fdw;
 DROP ROLE IF EXISTS regress_petagen_op;
 DROP ROLE IF EXISTS regress_petagen_outsider;
+DROP ROLE IF EXISTS regress_petagen_nologin;
 RESET client_min_messages;
 CREATE SCHEMA errs07;
 SET search_path = errs07, public;
 
-CREATE ROLE regress_petagen_op IN ROLE petagen_operator;
+CREATE ROLE regress_petagen_op LOGIN IN ROLE petagen_operator;
+CREATE ROLE regress_petagen_nologin NOLOGIN IN ROLE petagen_operator;
 CREATE ROLE regress_petagen_outsider;
 GRANT USAGE ON SCHEMA errs07 TO regress_petagen_op, regress_petagen_outsider;
 
@@ -43,7 +45,7 @@ CREATE TRIGGER keep BEFORE INSERT ON with_trigger FOR EACH ROW EXECUTE FUNCTION 
 CREATE TABLE with_fk (ycsb_key varchar(64) REFERENCES ok, field0 text);
 CREATE TEMP TABLE a_temp (ycsb_key text, field0 text);
 
-SELECT plan(73);
+SELECT plan(75);
 
 -- rows
 SELECT throws_ok($$SELECT petagen.start(0, 1, 'ok')$$, '22003',
@@ -160,6 +162,12 @@ SELECT throws_ok($$SET ROLE regress_petagen_op; SELECT petagen.start(10, 1, 'wit
     'row-level security, as an operator who is not the owner');
 SELECT throws_ok($$SET ROLE regress_petagen_op; SELECT petagen.start(10, 1, 'ok')$$, '42501',
     'permission denied for table ok', 'an operator without INSERT');
+SELECT throws_ok($$SET ROLE regress_petagen_nologin; SELECT petagen.start(10, 1, 'ok')$$, '42501',
+    'role "regress_petagen_nologin" cannot log in, so petagen workers cannot run as it',
+    'an operator role without LOGIN: its workers could not connect');
+SELECT throws_ok($$SET ROLE regress_petagen_nologin; SELECT petagen.resume(1)$$, '42501',
+    'role "regress_petagen_nologin" cannot log in, so petagen workers cannot run as it',
+    'resume, as an operator role without LOGIN');
 SELECT throws_ok($$SET ROLE regress_petagen_outsider; SELECT petagen.start(10, 1, 'ok')$$, '42501',
     'permission denied for schema petagen', 'not an operator, no USAGE on schema petagen');
 GRANT USAGE ON SCHEMA petagen TO regress_petagen_outsider;
@@ -252,4 +260,5 @@ DROP SCHEMA errs07 CASCADE;
 DROP SERVER nowhere CASCADE;
 DROP ROLE regress_petagen_op;
 DROP ROLE regress_petagen_outsider;
+DROP ROLE regress_petagen_nologin;
 RESET client_min_messages;

@@ -119,7 +119,7 @@ SELECT throws_ok($$SELECT * FROM petagen.bench('ycsb-d', "table" => 'b09.t', row
 RESET ROLE;
 SET ROLE regress_bench_nologin;
 SELECT throws_ok($$SELECT * FROM petagen.bench('select', "table" => 'b09.t', rows => 1000)$$,
-    '42501', 'role "regress_bench_nologin" cannot log in, so benchmark workers cannot run as it',
+    '42501', 'role "regress_bench_nologin" cannot log in, so petagen workers cannot run as it',
     'workers cannot connect as a role without LOGIN');
 RESET ROLE;
 
@@ -145,3 +145,11 @@ SELECT workers, operations > 0 AS ran, errors FROM petagen.bench_sweep('ycsb-c',
     "table" => 'b09.t', rows => 1000);
 SELECT workers, sweep = min(id) OVER () AS same_sweep, distribution
 FROM petagen.bench_results WHERE kind = 'ycsb-c' ORDER BY id;
+
+-- Clean up: later tests create objects of the same names.
+SET client_min_messages = warning;
+DROP SCHEMA b09 CASCADE;
+DROP SERVER nowhere CASCADE;
+REVOKE USAGE ON SCHEMA petagen FROM regress_bench_op, regress_bench_outsider, regress_bench_nologin;
+DROP ROLE regress_bench_op, regress_bench_outsider, regress_bench_nologin;
+RESET client_min_messages;
