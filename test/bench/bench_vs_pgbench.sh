@@ -68,7 +68,7 @@ run_pgbench() {
     as_owner bash -c "cd '$BENCH_DIR' && '$PGBIN/pgbench' -n -M prepared -c 2 -j 2 -T $D -l \
         -h '$BENCH_DIR' -p $BENCH_PORT -U postgres -f '$BENCH_DIR/$1.sql' postgres" >"$log" 2>&1 ||
         { cat "$log" >&2; exit 1; }
-    tps=$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' "$log")
+    tps=$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' "$log" | awk '{printf "%.1f", $1}')
     # per-transaction log: field 3 is the latency in µs
     p99=$(cat "$BENCH_DIR"/pgbench_log.* | awk '{print $3}' | sort -n |
         awk '{a[NR]=$1} END{i=int(NR*0.99); if (i<1) i=1; print a[i]}')
@@ -91,6 +91,7 @@ done
     echo "# petagen.bench() vs pgbench"
     echo
     bench_env
+    echo "- command: \`PGBIN=$PGBIN N=$N SECONDS_PER_RUN=$D REPS=$REPS test/bench/bench_vs_pgbench.sh\`"
     echo "- $N rows (keys ordered), 2 workers / 2 clients, ${D} s per run, $REPS repetitions, medians; uniform keys; pgbench -n -M prepared -c 2 -j 2"
     echo
     echo "| kind | petagen.bench TPS | pgbench TPS | ratio | petagen p99 µs | pgbench p99 µs |"
@@ -102,5 +103,7 @@ done
         echo "| $kind | $a | $b | $(awk -v a="$a" -v b="$b" 'BEGIN{printf "%.2f", a / b}') | $(median ${P99[petagen_$kind]}) | $(median ${P99[pgbench_$kind]}) |"
     done
     echo
-    echo "Raw TPS: $(for k in "${!TPS[@]}"; do printf '%s:%s; ' "$k" "${TPS[$k]}"; done)"
+    echo "Runs (TPS):"
+    echo
+    for k in petagen_select pgbench_select petagen_update pgbench_update; do echo "- $k:${TPS[$k]}"; done
 } | tee "$OUT"
