@@ -37,6 +37,8 @@
 #include "utils/timestamp.h"
 #include "utils/varlena.h"
 
+#include "frozen.h"
+#include "indexes.h"
 #include "job.h"
 #include "load.h"
 #include "route.h"
@@ -48,6 +50,15 @@ static const char *const job_state_names[] = {
 	"starting", "running", "paused", "throttled", "done", "failed",
 	"stopped", "interrupted"
 };
+
+static const char *const job_phase_names[] = {"loading", "indexing", "done"};
+
+/* The name status() shows for a phase. */
+const char *
+job_phase_name(JobPhase phase)
+{
+	return job_phase_names[phase];
+}
 
 /* The name status() shows for a state. */
 const char *
@@ -136,7 +147,8 @@ job_read(int64 job, JobDef *def, bool missing_ok)
 	SPI_connect();
 	if (job_spi("SELECT \"table\"::oid, rows, workers, run, chunk_rows, keys, seed,"
 				" fieldlength, prefix, zeropadding, disk_reserve, max_rate,"
-				" started_by::oid, state, dsm_handle, xmin"
+				" started_by::oid, state, dsm_handle, xmin, frozen,"
+				" indexes = 'after'"
 				" FROM petagen.jobs WHERE job = $1",
 				1, types, values, SPI_OK_SELECT) == 0)
 	{
@@ -172,6 +184,8 @@ job_read(int64 job, JobDef *def, bool missing_ok)
 	if (isnull)
 		def->handle = DSM_HANDLE_INVALID;
 	def->ours = TransactionIdIsCurrentTransactionId(DatumGetTransactionId(job_col(16, &isnull)));
+	def->frozen = DatumGetBool(job_col(17, &isnull));
+	def->indexes_after = DatumGetBool(job_col(18, &isnull));
 	SPI_finish();
 	return true;
 }
@@ -308,7 +322,7 @@ job_check_table(Oid relid, const GenSpec *spec, int64 rows)
 	{
 		LoadStats	none = {0};
 
-		load_range(relid, spec, rows - 1, 0, &none, NULL, NULL);
+		load_range(relid, spec, false, rows - 1, 0, &none, NULL, NULL);
 	}
 }
 
@@ -381,6 +395,8 @@ job_create_shared(const JobDef *def)
 	pg_atomic_init_u64(&shared->committed_bytes, 0);
 	pg_atomic_init_u64(&shared->headroom, PG_UINT64_MAX);
 	pg_atomic_init_u64(&shared->next_log_at, 0);
+	pg_atomic_init_u32(&shared->loading, def->nworkers);
+	pg_atomic_init_u32(&shared->phase, PHASE_LOADING);
 	for (int i = 0; i < def->nworkers; i++)
 	{
 		WorkerSlot *slot = &shared->workers[i];
@@ -393,6 +409,7 @@ job_create_shared(const JobDef *def)
 		pg_atomic_init_u64(&slot->recent_rows_per_s, 0);
 		pg_atomic_init_u64(&slot->recent_bytes_per_s, 0);
 		SpinLockInit(&slot->mutex);
+		slot->current_index[0] = '\0';
 	}
 	job_fill_base(def, shared);
 	return seg;
@@ -456,10 +473,10 @@ job_launch(const JobDef *def)
 static void
 job_insert(JobDef *def)
 {
-	Oid			types[12] = {OIDOID, INT8OID, INT4OID, INT8OID, TEXTOID, INT8OID,
-	INT4OID, TEXTOID, INT4OID, INT8OID, INT8OID, OIDOID};
-	Datum		values[12];
-	char		nulls[12] = "           ";
+	Oid			types[14] = {OIDOID, INT8OID, INT4OID, INT8OID, TEXTOID, INT8OID,
+	INT4OID, TEXTOID, INT4OID, INT8OID, INT8OID, OIDOID, BOOLOID, TEXTOID};
+	Datum		values[14];
+	char		nulls[14] = "             ";
 	bool		isnull;
 
 	values[0] = ObjectIdGetDatum(def->relid);
@@ -474,6 +491,8 @@ job_insert(JobDef *def)
 	values[9] = Int64GetDatum(def->disk_reserve);
 	values[10] = Int64GetDatum(def->max_rate);
 	values[11] = ObjectIdGetDatum(GetUserId());
+	values[12] = BoolGetDatum(def->frozen);
+	values[13] = CStringGetTextDatum(def->indexes_after ? "after" : "maintain");
 	if (def->disk_reserve < 0)
 		nulls[9] = 'n';
 	if (def->max_rate <= 0)
@@ -481,10 +500,10 @@ job_insert(JobDef *def)
 	SPI_connect();
 	if (SPI_execute_with_args("INSERT INTO petagen.jobs (\"table\", rows, workers,"
 							  " chunk_rows, keys, seed, fieldlength, prefix, zeropadding,"
-							  " disk_reserve, max_rate, started_by)"
+							  " disk_reserve, max_rate, started_by, frozen, indexes)"
 							  " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,"
-							  " $12::pg_catalog.regrole) RETURNING job",
-							  12, types, values, nulls, false, 0) != SPI_OK_INSERT_RETURNING)
+							  " $12::pg_catalog.regrole, $13, $14) RETURNING job",
+							  14, types, values, nulls, false, 0) != SPI_OK_INSERT_RETURNING)
 		elog(ERROR, "petagen: could not insert the job row");
 	def->job = DatumGetInt64(job_col(1, &isnull));
 	SPI_finish();
@@ -528,10 +547,26 @@ job_check_job_arg(FunctionCallInfo fcinfo, const char *funcname)
 	spec_check_nulls(fcinfo, 0, names, lengthof(names), funcname);
 }
 
+/* start()'s arguments in SQL order; disk_reserve and max_rate may be NULL. */
 static const char *const start_arg_names[] = {
 	"rows", "workers", "table", "keys", "seed", "fieldlength", "prefix",
-	"zeropadding", "chunk_rows"
+	"zeropadding", "chunk_rows", "disk_reserve", "max_rate", "frozen",
+	"indexes"
 };
+
+/* Read and check start()'s frozen and indexes options into def. */
+static void
+job_write_options(FunctionCallInfo fcinfo, JobDef *def)
+{
+	spec_check_nulls(fcinfo, 11, start_arg_names, lengthof(start_arg_names),
+					 "petagen.start()");
+	def->frozen = PG_GETARG_BOOL(11);
+	def->indexes_after = indexes_option(text_to_cstring(PG_GETARG_TEXT_PP(12)));
+	if (def->frozen)
+		frozen_check_spec(&def->spec);
+	if (def->indexes_after)
+		indexes_check(def->relid, &def->spec);
+}
 
 PG_FUNCTION_INFO_V1(petagen_start);
 /* petagen.start(rows, workers, table, keys, ...): start a load job. */
@@ -541,8 +576,7 @@ petagen_start(PG_FUNCTION_ARGS)
 	JobDef		def;
 
 	job_check_operator();
-	spec_check_nulls(fcinfo, 0, start_arg_names, lengthof(start_arg_names),
-					 "petagen.start()");
+	spec_check_nulls(fcinfo, 0, start_arg_names, 9, "petagen.start()");
 	memset(&def, 0, sizeof(def));
 	def.rows = spec_count_arg(PG_GETARG_NUMERIC(0), "rows");
 	if (def.rows < 1)
@@ -563,10 +597,13 @@ petagen_start(PG_FUNCTION_ARGS)
 				 errhint("Each chunk of key numbers is one transaction; the default is 100000.")));
 	def.disk_reserve = job_size_arg(fcinfo, 9, "disk_reserve", -1);
 	def.max_rate = job_size_arg(fcinfo, 10, "max_rate", 0);
+	job_write_options(fcinfo, &def);
 	job_check_table(def.relid, &def.spec, def.rows);
 	job_check_workers(def.nworkers);
 	job_check_no_other(def.relid, 0);
 	job_insert(&def);
+	if (def.indexes_after)
+		indexes_set_aside(def.job, def.relid);
 	job_launch(&def);
 	PG_RETURN_INT64(def.job);
 }
@@ -632,6 +669,8 @@ petagen_resume(PG_FUNCTION_ARGS)
 	if (!PG_ARGISNULL(1))
 		def.nworkers = PG_GETARG_INT32(1);
 	job_release_stale(&def);
+	if (def.indexes_after)
+		indexes_check(def.relid, &def.spec);
 	job_check_table(def.relid, &def.spec, def.rows);
 	job_check_workers(def.nworkers);
 	job_check_no_other(def.relid, job);
