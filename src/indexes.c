@@ -48,11 +48,17 @@
 #include "compat.h"
 #include "indexes.h"
 
+/* The tables of the partition tree of $n (a plain table is its own tree). */
+#define INDEXES_TREE(n) \
+	"(SELECT relid, level FROM pg_catalog.pg_partition_tree(" n ")" \
+	" UNION ALL SELECT " n ", 0 WHERE NOT EXISTS" \
+	" (SELECT FROM pg_catalog.pg_partition_tree(" n ")))"
+
 /* Every index of the partition tree of $2, recorded for job $1. */
 static const char *const indexes_record_sql =
 "WITH tree AS ("
 " SELECT t.relid, t.level, c.relkind, n.nspname, c.relname"
-" FROM pg_catalog.pg_partition_tree($2) t"
+" FROM " INDEXES_TREE("$2") " t"
 " JOIN pg_catalog.pg_class c ON c.oid = t.relid"
 " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
 " WHERE c.relkind IN ('r', 'p'))"
@@ -145,7 +151,7 @@ indexes_check_exclusion(Oid relid)
 	Datum		values[1] = {ObjectIdGetDatum(relid)};
 
 	if (SPI_execute_with_args("SELECT c.conname::text, c.conrelid::pg_catalog.regclass::text"
-							  " FROM pg_catalog.pg_partition_tree($1) t"
+							  " FROM " INDEXES_TREE("$1") " t"
 							  " JOIN pg_catalog.pg_constraint c ON c.conrelid = t.relid"
 							  " WHERE c.contype = 'x' LIMIT 1",
 							  1, types, values, NULL, true, 1) != SPI_OK_SELECT)
