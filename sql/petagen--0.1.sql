@@ -127,6 +127,8 @@ CREATE FUNCTION @extschema@.start(
     chunk_rows bigint DEFAULT 100000,
     disk_reserve text DEFAULT NULL,
     max_rate text DEFAULT NULL,
+    frozen boolean DEFAULT false,
+    indexes text DEFAULT 'maintain',
     force boolean DEFAULT false)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'petagen_start'
@@ -158,16 +160,18 @@ CREATE FUNCTION @extschema@.status(job bigint DEFAULT NULL,
     OUT rows_per_s bigint, OUT mb_per_s double precision,
     OUT avg_rows_per_s bigint, OUT avg_mb_per_s double precision,
     OUT eta interval, OUT disk_headroom text, OUT reason text,
-    OUT last_error text, OUT last_error_at timestamptz)
+    OUT last_error text, OUT last_error_at timestamptz,
+    OUT phase text, OUT indexes_built integer, OUT indexes_total integer,
+    OUT current_index text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'petagen_status'
 LANGUAGE C VOLATILE;
 
 -- Who may do what: operators run jobs, pg_monitor members watch them.
-REVOKE ALL ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION @extschema@.resume(bigint, integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION @extschema@.stop(bigint) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean) TO petagen_operator;
+GRANT EXECUTE ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, boolean) TO petagen_operator;
 GRANT EXECUTE ON FUNCTION @extschema@.resume(bigint, integer) TO petagen_operator;
 GRANT EXECUTE ON FUNCTION @extschema@.stop(bigint) TO petagen_operator;
 GRANT USAGE ON SCHEMA @extschema@ TO petagen_operator, pg_monitor;
@@ -936,16 +940,18 @@ CREATE FUNCTION @extschema@.check(
     chunk_rows bigint DEFAULT 100000,
     disk_reserve text DEFAULT NULL,
     max_rate text DEFAULT NULL,
+    frozen boolean DEFAULT false,
+    indexes text DEFAULT 'maintain',
     OUT severity text, OUT object text, OUT finding text, OUT hint text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'petagen_check'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT;
 
-COMMENT ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text) IS
+COMMENT ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text) IS
     'preflight of a load: shape, leaves, space per filesystem, index tablespaces, relation size, worker slots, settings';
 
-REVOKE ALL ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text) TO petagen_operator, pg_monitor;
+REVOKE ALL ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text) TO petagen_operator, pg_monitor;
 
 -- petagen.create_table(name, partitions, tablespaces): the canonical YCSB
 -- usertable, hash-partitioned, leaves round-robin over the tablespaces, each
@@ -963,3 +969,51 @@ LANGUAGE C VOLATILE CALLED ON NULL INPUT;
 
 COMMENT ON FUNCTION @extschema@.create_table(text, integer, text[], integer, integer, integer) IS
     'creates the canonical hash-partitioned YCSB table name_p0 .. name_pN-1, each index beside its heap';
+-- Frozen loads and indexes after ------------------------------------------
+
+-- How a job writes: frozen rows, and its indexes maintained or built after.
+ALTER TABLE @extschema@.jobs
+    ADD COLUMN frozen boolean NOT NULL DEFAULT false,
+    ADD COLUMN indexes text NOT NULL DEFAULT 'maintain'
+        CHECK (indexes IN ('maintain', 'after'));
+
+-- A frozen chunk being written: committed before its rows, deleted with its
+-- ledger row.  Where its attempts may have left rows (per local leaf, the
+-- first block they can be on) and the first XID they can carry.
+CREATE TABLE @extschema@.chunk_intents (
+    job bigint NOT NULL REFERENCES @extschema@.jobs ON DELETE CASCADE,
+    chunk bigint NOT NULL,
+    leaves oid[] NOT NULL,
+    from_blocks bigint[] NOT NULL,
+    xid_bound xid8 NOT NULL,
+    worker integer NOT NULL,
+    run integer NOT NULL,
+    written_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    PRIMARY KEY (job, chunk)
+);
+COMMENT ON TABLE @extschema@.chunk_intents IS
+    'frozen chunks in flight or interrupted: their leftover rows are removed before the chunk is written again';
+
+-- The indexes a job with indexes => 'after' set aside at start(), and how to
+-- build each again: stage 0 (leaf indexes) in parallel, then the partitioned
+-- indexes in increasing stage (deepest tables first), which attach them.
+CREATE TABLE @extschema@.job_indexes (
+    job bigint NOT NULL REFERENCES @extschema@.jobs ON DELETE CASCADE,
+    on_table regclass NOT NULL,
+    index_name name NOT NULL,
+    stage integer NOT NULL,
+    create_sql text NOT NULL,
+    constraint_sql text,
+    tablespace name,
+    built_by integer,
+    built_at timestamptz,
+    PRIMARY KEY (job, on_table, index_name)
+);
+COMMENT ON TABLE @extschema@.job_indexes IS
+    'indexes set aside by an indexes => ''after'' job; tablespace is the heap''s, where the index was built (NULL: the database default)';
+
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.chunk_intents', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.job_indexes', '');
+GRANT SELECT, INSERT, UPDATE, DELETE ON @extschema@.chunk_intents TO petagen_operator;
+GRANT SELECT, INSERT, UPDATE ON @extschema@.job_indexes TO petagen_operator;
+GRANT SELECT ON @extschema@.chunk_intents, @extschema@.job_indexes TO pg_monitor;

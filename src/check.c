@@ -566,8 +566,10 @@ check_autovacuum(CheckCtx *ctx)
 				  "For the load, ALTER TABLE ... SET (autovacuum_enabled = off) on each local leaf; after it, VACUUM (FREEZE, ANALYZE) them and ALTER TABLE ... RESET (autovacuum_enabled).",
 				  "autovacuum: %d of %d local leaves have autovacuum enabled: insert-triggered vacuums will scan them again and again during the load",
 				  ctx->nautovacuum, ctx->nlocal);
+	if (ctx->def->frozen)
+		return;					/* rows are written frozen: nothing owed */
 	check_add(ctx, CHECK_WARNING, 0, ctx->table,
-			  psprintf("After the load, run VACUUM (FREEZE) on each leaf at a time you choose, with vacuum_cost_delay = 0: a plain VACUUM leaves rows younger than vacuum_freeze_min_age (%d) unfrozen.",
+			  psprintf("Load with frozen => true, or after the load run VACUUM (FREEZE) on each leaf at a time you choose, with vacuum_cost_delay = 0: a plain VACUUM leaves rows younger than vacuum_freeze_min_age (%d) unfrozen.",
 					   vacuum_freeze_min_age),
 			  "freeze: the load leaves about %s of heap with unfrozen rows; an anti-wraparound vacuum will read and write all of it once autovacuum_freeze_max_age (%d) transactions have passed",
 			  check_size(ctx->heap), autovacuum_freeze_max_age);

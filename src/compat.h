@@ -25,4 +25,12 @@
 	ExecInsertIndexTuples((rri), (slot), (estate), false, false, NULL, NIL)
 #endif
 
+/* Ownership of a relation: 16 folded the per-class checks into one. */
+#if PG_VERSION_NUM >= 160000
+#define compat_class_ownercheck(relid, role) \
+	object_ownercheck(RelationRelationId, (relid), (role))
+#else
+#define compat_class_ownercheck(relid, role) pg_class_ownercheck((relid), (role))
+#endif
+
 #endif							/* PETAGEN_COMPAT_H */

@@ -39,6 +39,8 @@
 #include "utils/varlena.h"
 
 #include "check.h"
+#include "frozen.h"
+#include "indexes.h"
 #include "job.h"
 #include "load.h"
 #include "route.h"
@@ -50,6 +52,15 @@ static const char *const job_state_names[] = {
 	"starting", "running", "paused", "throttled", "done", "failed",
 	"stopped", "interrupted"
 };
+
+static const char *const job_phase_names[] = {"loading", "indexing", "done"};
+
+/* The name status() shows for a phase. */
+const char *
+job_phase_name(JobPhase phase)
+{
+	return job_phase_names[phase];
+}
 
 /* The name status() shows for a state. */
 const char *
@@ -162,7 +173,8 @@ job_read(int64 job, JobDef *def, bool missing_ok)
 	SPI_connect();
 	if (job_spi("SELECT \"table\"::oid, rows, workers, run, chunk_rows, keys, seed,"
 				" fieldlength, prefix, zeropadding, disk_reserve, max_rate,"
-				" started_by::oid, state, dsm_handle, xmin"
+				" started_by::oid, state, dsm_handle, xmin, frozen,"
+				" indexes = 'after'"
 				" FROM petagen.jobs WHERE job = $1",
 				1, types, values, SPI_OK_SELECT) == 0)
 	{
@@ -198,6 +210,8 @@ job_read(int64 job, JobDef *def, bool missing_ok)
 	if (isnull)
 		def->handle = DSM_HANDLE_INVALID;
 	def->ours = TransactionIdIsCurrentTransactionId(DatumGetTransactionId(job_col(16, &isnull)));
+	def->frozen = DatumGetBool(job_col(17, &isnull));
+	def->indexes_after = DatumGetBool(job_col(18, &isnull));
 	SPI_finish();
 	return true;
 }
@@ -341,7 +355,7 @@ job_check_table(Oid relid, const GenSpec *spec, int64 rows)
 	{
 		LoadStats	none = {0};
 
-		load_range(relid, spec, rows - 1, 0, &none, NULL, NULL);
+		load_range(relid, spec, false, rows - 1, 0, &none, NULL, NULL);
 	}
 }
 
@@ -414,6 +428,8 @@ job_create_shared(const JobDef *def)
 	pg_atomic_init_u64(&shared->committed_bytes, 0);
 	pg_atomic_init_u64(&shared->headroom, PG_UINT64_MAX);
 	pg_atomic_init_u64(&shared->next_log_at, 0);
+	pg_atomic_init_u32(&shared->loading, def->nworkers);
+	pg_atomic_init_u32(&shared->phase, PHASE_LOADING);
 	for (int i = 0; i < def->nworkers; i++)
 	{
 		WorkerSlot *slot = &shared->workers[i];
@@ -426,6 +442,7 @@ job_create_shared(const JobDef *def)
 		pg_atomic_init_u64(&slot->recent_rows_per_s, 0);
 		pg_atomic_init_u64(&slot->recent_bytes_per_s, 0);
 		SpinLockInit(&slot->mutex);
+		slot->current_index[0] = '\0';
 	}
 	job_fill_base(def, shared);
 	return seg;
@@ -489,10 +506,10 @@ job_launch(const JobDef *def)
 static void
 job_insert(JobDef *def)
 {
-	Oid			types[12] = {OIDOID, INT8OID, INT4OID, INT8OID, TEXTOID, INT8OID,
-	INT4OID, TEXTOID, INT4OID, INT8OID, INT8OID, OIDOID};
-	Datum		values[12];
-	char		nulls[12] = "           ";
+	Oid			types[14] = {OIDOID, INT8OID, INT4OID, INT8OID, TEXTOID, INT8OID,
+	INT4OID, TEXTOID, INT4OID, INT8OID, INT8OID, OIDOID, BOOLOID, TEXTOID};
+	Datum		values[14];
+	char		nulls[14] = "             ";
 	bool		isnull;
 
 	values[0] = ObjectIdGetDatum(def->relid);
@@ -507,6 +524,8 @@ job_insert(JobDef *def)
 	values[9] = Int64GetDatum(def->disk_reserve);
 	values[10] = Int64GetDatum(def->max_rate);
 	values[11] = ObjectIdGetDatum(GetUserId());
+	values[12] = BoolGetDatum(def->frozen);
+	values[13] = CStringGetTextDatum(def->indexes_after ? "after" : "maintain");
 	if (def->disk_reserve < 0)
 		nulls[9] = 'n';
 	if (def->max_rate <= 0)
@@ -514,10 +533,10 @@ job_insert(JobDef *def)
 	SPI_connect();
 	if (SPI_execute_with_args("INSERT INTO petagen.jobs (\"table\", rows, workers,"
 							  " chunk_rows, keys, seed, fieldlength, prefix, zeropadding,"
-							  " disk_reserve, max_rate, started_by)"
+							  " disk_reserve, max_rate, started_by, frozen, indexes)"
 							  " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,"
-							  " $12::pg_catalog.regrole) RETURNING job",
-							  12, types, values, nulls, false, 0) != SPI_OK_INSERT_RETURNING)
+							  " $12::pg_catalog.regrole, $13, $14) RETURNING job",
+							  14, types, values, nulls, false, 0) != SPI_OK_INSERT_RETURNING)
 		elog(ERROR, "petagen: could not insert the job row");
 	def->job = DatumGetInt64(job_col(1, &isnull));
 	SPI_finish();
@@ -570,20 +589,36 @@ job_reserve(const JobDef *def)
 	return (int64) petagen_disk_reserve_mb * 1024 * 1024;
 }
 
+/* start()'s arguments in SQL order; disk_reserve and max_rate may be NULL. */
 static const char *const start_arg_names[] = {
 	"rows", "workers", "table", "keys", "seed", "fieldlength", "prefix",
-	"zeropadding", "chunk_rows"
+	"zeropadding", "chunk_rows", "disk_reserve", "max_rate", "frozen",
+	"indexes"
 };
+
+/* Read and check the frozen and indexes options (arguments 11, 12) into def. */
+static void
+job_parse_load_options(FunctionCallInfo fcinfo, const char *funcname,
+					   JobDef *def)
+{
+	spec_check_nulls(fcinfo, 11, start_arg_names, lengthof(start_arg_names),
+					 funcname);
+	def->frozen = PG_GETARG_BOOL(11);
+	def->indexes_after = indexes_option(text_to_cstring(PG_GETARG_TEXT_PP(12)));
+	if (def->frozen)
+		frozen_check_spec(&def->spec);
+	if (def->indexes_after)
+		indexes_check(def->relid, &def->spec);
+}
 
 /*
  * Read and validate the arguments start() and check() share, in SQL order
- * rows .. max_rate, into def; funcname reads "petagen.f()".
+ * rows .. indexes, into def; funcname reads "petagen.f()".
  */
 void
 job_parse_args(FunctionCallInfo fcinfo, const char *funcname, JobDef *def)
 {
-	spec_check_nulls(fcinfo, 0, start_arg_names, lengthof(start_arg_names),
-					 funcname);
+	spec_check_nulls(fcinfo, 0, start_arg_names, 9, funcname);
 	memset(def, 0, sizeof(*def));
 	def->rows = spec_count_arg(PG_GETARG_NUMERIC(0), "rows");
 	if (def->rows < 1)
@@ -605,6 +640,7 @@ job_parse_args(FunctionCallInfo fcinfo, const char *funcname, JobDef *def)
 				 errhint("Each chunk of key numbers is one transaction; the default is 100000.")));
 	def->disk_reserve = job_size_arg(fcinfo, 9, "disk_reserve", -1);
 	def->max_rate = job_size_arg(fcinfo, 10, "max_rate", 0);
+	job_parse_load_options(fcinfo, funcname, def);
 }
 
 PG_FUNCTION_INFO_V1(petagen_start);
@@ -617,16 +653,18 @@ petagen_start(PG_FUNCTION_ARGS)
 	job_check_operator();
 	job_check_login("petagen.start()");
 	job_parse_args(fcinfo, "petagen.start()", &def);
-	if (PG_ARGISNULL(11))
+	if (PG_ARGISNULL(13))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("argument \"force\" of petagen.start() must not be null")));
 	job_check_table(def.relid, &def.spec, def.rows);
 	job_check_workers(def.nworkers);
-	if (!PG_GETARG_BOOL(11))
+	if (!PG_GETARG_BOOL(13))
 		check_refuse_errors(&def);
 	job_check_no_other(def.relid, 0);
 	job_insert(&def);
+	if (def.indexes_after)
+		indexes_set_aside(def.job, def.relid);
 	job_launch(&def);
 	PG_RETURN_INT64(def.job);
 }
@@ -693,6 +731,8 @@ petagen_resume(PG_FUNCTION_ARGS)
 	if (!PG_ARGISNULL(1))
 		def.nworkers = PG_GETARG_INT32(1);
 	job_release_stale(&def);
+	if (def.indexes_after)
+		indexes_check(def.relid, &def.spec);
 	job_check_table(def.relid, &def.spec, def.rows);
 	job_check_workers(def.nworkers);
 	job_check_no_other(def.relid, job);

@@ -44,6 +44,14 @@ typedef enum JobState
 	JOB_INTERRUPTED				/* died without saying so: crash or shutdown */
 } JobState;
 
+/* What a job with indexes => 'after' is doing (JobShared.phase). */
+typedef enum JobPhase
+{
+	PHASE_LOADING,
+	PHASE_INDEXING,				/* every chunk is in the ledger; building */
+	PHASE_DONE
+} JobPhase;
+
 /* One worker's published state; written only by that worker. */
 typedef struct WorkerSlot
 {
@@ -60,6 +68,7 @@ typedef struct WorkerSlot
 	char		reason[JOB_TEXT_LEN];	/* why paused/throttled */
 	char		last_error[JOB_TEXT_LEN];
 	TimestampTz last_error_at;
+	char		current_index[JOB_TEXT_LEN];	/* being built, or "" */
 } WorkerSlot;
 
 /* The live state of one run of a job. */
@@ -83,6 +92,8 @@ typedef struct JobShared
 	pg_atomic_uint64 committed_bytes;
 	pg_atomic_uint64 headroom;	/* smallest free - reserve, bytes */
 	pg_atomic_uint64 next_log_at;	/* TimestampTz of the next progress_log row */
+	pg_atomic_uint32 loading;	/* workers still claiming chunks */
+	pg_atomic_uint32 phase;		/* JobPhase */
 	WorkerSlot	workers[FLEXIBLE_ARRAY_MEMBER];
 } JobShared;
 
@@ -98,6 +109,8 @@ typedef struct JobDef
 	GenSpec		spec;
 	int64		disk_reserve;	/* bytes, or -1 for the GUC */
 	int64		max_rate;		/* bytes per second, or 0 for no cap */
+	bool		frozen;			/* rows written frozen: see frozen.h */
+	bool		indexes_after;	/* indexes set aside, built at the end */
 	Oid			owner;			/* the role the workers run as */
 	char		state[16];		/* as in the catalog */
 	bool		ours;			/* row written by this transaction */
@@ -137,6 +150,7 @@ extern void job_check_table(Oid relid, const GenSpec *spec, int64 rows);
 extern int	job_free_worker_slots(void);
 extern int64 job_reserve(const JobDef *def);
 
+extern const char *job_phase_name(JobPhase phase);
 extern JobState job_current_state(const JobDef *def);
 extern JobState job_total_state(JobShared *shared);
 #endif							/* PETAGEN_JOB_H */

@@ -178,11 +178,13 @@ load_keys(Oid relid, Router *router, Writer *writer, RowGen *rg,
 
 /*
  * Load key numbers first .. first+count-1 of spec into the local leaves of
- * table relid, in the current transaction, adding to *stats.
+ * table relid, in the current transaction, adding to *stats; frozen rows
+ * only where the caller made that safe (frozen.c).
  */
 void
-load_range(Oid relid, const GenSpec *spec, int64 first, int64 count,
-		   LoadStats *stats, LoadProgressFn progress, void *progress_arg)
+load_range(Oid relid, const GenSpec *spec, bool frozen, int64 first,
+		   int64 count, LoadStats *stats, LoadProgressFn progress,
+		   void *progress_arg)
 {
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext,
 											  "petagen load",
@@ -199,7 +201,7 @@ load_range(Oid relid, const GenSpec *spec, int64 first, int64 count,
 	router = route_open(relid);
 	load_check_leaves(router);
 	rowgen_init(&rg, &shape, spec);
-	writer = writer_open(router, spec);
+	writer = writer_open(router, spec, frozen);
 
 	load_keys(relid, router, writer, &rg, first, count, stats,
 			  progress, progress_arg);
@@ -248,7 +250,7 @@ petagen_load(PG_FUNCTION_ARGS)
 	relid = PG_GETARG_OID(RANGE_ARG_TABLE);
 
 	InitMaterializedSRF(fcinfo, 0);
-	load_range(relid, &spec, first, count, &stats, NULL, NULL);
+	load_range(relid, &spec, false, first, count, &stats, NULL, NULL);
 	load_return_stats(fcinfo, &stats);
 	return (Datum) 0;
 }

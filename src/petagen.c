@@ -9,7 +9,8 @@
  * rowgen.c (field bytes, rows) -> writer.c (multi-insert, indexes).
  * Around it: shape.c and spec.c validate tables and options, rows.c is the
  * SQL generator, progress.c is status(), disk.c the free-space checks,
- * verify.c proves a loaded table.
+ * verify.c proves a loaded table, frozen.c keeps frozen loads exactly-once,
+ * indexes.c sets indexes aside and builds them after the load.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

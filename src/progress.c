@@ -18,7 +18,7 @@
 #include "compat.h"
 #include "job.h"
 
-#define STATUS_COLS		19
+#define STATUS_COLS		23
 #define STATUS_BAR_LEN	20
 
 /* One status row before it becomes a tuple. */
@@ -42,6 +42,10 @@ typedef struct StatusRow
 	char		reason[JOB_TEXT_LEN];
 	char		last_error[JOB_TEXT_LEN];
 	TimestampTz last_error_at;	/* 0: none */
+	JobPhase	phase;
+	int64		indexes_built;	/* < 0: not shown (worker rows) */
+	int64		indexes_total;
+	char		current_index[JOB_TEXT_LEN];
 } StatusRow;
 
 /* Seconds from `since` to now. */
@@ -96,6 +100,10 @@ status_emit(ReturnSetInfo *rsinfo, const StatusRow *r)
 	double		fraction = r->keys_total > 0 ? (double) r->keys_done / r->keys_total : 0;
 	int			i = 0;
 
+	/* while indexing, the bar shows the indexes built */
+	if (r->phase == PHASE_INDEXING && r->indexes_total > 0)
+		fraction = (double) r->indexes_built / r->indexes_total;
+
 	memset(nulls, false, sizeof(nulls));
 	values[i++] = Int64GetDatum(r->job);
 	nulls[i] = r->worker < 0;
@@ -124,6 +132,13 @@ status_emit(ReturnSetInfo *rsinfo, const StatusRow *r)
 	values[i++] = CStringGetTextDatum(r->last_error);
 	nulls[i] = r->last_error_at == 0;
 	values[i++] = TimestampTzGetDatum(r->last_error_at);
+	values[i++] = CStringGetTextDatum(job_phase_name(r->phase));
+	nulls[i] = r->indexes_built < 0;
+	values[i++] = Int32GetDatum((int32) r->indexes_built);
+	nulls[i] = r->indexes_built < 0;
+	values[i++] = Int32GetDatum((int32) r->indexes_total);
+	nulls[i] = r->current_index[0] == '\0';
+	values[i++] = CStringGetTextDatum(r->current_index);
 	Assert(i == STATUS_COLS);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
@@ -159,7 +174,9 @@ status_worker_row(const JobDef *def, WorkerSlot *slot, int index, StatusRow *r)
 	strlcpy(r->reason, slot->reason, JOB_TEXT_LEN);
 	strlcpy(r->last_error, slot->last_error, JOB_TEXT_LEN);
 	r->last_error_at = slot->last_error_at;
+	strlcpy(r->current_index, slot->current_index, JOB_TEXT_LEN);
 	SpinLockRelease(&slot->mutex);
+	r->indexes_built = -1;
 }
 
 /* Fold a worker row into the total row. */
@@ -181,6 +198,23 @@ status_add_worker(StatusRow *total, const StatusRow *w)
 		strlcpy(total->reason, w->reason, JOB_TEXT_LEN);
 }
 
+/* Count the set-aside indexes of a job, built and all, into r. */
+static void
+status_index_counts(int64 job, StatusRow *r)
+{
+	Oid			types[1] = {INT8OID};
+	Datum		values[1] = {Int64GetDatum(job)};
+	bool		isnull;
+
+	SPI_connect();
+	if (SPI_execute_with_args("SELECT count(built_at), count(*) FROM petagen.job_indexes"
+							  " WHERE job = $1", 1, types, values, NULL, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "petagen: could not count the indexes of job " INT64_FORMAT, job);
+	r->indexes_built = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	r->indexes_total = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+	SPI_finish();
+}
+
 /* Emit the rows of a job whose run is live, from its shared state. */
 static void
 status_live(ReturnSetInfo *rsinfo, const JobDef *def, JobShared *shared)
@@ -195,10 +229,13 @@ status_live(ReturnSetInfo *rsinfo, const JobDef *def, JobShared *shared)
 	total.worker = -1;
 	total.state = job_total_state(shared);
 	total.keys_total = def->rows;
+	total.phase = pg_atomic_read_u32(&shared->phase);
+	status_index_counts(def->job, &total);
 	for (int i = 0; i < shared->nworkers; i++)
 	{
 		status_worker_row(def, &shared->workers[i], i, &w);
 		w.keys_total = def->rows;
+		w.phase = total.phase;
 		status_emit(rsinfo, &w);
 		status_add_worker(&total, &w);
 	}
@@ -271,6 +308,14 @@ status_from_catalog(ReturnSetInfo *rsinfo, const JobDef *def, JobState state)
 		}
 	}
 	SPI_finish();
+	status_index_counts(def->job, &total);
+	/* a run that ended with the heaps complete but indexes unbuilt was indexing */
+	if (state == JOB_DONE)
+		total.phase = PHASE_DONE;
+	else if (total.keys_done >= def->rows && total.indexes_built < total.indexes_total)
+		total.phase = PHASE_INDEXING;
+	else
+		total.phase = PHASE_LOADING;
 	status_emit(rsinfo, &total);
 }
 

@@ -11,6 +11,13 @@
  * race on a duplicate ycsb key, a deadlock, a serialization failure) is
  * rolled back and retried; any other error fails the worker and is
  * recorded.  The last worker to leave records the job's end.
+ *
+ * A frozen job (frozen.c) writes each chunk's intent in a transaction of
+ * its own before the chunk, after removing what earlier attempts left.
+ * A job with indexes after (indexes.c) has a second phase: when no worker
+ * is loading any more and the ledger is complete, each worker builds one
+ * set-aside index at a time, and the last worker out builds the
+ * partitioned indexes that attach them.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -35,6 +42,8 @@
 #include "utils/timestamp.h"
 
 #include "disk.h"
+#include "frozen.h"
+#include "indexes.h"
 #include "job.h"
 #include "load.h"
 
@@ -59,7 +68,9 @@ typedef struct WorkerCtx
 	TimestampTz rate_at;		/* last rate sample */
 	int64		rate_rows;
 	int64		rate_bytes;
+	FrozenIntent intent;		/* of the frozen chunk being written */
 	bool		stopping;
+	bool		loading;		/* counted in shared->loading */
 	bool		rolled_back;	/* the start() or resume() of this run did */
 	char		error[JOB_TEXT_LEN];
 } WorkerCtx;
@@ -85,6 +96,15 @@ worker_set_error(WorkerCtx *ctx, const char *message)
 	SpinLockAcquire(&ctx->slot->mutex);
 	strlcpy(ctx->slot->last_error, message, JOB_TEXT_LEN);
 	ctx->slot->last_error_at = GetCurrentTimestamp();
+	SpinLockRelease(&ctx->slot->mutex);
+}
+
+/* Publish the index this worker is building ("" for none). */
+static void
+worker_set_current_index(WorkerCtx *ctx, const char *name)
+{
+	SpinLockAcquire(&ctx->slot->mutex);
+	strlcpy(ctx->slot->current_index, name, JOB_TEXT_LEN);
 	SpinLockRelease(&ctx->slot->mutex);
 }
 
@@ -247,6 +267,21 @@ worker_record_chunk(WorkerCtx *ctx, int64 chunk, const LoadStats *st)
 	SPI_finish();
 }
 
+/* In a transaction of its own: repair a frozen chunk and record its intent. */
+static void
+worker_prepare_frozen(WorkerCtx *ctx, int64 chunk)
+{
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	frozen_free_intent(&ctx->intent);
+	frozen_prepare_chunk(ctx->def.job, chunk, ctx->def.relid, ctx->args.index,
+						 ctx->def.run, ctx->cxt, &ctx->intent);
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	MemoryContextSwitchTo(ctx->cxt);
+}
+
 /* Load chunk `chunk` and its ledger row in one transaction. */
 static void
 worker_load_chunk(WorkerCtx *ctx, int64 chunk)
@@ -261,13 +296,19 @@ worker_load_chunk(WorkerCtx *ctx, int64 chunk)
 	ctx->chunk_base_bytes = ctx->total.bytes;
 	snprintf(activity, sizeof(activity), "petagen job " INT64_FORMAT ": chunk " INT64_FORMAT,
 			 ctx->def.job, chunk);
+	if (ctx->def.frozen)
+		worker_prepare_frozen(ctx, chunk);
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
 	pgstat_report_activity(STATE_RUNNING, activity);
-	load_range(ctx->def.relid, &ctx->def.spec, first, count, &st,
-			   worker_progress, ctx);
+	if (ctx->def.frozen)
+		frozen_lock_leaves(&ctx->intent);
+	load_range(ctx->def.relid, &ctx->def.spec, ctx->def.frozen, first, count,
+			   &st, worker_progress, ctx);
 	worker_record_chunk(ctx, chunk, &st);
+	if (ctx->def.frozen)
+		frozen_forget_chunk(ctx->def.job, chunk);
 	PopActiveSnapshot();
 	CommitTransactionCommand();
 	pgstat_report_activity(STATE_IDLE, NULL);
@@ -453,6 +494,120 @@ worker_ledger_count(WorkerCtx *ctx)
 	return n;
 }
 
+/* Stop counting this worker among those still loading chunks. */
+static void
+worker_leave_loading(WorkerCtx *ctx)
+{
+	if (ctx->loading)
+		pg_atomic_fetch_sub_u32(&ctx->shared->loading, 1);
+	ctx->loading = false;
+}
+
+/* Is every chunk of the job in the ledger? */
+static bool
+worker_ledger_complete(WorkerCtx *ctx)
+{
+	bool		complete;
+
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	complete = worker_ledger_count(ctx) == ctx->shared->nchunks;
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	MemoryContextSwitchTo(ctx->cxt);
+	return complete;
+}
+
+/* Wait until no worker loads chunks; true if the heaps are complete. */
+static bool
+worker_wait_loaded(WorkerCtx *ctx)
+{
+	worker_set_state(ctx, JOB_RUNNING, "waiting for the other workers' chunks");
+	while (pg_atomic_read_u32(&ctx->shared->loading) > 0)
+	{
+		if (pg_atomic_read_u32(&ctx->shared->stop_requested))
+			return false;
+		worker_sleep(100);
+	}
+	worker_set_state(ctx, JOB_RUNNING, NULL);
+	return worker_ledger_complete(ctx);
+}
+
+/* Claim and build one set-aside index; false if none was left or it failed. */
+static bool
+worker_build_next_index(WorkerCtx *ctx, bool leaves_only)
+{
+	volatile bool built = false;
+
+	PG_TRY();
+	{
+		IndexBuild	ib;
+		char		activity[JOB_TEXT_LEN];
+
+		SetCurrentStatementStartTimestamp();
+		StartTransactionCommand();
+		PushActiveSnapshot(GetTransactionSnapshot());
+		if (indexes_claim(ctx->def.job, leaves_only, &ib))
+		{
+			worker_set_current_index(ctx, ib.name);
+			snprintf(activity, sizeof(activity), "petagen job " INT64_FORMAT ": index %s",
+					 ctx->def.job, ib.name);
+			pgstat_report_activity(STATE_RUNNING, activity);
+			indexes_build(ctx->def.job, &ib, ctx->args.index);
+			built = true;
+		}
+		PopActiveSnapshot();
+		CommitTransactionCommand();
+		pgstat_report_activity(STATE_IDLE, NULL);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(ctx->cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		AbortCurrentTransaction();
+		worker_set_error(ctx, edata->message);
+		strlcpy(ctx->error, edata->message, sizeof(ctx->error));
+		elog(LOG, "petagen job " INT64_FORMAT " worker %d failed to build an index: %s",
+			 ctx->def.job, ctx->args.index, edata->message);
+		FreeErrorData(edata);
+		built = false;
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(ctx->cxt);
+	worker_set_current_index(ctx, "");
+	return built;
+}
+
+/* The indexing phase: build leaf indexes, one at a time, until none is left. */
+static void
+worker_index_phase(WorkerCtx *ctx)
+{
+	if (!worker_wait_loaded(ctx))
+		return;
+	pg_atomic_write_u32(&ctx->shared->phase, PHASE_INDEXING);
+	while (!pg_atomic_read_u32(&ctx->shared->stop_requested) &&
+		   worker_build_next_index(ctx, true))
+		;
+	if (pg_atomic_read_u32(&ctx->shared->stop_requested))
+		ctx->stopping = true;
+}
+
+/*
+ * As the last worker out of a complete run with indexes after: build what
+ * is left (the partitioned indexes, in stage order); false on an error.
+ */
+static bool
+worker_build_rest(WorkerCtx *ctx)
+{
+	pg_atomic_write_u32(&ctx->shared->phase, PHASE_INDEXING);
+	while (worker_build_next_index(ctx, false))
+		;
+	return ctx->error[0] == '\0';
+}
+
 /* As the last worker out: record how the run ended, release the shared state. */
 static void
 worker_finish_job(WorkerCtx *ctx)
@@ -472,6 +627,11 @@ worker_finish_job(WorkerCtx *ctx)
 	else if (state != JOB_INTERRUPTED &&
 			 pg_atomic_read_u32(&ctx->shared->stop_requested))
 		state = JOB_STOPPED;
+	if (state == JOB_DONE && ctx->def.indexes_after && !worker_build_rest(ctx))
+	{
+		state = JOB_FAILED;
+		error = ctx->error;
+	}
 
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
@@ -482,6 +642,15 @@ worker_finish_job(WorkerCtx *ctx)
 		state = JOB_FAILED;
 		error = missing;
 	}
+	else if (state == JOB_DONE && ctx->def.indexes_after &&
+			 indexes_unbuilt(ctx->def.job) > 0)
+	{
+		snprintf(missing, sizeof(missing), "some set-aside indexes are not built");
+		state = JOB_FAILED;
+		error = missing;
+	}
+	if (state == JOB_DONE)
+		pg_atomic_write_u32(&ctx->shared->phase, PHASE_DONE);
 	/* an interrupted run stays "running" in the catalog: resume() continues it */
 	if (state != JOB_INTERRUPTED)
 		job_record_end(ctx->def.job, ctx->def.run, state, error);
@@ -498,6 +667,7 @@ worker_on_exit(int code, Datum arg)
 
 	if (ctx == NULL || ctx->slot == NULL)
 		return;
+	worker_leave_loading(ctx);
 	if (pg_atomic_read_u32(&ctx->slot->state) < JOB_DONE)
 	{
 		pg_atomic_write_u32(&ctx->slot->state, JOB_INTERRUPTED);
@@ -575,10 +745,14 @@ petagen_worker_main(Datum main_arg)
 		proc_exit(0);
 	}
 	worker_ctx = ctx;
+	ctx->loading = true;
 	before_shmem_exit(worker_on_exit, (Datum) 0);
 	worker_set_state(ctx, JOB_RUNNING, NULL);
 	worker_prepare(ctx);
 	worker_loop(ctx);
+	worker_leave_loading(ctx);
+	if (ctx->def.indexes_after && !ctx->stopping && !ctx->error[0])
+		worker_index_phase(ctx);
 
 	end = ctx->error[0] ? JOB_FAILED : (ctx->stopping ? JOB_STOPPED : JOB_DONE);
 	if (end == JOB_FAILED)

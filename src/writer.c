@@ -33,6 +33,10 @@
  * caller retries its chunk, and the aborted transaction leaves nothing
  * behind.  A leaf without such a unique index cannot tell duplicates from
  * new rows, so there every row is written and nothing is counted.
+ *
+ * Frozen writers (frozen.c) insert with HEAP_INSERT_FROZEN |
+ * HEAP_INSERT_SKIP_FSM and reset the leaf's cached insertion target block
+ * when they open it, so rows only go to pages past the chunk's intent.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -97,6 +101,7 @@ struct Writer
 	const Router *router;
 	GenSpec		spec;
 	bool		check_dups;		/* ycsb or go-ycsb keys */
+	int			insert_options; /* heap_multi_insert's options */
 	CommandId	cid;
 	Size		leaf_max_bytes; /* flush a leaf's buffer at this size */
 	int			nleaves;
@@ -105,7 +110,7 @@ struct Writer
 
 /* Set up a Writer for the leaves of router; no leaf is opened yet. */
 Writer *
-writer_open(const Router *router, const GenSpec *spec)
+writer_open(const Router *router, const GenSpec *spec, bool frozen)
 {
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext,
 											  "petagen writer",
@@ -119,6 +124,7 @@ writer_open(const Router *router, const GenSpec *spec)
 	w->spec = *spec;
 	w->check_dups = spec->keys.mode == KEYS_YCSB ||
 		spec->keys.mode == KEYS_GO_YCSB;
+	w->insert_options = frozen ? HEAP_INSERT_FROZEN | HEAP_INSERT_SKIP_FSM : 0;
 	w->cid = GetCurrentCommandId(true);
 	w->nleaves = route_nleaves(router);
 	w->leaf_max_bytes = WRITER_TOTAL_BYTES / Max(w->nleaves, 1);
@@ -197,6 +203,8 @@ writer_open_leaf(Writer *w, int leaf)
 	TupleConstr *constr;
 
 	wl->rel = table_open(route_leaf(w->router, leaf)->relid, RowExclusiveLock);
+	if (w->insert_options & HEAP_INSERT_FROZEN)
+		RelationSetTargetBlock(wl->rel, InvalidBlockNumber);
 	constr = RelationGetDescr(wl->rel)->constr;
 	wl->check_constraints = constr != NULL && constr->num_check > 0;
 	shape_from_tupdesc(RelationGetDescr(wl->rel),
@@ -245,8 +253,8 @@ writer_flush_leaf(Writer *w, WriterLeaf *wl, LoadStats *stats)
 	if (wl->nbuffered == 0)
 		return;
 	old = MemoryContextSwitchTo(GetPerTupleMemoryContext(estate));
-	heap_multi_insert(wl->rel, wl->slots, wl->nbuffered, w->cid, 0,
-					  wl->bistate);
+	heap_multi_insert(wl->rel, wl->slots, wl->nbuffered, w->cid,
+					  w->insert_options, wl->bistate);
 	MemoryContextSwitchTo(old);
 	ResetPerTupleExprContext(estate);
 	if (wl->rri->ri_NumIndices > 0)

@@ -14,7 +14,8 @@
 
 typedef struct Writer Writer;
 
-extern Writer *writer_open(const Router *router, const GenSpec *spec);
+extern Writer *writer_open(const Router *router, const GenSpec *spec,
+						   bool frozen);
 extern bool writer_add(Writer *writer, int leaf, int64 seq, const char *key,
 					   LoadStats *stats);
 extern void writer_flush_all(Writer *writer, LoadStats *stats);

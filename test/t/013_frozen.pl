@@ -1,0 +1,177 @@
+# Frozen loads: pages all-frozen in the visibility map after a load, and
+# exactly-once although frozen rows survive an abort or a crash.
+#
+# The premise is checked, not assumed: while a frozen chunk is in flight a
+# sequential scan already sees its uncommitted rows, and after SIGKILL (a
+# crash restart) or stop() they are still there, beyond what the ledger
+# holds.  resume() redoes the chunks the ledger lacks; without the repair of
+# frozen.c the redone chunk would meet its own leftovers: a unique violation
+# on every retry with the primary key (the job fails), or duplicate rows
+# without it.  So the final checks (verify, a sequential count, no key
+# twice, content equal to the generator's, amcheck with heapallindexed)
+# fail if the repair does not remove exactly the leftovers.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use PetagenTest;
+
+my $rows = 300000;
+my $chunk_rows = 60000;
+
+my $node = PostgreSQL::Test::Cluster->new('frozen');
+$node->init;
+$node->append_conf('postgresql.conf', qq{
+restart_after_crash = on
+autovacuum = off
+});
+$node->start;
+$node->safe_psql('postgres',
+	'CREATE EXTENSION petagen; CREATE EXTENSION pg_visibility; CREATE EXTENSION amcheck'
+);
+
+# The content checksum of the key space, as the generator (and a plain load) has it.
+my $expected_sum;
+
+# Run a query with index scans off, so that the heap itself is counted.
+sub seqscan_psql
+{
+	my ($sql) = @_;
+	return $node->safe_psql('postgres',
+		"SET enable_indexscan = off; SET enable_bitmapscan = off;"
+		  . " SET enable_indexonlyscan = off; $sql");
+}
+
+# Start a frozen load of $rows rows into a new 8-leaf table; returns the job.
+sub start_frozen
+{
+	my ($table) = @_;
+	$node->safe_psql('postgres', usertable_sql($table));
+	return $node->safe_psql('postgres',
+		qq{SELECT petagen.start($rows, workers => 2, "table" => '$table',
+		   chunk_rows => $chunk_rows, frozen => true)});
+}
+
+# Rows a sequential scan sees beyond the ledger's committed rows.
+sub excess_sql
+{
+	my ($job, $table) = @_;
+	return "SELECT (SELECT count(*) FROM $table)"
+	  . " - (SELECT coalesce(sum(rows_written), 0) FROM petagen.chunks WHERE job = $job)";
+}
+
+# Wait until in-flight chunks show 2,000 .. 30,000 uncommitted frozen rows:
+# far enough from their end that they cannot commit before we interrupt.
+sub wait_for_uncommitted_rows
+{
+	my ($job, $table) = @_;
+	ok( $node->poll_query_until(
+			'postgres',
+			"SELECT e BETWEEN 2000 AND 30000 FROM (" . excess_sql($job, $table) . ") x(e)"),
+		"$table: a sequential scan sees frozen rows of chunks not yet committed");
+}
+
+# Fraction of the heap pages of the local leaves of $table that are all-frozen.
+sub frozen_fraction
+{
+	my ($table) = @_;
+	return $node->safe_psql('postgres',
+		"SELECT round(avg(all_frozen::int), 4) FROM pg_partition_tree('$table') t,"
+		  . " pg_visibility_map(t.relid) WHERE t.isleaf");
+}
+
+# The exactly-once checks of a finished job on $table.
+sub check_exact
+{
+	my ($job, $table, $what) = @_;
+	is($node->safe_psql('postgres', "SELECT petagen.wait($job, '120s')"),
+		'done', "$what: the job is done");
+	is( $node->safe_psql('postgres',
+			"SELECT count(*), count(*) FILTER (WHERE ok) FROM petagen.verify(${job}::bigint)"),
+		'8|8', "$what: verify() is ok on every leaf");
+	is(seqscan_psql("SELECT count(*) FROM $table"),
+		$rows, "$what: a sequential scan counts exactly the key space");
+	is( seqscan_psql(
+			"SELECT count(*) FROM (SELECT ycsb_key FROM $table GROUP BY 1 HAVING count(*) > 1) d"),
+		'0', "$what: no key is there twice");
+	is( seqscan_psql(
+			"SELECT md5(string_agg(md5(t::text), '' ORDER BY ycsb_key)) FROM $table t"),
+		$expected_sum //= $node->safe_psql('postgres',
+			"SELECT md5(string_agg(md5(t::text), '' ORDER BY ycsb_key))"
+			  . " FROM petagen.rows(NULL::$table, 0, $rows) t"),
+		"$what: content equals the generator's (a plain load's)");
+	is( $node->safe_psql('postgres',
+			"SELECT count(*) FROM petagen.chunk_intents WHERE job = $job"),
+		'0', "$what: no chunk intent is left");
+	is( $node->safe_psql('postgres',
+			"SELECT count(*) FROM (SELECT bt_index_check(i.indexrelid, true)"
+			  . " FROM pg_partition_tree('$table') t JOIN pg_index i ON i.indrelid = t.relid"
+			  . " WHERE t.isleaf) c"),
+		'8', "$what: bt_index_check with heapallindexed passes on every leaf index");
+}
+
+# (a) An uninterrupted frozen load.
+my $job_a = start_frozen('frozen_a');
+check_exact($job_a, 'frozen_a', 'clean');
+cmp_ok(frozen_fraction('frozen_a'), '>=', 0.99,
+	'clean: at least 99% of the heap pages are all-frozen');
+is( $node->safe_psql('postgres',
+		"SELECT count(*) FROM pg_partition_tree('frozen_a') t,"
+		  . " pg_check_frozen(t.relid) WHERE t.isleaf"),
+	'0', 'clean: pg_check_frozen finds no unfrozen tuple on all-frozen pages');
+
+# (b) SIGKILL of a worker mid-load: the postmaster restarts every backend.
+my $job_b = start_frozen('frozen_b');
+wait_for_uncommitted_rows($job_b, 'frozen_b');
+my $pid = $node->safe_psql('postgres',
+	"SELECT pid FROM petagen.status($job_b) WHERE worker = 0");
+ok(kill('KILL', $pid), 'kill: SIGKILL sent to worker 0');
+ok( $node->poll_query_until(
+		'postgres',
+		"SELECT state FROM petagen.status($job_b) WHERE worker IS NULL",
+		'interrupted'),
+	'kill: after the crash restart the job is interrupted');
+my $left = seqscan_psql(excess_sql($job_b, 'frozen_b'));
+cmp_ok($left, '>', 0,
+	"kill: $left frozen rows of aborted chunks survived the crash");
+ok( $node->safe_psql('postgres',
+		"SELECT count(*) > 0 FROM petagen.chunk_intents WHERE job = $job_b"),
+	'kill: the interrupted chunks have intents');
+my $log_offset = -s $node->logfile;
+is($node->safe_psql('postgres', "SELECT petagen.resume($job_b)"),
+	$job_b, 'kill: resume() returns the job');
+check_exact($job_b, 'frozen_b', 'kill');
+my $log = slurp_file($node->logfile, $log_offset);
+my $removed = 0;
+$removed += $1
+  while $log =~ /chunk \d+: removed (\d+) frozen rows of an interrupted attempt/g;
+is($removed, $left, 'kill: the repair removed exactly the leftover rows');
+# Pages a repair touched lose all-visible; the crash can also leave pages
+# the relation was extended by but never written (all zeroes, no rows),
+# which VACUUM leaves out of the visibility map.  After one VACUUM, every
+# row is on an all-frozen page.
+$node->safe_psql('postgres', 'VACUUM (INDEX_CLEANUP ON) frozen_b');
+is( seqscan_psql(
+		"SET enable_nestloop = off; CREATE TEMP TABLE nf AS SELECT p.relid, m.blkno"
+		  . " FROM pg_partition_tree('frozen_b') p, pg_visibility_map(p.relid) m"
+		  . " WHERE p.isleaf AND NOT m.all_frozen; ANALYZE nf;"
+		  . " SELECT count(*) FROM frozen_b t JOIN nf"
+		  . " ON nf.relid = t.tableoid AND nf.blkno = (t.ctid::text::point)[0]::bigint"),
+	'0', 'kill: after one VACUUM every row is on an all-frozen page');
+
+# (c) stop() mid-load: the chunks in flight roll back, their rows stay.
+my $job_c = start_frozen('frozen_c');
+wait_for_uncommitted_rows($job_c, 'frozen_c');
+is($node->safe_psql('postgres', "SELECT petagen.stop($job_c)"),
+	'stopped', 'stop: stop() returns stopped');
+$left = seqscan_psql(excess_sql($job_c, 'frozen_c'));
+cmp_ok($left, '>', 0, "stop: $left frozen rows of rolled-back chunks remain");
+is($node->safe_psql('postgres', "SELECT petagen.resume($job_c)"),
+	$job_c, 'stop: resume() returns the job');
+check_exact($job_c, 'frozen_c', 'stop');
+
+$node->stop;
+done_testing();
