@@ -9,7 +9,7 @@ RESET client_min_messages;
 CREATE SCHEMA errs10;
 SET search_path = errs10, public;
 
-CREATE ROLE regress_petagen_frz_op IN ROLE petagen_operator;
+CREATE ROLE regress_petagen_frz_op LOGIN IN ROLE petagen_operator;
 GRANT USAGE ON SCHEMA errs10 TO regress_petagen_frz_op;
 
 CREATE TABLE ok (ycsb_key varchar(64) PRIMARY KEY, field0 varchar(100));

@@ -64,6 +64,10 @@ SELECT severity, object, split_part(finding, ':', 1) AS topic
 FROM petagen.check(1e7, 2, 'usertable') WHERE finding LIKE 'checkpoints:%';
 SELECT severity, split_part(finding, ':', 1) AS topic
 FROM petagen.check(3e8, 2, 'usertable', chunk_rows => 1) WHERE finding LIKE 'xids:%';
+-- The freeze a plain load owes; a frozen load owes none.
+SELECT frozen, count(*) FILTER (WHERE finding LIKE 'freeze:%') AS freeze_findings
+FROM unnest(ARRAY[false, true]) frozen, petagen.check(1000, 2, 'usertable', frozen => frozen)
+GROUP BY frozen ORDER BY frozen;
 SELECT format('ALTER TABLE %s SET (autovacuum_enabled = off)', i)
 FROM generate_series(0, 3) g, format('usertable_%s', g) i \gexec
 SELECT count(*) AS autovacuum_findings FROM petagen.check(1000, 2, 'usertable')
