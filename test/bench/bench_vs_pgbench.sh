@@ -20,6 +20,8 @@
 # petagen.bench() queries the leaf partition that holds the key directly;
 # pgbench goes through the partitioned table (run-time pruning of a generic
 # plan), as a client would.  Medians of TPS and p99; ratio bench/pgbench.
+# Then a select sweep at 1, 2, 4 and 8 workers (D seconds each), whose
+# charts (TPS and latency percentiles vs workers) go to docs/ for the README.
 # Results: test/bench/results/bench_vs_pgbench.md.
 #   N                rows        (default 1000000)
 #   SECONDS_PER_RUN  duration    (default 10)
@@ -107,3 +109,16 @@ done
     echo
     for k in petagen_select pgbench_select petagen_update pgbench_update; do echo "- $k:${TPS[$k]}"; done
 } | tee "$OUT"
+
+# --- the select sweep and its charts -------------------------------------
+log "select sweep 1, 2, 4, 8 workers"
+printf '\nSelect sweep (petagen.bench_sweep, %s s per run; charts in docs/):\n\n```\n' "$D" >>"$OUT"
+bpsql -c "SELECT workers, round(tps) AS tps, round(p50_us::numeric, 1) AS p50_us,
+                 round(p99_us::numeric, 1) AS p99_us, errors, not_found
+          FROM petagen.bench_sweep('select', workers => '{1,2,4,8}', duration => '$D s')" | tee -a "$OUT"
+echo '```' >>"$OUT"
+sweep=$(bval "SELECT max(sweep) FROM petagen.bench_results")
+mkdir -p "$BENCH_REPO/docs"
+bval "SELECT petagen.chart_sweep($sweep)" >"$BENCH_REPO/docs/bench_select_tps.svg"
+bval "SELECT petagen.chart_sweep($sweep, 'latency')" >"$BENCH_REPO/docs/bench_select_latency.svg"
+log "charts: docs/bench_select_tps.svg, docs/bench_select_latency.svg"

@@ -195,7 +195,7 @@ mkdir -p "$RESULTS_DIR"
     echo
     if [ -n "${VAC[w2_scrambled_frozen]:-}" ]; then
     plain_vac=$(median ${VAC[w2_scrambled]}); frozen_vac=$(median ${VAC[w2_scrambled_frozen]})
-    echo "VACUUM (FREEZE) after a frozen load takes $(awk -v a="$frozen_vac" -v b="$plain_vac" 'BEGIN{printf "%.0f%%", 100 * a / b}') of its time after a plain load (2 workers, scrambled; target ≤ 10%)."
+    echo "VACUUM (FREEZE) after a frozen load takes $(awk -v a="$frozen_vac" -v b="$plain_vac" 'BEGIN{printf "%.1f%%", 100 * a / b}') of its time after a plain load (2 workers, scrambled; target ≤ 10%)."
     echo
     fi
     if [ "$REPS_BIG" -gt 0 ]; then
