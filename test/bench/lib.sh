@@ -7,6 +7,7 @@
 #   BENCH_DIR   instance + scratch dir     (default /tmp/bench-pg/<script name>)
 #   BENCH_PORT  port                       (default set by each script, 5460+)
 #   PETAGEN_BUILD=1  build and install petagen into PGBIN's tree first
+#   BENCH_MWM   maintenance_work_mem       (default 64MB, PostgreSQL's default)
 #
 # As root the instance is owned and run by the `postgres` OS user (initdb
 # refuses root); as a normal user it runs as that user.
@@ -58,6 +59,7 @@ max_worker_processes = 16
 shared_buffers = 1GB
 max_wal_size = 8GB
 checkpoint_timeout = 30min
+maintenance_work_mem = ${BENCH_MWM:-64MB}
 wal_level = replica
 synchronous_commit = on
 # no autovacuum/analyze between runs: it would skew times, XIDs and WAL
@@ -102,5 +104,5 @@ create_usertable() {
 bench_env() {
     echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); host: $(nproc) CPUs ($(awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo)), $(free -g | awk '/^Mem:/{print $2}') GB RAM; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "- server: $(bval 'SELECT version()' | cut -d, -f1) from \`$PGBIN\`; petagen commit $(git -C "$BENCH_REPO" rev-parse --short HEAD)"
-    echo "- settings: max_worker_processes 16, shared_buffers 1GB, max_wal_size 8GB, checkpoint_timeout 30min, wal_level replica, synchronous_commit on, autovacuum off, work_mem $(bval 'SHOW work_mem'), jit $(bval 'SHOW jit')"
+    echo "- settings: max_worker_processes 16, shared_buffers 1GB, max_wal_size 8GB, checkpoint_timeout 30min, maintenance_work_mem $(bval 'SHOW maintenance_work_mem'), wal_level replica, synchronous_commit on, autovacuum off, work_mem $(bval 'SHOW work_mem'), jit $(bval 'SHOW jit')"
 }

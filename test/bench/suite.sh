@@ -4,6 +4,7 @@
 #   test/bench/suite.sh                       # the full suite (about 40 min here)
 #   N=200000 REPS=1 N_BIG=400000 REPS_BIG=1 test/bench/suite.sh   # a smoke run
 #   ONLY="w2_scrambled copy_bin" REPS_BIG=0 test/bench/suite.sh  # some methods, no large case
+#   OUT=test/bench/results/other.md BENCH_MWM=512MB test/bench/suite.sh  # elsewhere; lib.sh settings
 #   PGBIN=/opt/pgE/usr/lib/postgresql/15/bin PETAGEN_BUILD=1 test/bench/suite.sh
 #
 # Starts its own throwaway instance (lib.sh: PGBIN, BENCH_DIR, BENCH_PORT
@@ -36,7 +37,7 @@ N_BIG=${N_BIG:-10000000}
 REPS_BIG=${REPS_BIG:-3}
 BENCH_PORT=${BENCH_PORT:-5463}
 BENCH_DIR=${BENCH_DIR:-/tmp/bench-pg/suite}
-OUT=$RESULTS_DIR/suite.md
+OUT=${OUT:-$RESULTS_DIR/suite.md}
 BIN=$BENCH_DIR/rows.bin
 TXT=$BENCH_DIR/rows.txt
 SQLF=$BENCH_DIR/client.sql
