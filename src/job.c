@@ -249,7 +249,7 @@ job_worker_alive(WorkerSlot *slot)
 	return slot->pid != 0 && BackendPidGetProc(slot->pid) != NULL;
 }
 
-/* Record the end of a run in petagen.jobs (in its own transaction's SPI). */
+/* Record the end of a run in petagen.jobs and a last progress_log row. */
 void
 job_record_end(int64 job, int32 run, JobState state, const char *error)
 {
@@ -270,6 +270,14 @@ job_record_end(int64 job, int32 run, JobState state, const char *error)
 							  " WHERE job = $1 AND run = $2",
 							  4, types, values, nulls, false, 0) != SPI_OK_UPDATE)
 		elog(ERROR, "petagen: could not record the end of job " INT64_FORMAT, job);
+	/* a last progress_log row, so the history ends where the job did */
+	if (SPI_execute_with_args("INSERT INTO petagen.progress_log (job, keys_done,"
+							  " rows_written, bytes, logged_at)"
+							  " SELECT $1, coalesce(sum(keys), 0), coalesce(sum(rows_written), 0),"
+							  " coalesce(sum(bytes), 0), pg_catalog.clock_timestamp()"
+							  " FROM petagen.chunks WHERE job = $1",
+							  1, types, values, nulls, false, 0) != SPI_OK_INSERT)
+		elog(ERROR, "petagen: could not add to progress_log");
 	SPI_finish();
 }
 

@@ -115,6 +115,11 @@ ok( $node->safe_psql(
 		'postgres',
 		"SELECT count(*) FROM petagen.progress_log WHERE job = $job") >= 1,
 	'progress_log has at least one row');
+is( $node->safe_psql('postgres',
+		"SELECT keys_done || ' ' || rows_written FROM petagen.progress_log"
+		  . " WHERE job = $job ORDER BY logged_at DESC LIMIT 1"),
+	"$rows $rows",
+	'the last progress_log row is the job\'s end');
 
 is( $node->safe_psql(
 		'postgres',
