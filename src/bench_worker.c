@@ -36,6 +36,7 @@
 #include "utils/snapmgr.h"
 
 #include "bench.h"
+#include "job.h"
 #include "route.h"
 #include "rowgen.h"
 
@@ -473,11 +474,7 @@ bench_step(BenchCtx *ctx)
 	{
 		ErrorData  *edata;
 
-		MemoryContextSwitchTo(ctx->cxt);
-		edata = CopyErrorData();
-		FlushErrorState();
-		AbortCurrentTransaction();
-		MemoryContextSwitchTo(ctx->cxt);
+		edata = job_catch_and_abort(ctx->cxt);
 		if ((t0 ? t0 : bench_now_ns()) >= shared->measure_ns)
 		{
 			slot->errors++;

@@ -249,6 +249,23 @@ job_worker_alive(WorkerSlot *slot)
 	return slot->pid != 0 && BackendPidGetProc(slot->pid) != NULL;
 }
 
+/*
+ * In a worker's PG_CATCH: copy the error into cxt, clear it and abort the
+ * transaction; the caller reports it and frees it with FreeErrorData().
+ */
+ErrorData *
+job_catch_and_abort(MemoryContext cxt)
+{
+	ErrorData  *edata;
+
+	MemoryContextSwitchTo(cxt);
+	edata = CopyErrorData();
+	FlushErrorState();
+	AbortCurrentTransaction();
+	MemoryContextSwitchTo(cxt);
+	return edata;
+}
+
 /* Record the end of a run in petagen.jobs and a last progress_log row. */
 void
 job_record_end(int64 job, int32 run, JobState state, const char *error)

@@ -344,10 +344,7 @@ worker_attempt_chunk(WorkerCtx *ctx, int64 chunk)
 	}
 	PG_CATCH();
 	{
-		MemoryContextSwitchTo(ctx->cxt);
-		edata = CopyErrorData();
-		FlushErrorState();
-		AbortCurrentTransaction();
+		edata = job_catch_and_abort(ctx->cxt);
 		/* the slot's live counters go back to what is committed */
 		pg_atomic_write_u64(&ctx->slot->keys, ctx->total.keys);
 		pg_atomic_write_u64(&ctx->slot->rows, ctx->total.rows);
@@ -564,10 +561,7 @@ worker_build_next_index(WorkerCtx *ctx, bool leaves_only)
 	{
 		ErrorData  *edata;
 
-		MemoryContextSwitchTo(ctx->cxt);
-		edata = CopyErrorData();
-		FlushErrorState();
-		AbortCurrentTransaction();
+		edata = job_catch_and_abort(ctx->cxt);
 		worker_set_error(ctx, edata->message);
 		strlcpy(ctx->error, edata->message, sizeof(ctx->error));
 		elog(LOG, "petagen job " INT64_FORMAT " worker %d failed to build an index: %s",
