@@ -1,0 +1,1019 @@
+/* petagen--0.1.sql: YCSB-shaped data generated inside the server. */
+
+\echo Use "CREATE EXTENSION petagen" to load this file. \quit
+
+-- petagen.key(seq): the ycsb_key of key number seq.
+CREATE FUNCTION @extschema@.key(
+    seq bigint,
+    keys text DEFAULT 'scrambled',
+    prefix text DEFAULT 'user',
+    zeropadding integer DEFAULT 1)
+RETURNS text
+AS 'MODULE_PATHNAME', 'petagen_key'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION @extschema@.key(bigint, text, text, integer) IS
+    'the ycsb_key of a key number, in one of the key modes';
+
+-- petagen.seq(key): the key number of a key (ordered and scrambled modes).
+CREATE FUNCTION @extschema@.seq(
+    key text,
+    keys text DEFAULT 'scrambled',
+    prefix text DEFAULT 'user',
+    zeropadding integer DEFAULT 1)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'petagen_seq'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION @extschema@.seq(text, text, text, integer) IS
+    'the key number of a ycsb_key: the inverse of petagen.key()';
+
+-- petagen.rows(NULL::t, first, count): rows first .. first+count-1 of table t.
+CREATE FUNCTION @extschema@.rows(
+    "table" anyelement,
+    first numeric,
+    count numeric,
+    keys text DEFAULT 'scrambled',
+    seed bigint DEFAULT 0,
+    fieldlength integer DEFAULT 100,
+    prefix text DEFAULT 'user',
+    zeropadding integer DEFAULT 1)
+RETURNS SETOF anyelement
+AS 'MODULE_PATHNAME', 'petagen_rows'
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE
+ROWS 1000;
+
+COMMENT ON FUNCTION @extschema@.rows(anyelement, numeric, numeric, text, bigint, integer, text, integer) IS
+    'YCSB rows of a table''s row type, a pure function of the key number and seed';
+
+-- Load jobs ---------------------------------------------------------------
+
+-- Members of petagen_operator may start, stop and resume load jobs.
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = 'petagen_operator') THEN
+        CREATE ROLE petagen_operator NOLOGIN;
+    END IF;
+END
+$$;
+
+-- One row per load job: what it loads, how, and how its last run ended.
+CREATE TABLE @extschema@.jobs (
+    job bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    "table" regclass NOT NULL,
+    rows bigint NOT NULL CHECK (rows > 0),
+    workers integer NOT NULL,
+    chunk_rows bigint NOT NULL,
+    keys text NOT NULL,
+    seed bigint NOT NULL,
+    fieldlength integer NOT NULL,
+    prefix text NOT NULL,
+    zeropadding integer NOT NULL,
+    disk_reserve bigint,
+    max_rate bigint,
+    state text NOT NULL DEFAULT 'running'
+        CHECK (state IN ('running', 'done', 'failed', 'stopped')),
+    run integer NOT NULL DEFAULT 1,
+    started_by regrole NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    started_at timestamptz,
+    finished_at timestamptz,
+    last_error text,
+    last_error_at timestamptz,
+    dsm_handle bigint
+);
+COMMENT ON TABLE @extschema@.jobs IS
+    'petagen load jobs; state "running" with no live worker is shown as interrupted by petagen.status()';
+
+-- The work ledger: a chunk's row commits with the chunk's data.
+CREATE TABLE @extschema@.chunks (
+    job bigint NOT NULL REFERENCES @extschema@.jobs ON DELETE CASCADE,
+    chunk bigint NOT NULL,
+    keys bigint NOT NULL,
+    rows_written bigint NOT NULL,
+    bytes bigint NOT NULL,
+    duplicates bigint NOT NULL,
+    foreign_skipped bigint NOT NULL,
+    worker integer NOT NULL,
+    run integer NOT NULL,
+    finished_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    PRIMARY KEY (job, chunk)
+);
+
+-- Cumulative progress of every job, one row per petagen.progress_log_interval.
+CREATE TABLE @extschema@.progress_log (
+    job bigint NOT NULL REFERENCES @extschema@.jobs ON DELETE CASCADE,
+    logged_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    keys_done bigint NOT NULL,
+    rows_written bigint NOT NULL,
+    bytes bigint NOT NULL
+);
+CREATE INDEX ON @extschema@.progress_log (job, logged_at);
+
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.jobs', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.chunks', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.progress_log', '');
+
+-- petagen.start(rows): start a load job of the key space 0 .. rows-1; returns its id.
+CREATE FUNCTION @extschema@.start(
+    rows numeric,
+    workers integer DEFAULT 4,
+    "table" text DEFAULT 'usertable',
+    keys text DEFAULT 'scrambled',
+    seed bigint DEFAULT 0,
+    fieldlength integer DEFAULT 100,
+    prefix text DEFAULT 'user',
+    zeropadding integer DEFAULT 1,
+    chunk_rows bigint DEFAULT 100000,
+    disk_reserve text DEFAULT NULL,
+    max_rate text DEFAULT NULL,
+    frozen boolean DEFAULT false,
+    indexes text DEFAULT 'maintain',
+    force boolean DEFAULT false)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'petagen_start'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT;
+
+-- petagen.resume(job): load what an interrupted, stopped or failed job has not.
+CREATE FUNCTION @extschema@.resume(job bigint, workers integer DEFAULT NULL)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'petagen_resume'
+LANGUAGE C VOLATILE;
+
+-- petagen.stop(job): stop a job's workers at their next batch; returns the state.
+CREATE FUNCTION @extschema@.stop(job bigint)
+RETURNS text
+AS 'MODULE_PATHNAME', 'petagen_stop'
+LANGUAGE C VOLATILE STRICT;
+
+-- petagen.wait(job, timeout): wait until a job ends; returns its state.
+CREATE FUNCTION @extschema@.wait(job bigint, timeout interval DEFAULT NULL)
+RETURNS text
+AS 'MODULE_PATHNAME', 'petagen_wait'
+LANGUAGE C VOLATILE;
+
+-- petagen.status(job): a row per worker and a total row (worker IS NULL) per job.
+CREATE FUNCTION @extschema@.status(job bigint DEFAULT NULL,
+    OUT job bigint, OUT worker integer, OUT state text, OUT pid integer,
+    OUT keys_done bigint, OUT keys_total bigint, OUT rows_written bigint,
+    OUT duplicates bigint, OUT percent double precision, OUT progress text,
+    OUT rows_per_s bigint, OUT mb_per_s double precision,
+    OUT avg_rows_per_s bigint, OUT avg_mb_per_s double precision,
+    OUT eta interval, OUT disk_headroom text, OUT reason text,
+    OUT last_error text, OUT last_error_at timestamptz,
+    OUT phase text, OUT indexes_built integer, OUT indexes_total integer,
+    OUT current_index text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'petagen_status'
+LANGUAGE C VOLATILE;
+
+-- Who may do what: operators run jobs, pg_monitor members watch them.
+REVOKE ALL ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.resume(bigint, integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.stop(bigint) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, boolean) TO petagen_operator;
+GRANT EXECUTE ON FUNCTION @extschema@.resume(bigint, integer) TO petagen_operator;
+GRANT EXECUTE ON FUNCTION @extschema@.stop(bigint) TO petagen_operator;
+GRANT USAGE ON SCHEMA @extschema@ TO petagen_operator, pg_monitor;
+GRANT SELECT, INSERT, UPDATE ON @extschema@.jobs TO petagen_operator;
+GRANT SELECT, INSERT ON @extschema@.chunks, @extschema@.progress_log TO petagen_operator;
+GRANT SELECT ON @extschema@.jobs, @extschema@.chunks, @extschema@.progress_log TO pg_monitor;
+
+-- petagen.leaf(table, key): the leaf PostgreSQL would route a key to.
+CREATE FUNCTION @extschema@.leaf("table" regclass, key text)
+RETURNS regclass
+AS 'MODULE_PATHNAME', 'petagen_leaf'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION @extschema@.leaf(regclass, text) IS
+    'the leaf partition PostgreSQL would route a ycsb_key to, NULL if no partition accepts it';
+
+-- petagen.load(table, first, count): write key numbers first .. first+count-1
+-- into the table's local leaves, in the calling transaction.
+CREATE FUNCTION @extschema@.load(
+    "table" regclass,
+    first numeric,
+    count numeric,
+    keys text DEFAULT 'scrambled',
+    seed bigint DEFAULT 0,
+    fieldlength integer DEFAULT 100,
+    prefix text DEFAULT 'user',
+    zeropadding integer DEFAULT 1)
+RETURNS TABLE(keys bigint, rows_written bigint, bytes bigint,
+              duplicates bigint, foreign_skipped bigint)
+AS 'MODULE_PATHNAME', 'petagen_load'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE
+ROWS 1;
+
+COMMENT ON FUNCTION @extschema@.load(regclass, numeric, numeric, text, bigint, integer, text, integer) IS
+    'loads a range of key numbers into the local leaves of a table, in the calling transaction';
+
+-- petagen.verify(table, rows): per leaf, is every key of the key space there exactly once?
+-- Foreign leaves are checked on their node; node is 'local' or the foreign server.
+CREATE FUNCTION @extschema@.verify("table" regclass, rows numeric,
+    keys text DEFAULT 'scrambled', prefix text DEFAULT 'user', zeropadding integer DEFAULT 1,
+    OUT leaf regclass, OUT local boolean, OUT expected bigint, OUT present bigint,
+    OUT missing bigint, OUT extra bigint, OUT duplicated bigint, OUT ok boolean,
+    OUT node text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'petagen_verify'
+LANGUAGE C STABLE STRICT;
+
+-- petagen.verify(job): the same, for the key space of a load job.
+CREATE FUNCTION @extschema@.verify(job bigint,
+    OUT leaf regclass, OUT local boolean, OUT expected bigint, OUT present bigint,
+    OUT missing bigint, OUT extra bigint, OUT duplicated bigint, OUT ok boolean,
+    OUT node text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'petagen_verify_job'
+LANGUAGE C STABLE STRICT;
+
+-- Benchmarks --------------------------------------------------------------
+
+-- Every petagen.bench() run, with its whole configuration and its figures.
+CREATE TABLE @extschema@.bench_results (
+    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    sweep bigint,
+    kind text NOT NULL,
+    workers integer NOT NULL,
+    duration interval NOT NULL,
+    warmup interval NOT NULL,
+    "table" text NOT NULL,
+    target text[] NOT NULL,
+    target_node text NOT NULL,
+    distribution text NOT NULL,
+    options jsonb NOT NULL DEFAULT '{}',
+    operations bigint NOT NULL,
+    tps double precision NOT NULL,
+    errors bigint NOT NULL,
+    not_found bigint NOT NULL,
+    reads bigint NOT NULL DEFAULT 0,
+    updates bigint NOT NULL DEFAULT 0,
+    inserts bigint NOT NULL DEFAULT 0,
+    scans bigint NOT NULL DEFAULT 0,
+    rmws bigint NOT NULL DEFAULT 0,
+    p50_us double precision,
+    p95_us double precision,
+    p99_us double precision,
+    p999_us double precision,
+    max_us double precision,
+    node text NOT NULL DEFAULT COALESCE(
+        NULLIF(pg_catalog.current_setting('cluster_name'), ''),
+        pg_catalog.concat(pg_catalog.inet_server_addr(), ':',
+                          pg_catalog.current_setting('port'))),
+    server_version text NOT NULL DEFAULT pg_catalog.current_setting('server_version'),
+    run_by regrole NOT NULL DEFAULT CURRENT_USER::pg_catalog.regrole,
+    started_at timestamptz NOT NULL,
+    finished_at timestamptz NOT NULL DEFAULT pg_catalog.now()
+);
+COMMENT ON TABLE @extschema@.bench_results IS
+    'petagen.bench() runs: sweep is the id of the first run of a bench_sweep(); target_node is "local" or the foreign server of the target leaves';
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.bench_results', '');
+GRANT SELECT, INSERT ON @extschema@.bench_results TO petagen_operator;
+GRANT SELECT ON @extschema@.bench_results TO pg_monitor;
+
+-- Benchmark runs ----------------------------------------------------------
+
+-- petagen.bench(kind, ...): run a benchmark in background workers; one row.
+CREATE FUNCTION @extschema@.bench(
+    kind text,
+    workers integer DEFAULT 2,
+    duration interval DEFAULT '10 s',
+    warmup interval DEFAULT '0 s',
+    "table" text DEFAULT 'usertable',
+    target text[] DEFAULT NULL,
+    distribution text DEFAULT NULL,
+    zipfian_constant double precision DEFAULT 0.99,
+    rows numeric DEFAULT NULL,
+    keys text DEFAULT NULL,
+    seed bigint DEFAULT NULL,
+    fieldlength integer DEFAULT NULL,
+    prefix text DEFAULT NULL,
+    zeropadding integer DEFAULT NULL)
+RETURNS TABLE(id bigint, kind text, workers integer, operations bigint,
+              tps double precision, errors bigint, not_found bigint,
+              p50_us double precision, p95_us double precision,
+              p99_us double precision, p999_us double precision,
+              max_us double precision, reads bigint, updates bigint,
+              inserts bigint, scans bigint, rmws bigint)
+AS 'MODULE_PATHNAME', 'petagen_bench'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE
+ROWS 1;
+
+COMMENT ON FUNCTION @extschema@.bench(text, integer, interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer) IS
+    'in-server select/update/YCSB benchmark on the target leaves; recorded in petagen.bench_results';
+
+-- petagen.bench_sweep(kind, workers[], ...): one bench() run per worker count.
+CREATE FUNCTION @extschema@.bench_sweep(
+    kind text,
+    workers integer[] DEFAULT '{1,2,4,8}',
+    duration interval DEFAULT '10 s',
+    warmup interval DEFAULT '0 s',
+    "table" text DEFAULT 'usertable',
+    target text[] DEFAULT NULL,
+    distribution text DEFAULT NULL,
+    zipfian_constant double precision DEFAULT 0.99,
+    rows numeric DEFAULT NULL,
+    keys text DEFAULT NULL,
+    seed bigint DEFAULT NULL,
+    fieldlength integer DEFAULT NULL,
+    prefix text DEFAULT NULL,
+    zeropadding integer DEFAULT NULL)
+RETURNS TABLE(id bigint, kind text, workers integer, operations bigint,
+              tps double precision, errors bigint, not_found bigint,
+              p50_us double precision, p95_us double precision,
+              p99_us double precision, p999_us double precision,
+              max_us double precision, reads bigint, updates bigint,
+              inserts bigint, scans bigint, rmws bigint)
+AS 'MODULE_PATHNAME', 'petagen_bench_sweep'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE
+ROWS 4;
+
+COMMENT ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer) IS
+    'petagen.bench() once per worker count; bench_results.sweep is the id of the first run';
+
+-- petagen.draw(distribution, items, n): the key numbers a benchmark would draw.
+CREATE FUNCTION @extschema@.draw(
+    distribution text,
+    items bigint,
+    n integer,
+    seed bigint DEFAULT 0,
+    zipfian_constant double precision DEFAULT 0.99)
+RETURNS SETOF bigint
+AS 'MODULE_PATHNAME', 'petagen_draw'
+LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE
+ROWS 1000;
+
+COMMENT ON FUNCTION @extschema@.draw(text, bigint, integer, bigint, double precision) IS
+    'n key numbers of 0 .. items-1 drawn as petagen.bench() draws them (uniform, YCSB scrambled zipfian, latest)';
+
+REVOKE ALL ON FUNCTION @extschema@.bench(text, integer, interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.bench(text, integer, interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer) TO petagen_operator;
+GRANT EXECUTE ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer) TO petagen_operator;
+-- bench() draws a run's id before the run (inserted keys depend on it).
+GRANT USAGE ON SEQUENCE @extschema@.bench_results_id_seq TO petagen_operator;
+
+-- Pictures ----------------------------------------------------------------
+-- Charts are standalone SVG documents, 800 x 480 and ASCII only, drawn from
+-- petagen.bench_results and petagen.progress_log.  The chart_* functions only
+-- gather data; all SVG comes from the svg_* helpers below (svg_panel draws a
+-- line chart; chart_matrix draws its heatmap cells itself).  Every label is
+-- user data and goes through svg_escape().
+
+-- petagen.svg_escape(s, maxlen): s as XML text, non-ASCII as character
+-- references; longer than maxlen characters, its middle becomes an ellipsis
+-- (node names often differ only at their end).
+CREATE FUNCTION @extschema@.svg_escape(s text, maxlen integer DEFAULT NULL)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    keep integer := greatest(maxlen, 2) - 1;
+    out text;
+BEGIN
+    IF maxlen IS NOT NULL AND length(s) > keep + 1 THEN
+        RETURN @extschema@.svg_escape(left(s, (keep + 1) / 2)) || '&#8230;'
+               || @extschema@.svg_escape(right(s, keep / 2));
+    END IF;
+    SELECT string_agg(CASE
+               WHEN c = '&' THEN '&amp;'
+               WHEN c = '<' THEN '&lt;'
+               WHEN c = '>' THEN '&gt;'
+               WHEN c = '"' THEN '&quot;'
+               WHEN c = '''' THEN '&#39;'
+               WHEN ascii(c) < 32 OR ascii(c) = 127 THEN ' '
+               WHEN ascii(c) IN (65534, 65535) THEN '?'
+               WHEN ascii(c) > 126 THEN '&#' || ascii(c) || ';'
+               ELSE c END, '' ORDER BY o)
+      INTO out
+      FROM regexp_split_to_table(s, '') WITH ORDINALITY AS t(c, o);
+    RETURN coalesce(out, '');
+END
+$$;
+
+-- petagen.svg_number(v, exact): a tick or cell label (3 significant digits,
+-- k/M/G/T suffix), or with exact, the value to 2 decimals.
+CREATE FUNCTION @extschema@.svg_number(v double precision, exact boolean DEFAULT false)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    a double precision := abs(v);
+    div double precision := 1;
+    suffix text := '';
+    digits integer := CASE WHEN exact THEN 2 ELSE 0 END;
+BEGIN
+    IF NOT exact AND a >= 1e3 THEN
+        SELECT d, x INTO div, suffix
+          FROM (VALUES (1e12, 'T'), (1e9, 'G'), (1e6, 'M'), (1e3, 'k')) AS s(d, x)
+         WHERE a >= d ORDER BY d DESC LIMIT 1;
+        a := a / div;
+    END IF;
+    IF a > 0 THEN
+        digits := greatest(digits, least(12, 2 - floor(log(a))::integer));
+    END IF;
+    RETURN trim_scale(round((v / div)::numeric, digits))::text || suffix;
+END
+$$;
+
+-- petagen.svg_ticks(lo, hi, log): nice axis ticks (1, 2, 5 x 10^k steps, or
+-- decades on a log axis) from the last tick <= lo to the first tick >= hi.
+CREATE FUNCTION @extschema@.svg_ticks(lo double precision, hi double precision,
+    log boolean DEFAULT false)
+RETURNS double precision[]
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    raw double precision;
+    step double precision;
+    d0 integer;
+    d1 integer;
+    t double precision[];
+BEGIN
+    IF log THEN
+        d0 := floor(log(lo));
+        d1 := greatest(ceil(log(hi)), d0 + 1);
+        t := ARRAY(SELECT m * 10.0 ^ d
+                     FROM generate_series(d0, d1) AS d,
+                          unnest(CASE WHEN d1 - d0 >= 3 THEN '{1}'::float8[]
+                                      ELSE '{1,2,5}'::float8[] END) AS m
+                    ORDER BY 1);
+        RETURN t[(SELECT max(i) FROM generate_subscripts(t, 1) i WHERE t[i] <= lo * (1 + 1e-9))
+                 : (SELECT min(i) FROM generate_subscripts(t, 1) i WHERE t[i] >= hi * (1 - 1e-9))];
+    END IF;
+    IF hi <= lo THEN
+        lo := lo - greatest(abs(lo) * 0.1, 1);
+        hi := hi + greatest(abs(hi) * 0.1, 1);
+    END IF;
+    raw := (hi - lo) / 5;
+    step := 10.0 ^ floor(log(raw));
+    step := step * CASE WHEN raw / step <= 1 THEN 1 WHEN raw / step <= 2 THEN 2
+                        WHEN raw / step <= 5 THEN 5 ELSE 10 END;
+    RETURN ARRAY(SELECT i * step
+                   FROM generate_series(floor(lo / step * (1 + 1e-12))::bigint,
+                                        ceil(hi / step * (1 - 1e-12))::bigint) AS i);
+END
+$$;
+
+-- petagen.svg_scale(v, lo, hi, log, p0, p1): the pixel of value v on an axis
+-- mapping lo .. hi to p0 .. p1.
+CREATE FUNCTION @extschema@.svg_scale(v double precision, lo double precision,
+    hi double precision, log boolean, p0 double precision, p1 double precision)
+RETURNS numeric
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+RETURN round((CASE
+    WHEN hi = lo THEN (p0 + p1) / 2
+    WHEN log THEN p0 + (ln(v) - ln(lo)) / (ln(hi) - ln(lo)) * (p1 - p0)
+    ELSE p0 + (v - lo) / (hi - lo) * (p1 - p0) END)::numeric, 1);
+
+-- petagen.svg_color(i): colour i (1, 2, ...) of a palette safe for colour-blind readers.
+CREATE FUNCTION @extschema@.svg_color(i integer)
+RETURNS text
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+RETURN ('{#0072b2,#d55e00,#009e73,#cc79a7,#e69f00,#56b4e9,#000000}'::text[])
+       [1 + ((i - 1) % 7 + 7) % 7];
+
+-- petagen.svg_ramp(t): the colour of t in 0 .. 1 on the viridis scale.
+CREATE FUNCTION @extschema@.svg_ramp(t double precision)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    stops integer[] := '{{68,1,84},{59,82,139},{33,145,140},{94,201,98},{253,231,37}}';
+    seg integer;
+    f double precision;
+BEGIN
+    t := least(greatest(t, 0), 1);
+    seg := least(floor(t * 4)::integer, 3) + 1;
+    f := t * 4 - (seg - 1);
+    RETURN '#' || (SELECT string_agg(lpad(to_hex(round(stops[seg][c]
+                                   + (stops[seg + 1][c] - stops[seg][c]) * f)::integer), 2, '0'), '' ORDER BY c)
+                     FROM generate_series(1, 3) AS c);
+END
+$$;
+
+-- petagen.svg_document(title, subtitle, body): the whole 800 x 480 picture.
+CREATE FUNCTION @extschema@.svg_document(title text, subtitle text, body text)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+RETURN format(
+    '<svg xmlns="http://www.w3.org/2000/svg" width="800" height="480" viewBox="0 0 800 480"'
+    ' font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="12" fill="#222222">' || E'\n'
+    '<title>%s</title>' || E'\n'
+    '<rect width="800" height="480" fill="#ffffff"/>' || E'\n'
+    '<text x="400" y="24" text-anchor="middle" font-size="16" font-weight="bold">%s</text>' || E'\n'
+    '%s%s</svg>' || E'\n',
+    @extschema@.svg_escape(title), @extschema@.svg_escape(title, 80),
+    CASE WHEN subtitle IS NOT NULL THEN
+        format('<text x="400" y="42" text-anchor="middle" fill="#555555">%s</text>' || E'\n',
+               @extschema@.svg_escape(subtitle, 110))
+    ELSE '' END,
+    body);
+
+
+-- petagen.svg_panel(...): a line chart in the box (x, y, w, h): grid, ticks,
+-- axis labels, per series a line and its points as <circle class="mark">
+-- with a tooltip, and a legend right of the box.  Points a log axis cannot
+-- show are left out.  xticks: the x ticks to use (the x axis then gets a
+-- margin); xmin, ymin: a value the axis must reach (0 for rates and time).
+CREATE FUNCTION @extschema@.svg_panel(
+    x integer, y integer, w integer, h integer,
+    xlabel text, ylabel text,
+    series text[], xs double precision[], ys double precision[],
+    logx boolean DEFAULT false, logy boolean DEFAULT false,
+    xticks double precision[] DEFAULT NULL, xmin double precision DEFAULT NULL,
+    ymin double precision DEFAULT NULL, legend boolean DEFAULT true)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    pad integer := CASE WHEN xticks IS NULL THEN 0 ELSE w / 25 END;
+    xt double precision[];
+    yt double precision[];
+    xlo double precision;
+    xhi double precision;
+    ylo double precision;
+    yhi double precision;
+    grid text;
+    ticks text;
+    lines text;
+    keys text;
+BEGIN
+    SELECT min(px), max(px), min(py), max(py) INTO xlo, xhi, ylo, yhi
+      FROM unnest(xs, ys) AS p(px, py)
+     WHERE px IS NOT NULL AND py IS NOT NULL
+       AND (NOT logx OR px > 0) AND (NOT logy OR py > 0);
+    IF xlo IS NULL THEN
+        RAISE EXCEPTION 'no data points to draw' USING ERRCODE = '22000';
+    END IF;
+    xt := coalesce(xticks, @extschema@.svg_ticks(CASE WHEN logx THEN xlo ELSE least(xmin, xlo) END,
+                                                 xhi, logx));
+    yt := @extschema@.svg_ticks(CASE WHEN logy THEN ylo ELSE least(ymin, ylo) END, yhi, logy);
+    xlo := xt[1];
+    xhi := xt[cardinality(xt)];
+    ylo := yt[1];
+    yhi := yt[cardinality(yt)];
+
+    SELECT string_agg(format('<line x1="%1$s" y1="%2$s" x2="%3$s" y2="%2$s" stroke="#e6e6e6"/>'
+                             '<text x="%4$s" y="%5$s" text-anchor="end">%6$s</text>',
+                             x, py, x + w, x - 6, py + 4, @extschema@.svg_number(t)),
+                      E'\n' ORDER BY t)
+      INTO grid
+      FROM unnest(yt) AS t,
+           LATERAL @extschema@.svg_scale(t, ylo, yhi, logy, y + h, y) AS py;
+    SELECT string_agg(format('<line x1="%1$s" y1="%2$s" x2="%1$s" y2="%3$s" stroke="#888888"/>'
+                             '<text x="%1$s" y="%4$s" text-anchor="middle">%5$s</text>',
+                             px, y + h, y + h + 5, y + h + 18, @extschema@.svg_number(t)),
+                      E'\n' ORDER BY t)
+      INTO ticks
+      FROM unnest(xt) AS t,
+           LATERAL @extschema@.svg_scale(t, xlo, xhi, logx, x + pad, x + w - pad) AS px;
+
+    WITH p AS (
+        SELECT u.s, u.px, u.py, u.o
+          FROM unnest(series, xs, ys) WITH ORDINALITY AS u(s, px, py, o)
+         WHERE u.px IS NOT NULL AND u.py IS NOT NULL
+           AND (NOT logx OR u.px > 0) AND (NOT logy OR u.py > 0)),
+    k AS (
+        SELECT p.s, row_number() OVER (ORDER BY min(p.o))::integer AS i
+          FROM p GROUP BY p.s),
+    q AS (
+        SELECT k.i, p.s, p.px, p.py, p.o, @extschema@.svg_color(k.i) AS color,
+               @extschema@.svg_scale(p.px, xlo, xhi, logx, x + pad, x + w - pad) AS cx,
+               @extschema@.svg_scale(p.py, ylo, yhi, logy, y + h, y) AS cy
+          FROM p JOIN k ON k.s IS NOT DISTINCT FROM p.s),
+    g AS (
+        SELECT q.i, q.s, q.color,
+               CASE WHEN count(*) > 1 THEN
+                   format('<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>' || E'\n',
+                          q.color, string_agg(q.cx || ',' || q.cy, ' ' ORDER BY q.px, q.o))
+               ELSE '' END
+               || string_agg(format('<circle class="mark" cx="%s" cy="%s" r="4" fill="%s"><title>%s</title></circle>',
+                                    q.cx, q.cy, q.color,
+                                    @extschema@.svg_escape(concat(
+                                        q.s || ': ', coalesce(xlabel, 'x'), ' = ',
+                                        @extschema@.svg_number(q.px, true), ', ', coalesce(ylabel, 'y'),
+                                        ' = ', @extschema@.svg_number(q.py, true)))),
+                             E'\n' ORDER BY q.px, q.o) AS drawn
+          FROM q GROUP BY q.i, q.s, q.color)
+    SELECT string_agg(g.drawn, E'\n' ORDER BY g.i),
+           string_agg(format('<line x1="%1$s" y1="%2$s" x2="%3$s" y2="%2$s" stroke="%4$s" stroke-width="2"/>'
+                             '<circle cx="%5$s" cy="%2$s" r="4" fill="%4$s"/><text x="%6$s" y="%7$s">%8$s</text>',
+                             x + w + 14, y + 18 * g.i - 8, x + w + 38, g.color, x + w + 26,
+                             x + w + 44, y + 18 * g.i - 4,
+                             @extschema@.svg_escape(g.s, greatest(4, (756 - x - w) / 7))),
+                      E'\n' ORDER BY g.i) FILTER (WHERE legend AND g.s IS NOT NULL)
+      INTO lines, keys
+      FROM g;
+
+    RETURN concat_ws(E'\n', grid, ticks,
+        format('<rect x="%s" y="%s" width="%s" height="%s" fill="none" stroke="#888888"/>', x, y, w, h),
+        CASE WHEN xlabel IS NOT NULL THEN
+            format('<text x="%s" y="%s" text-anchor="middle">%s</text>',
+                   x + w / 2, y + h + 36, @extschema@.svg_escape(xlabel, 80)) END,
+        CASE WHEN ylabel IS NOT NULL THEN
+            format('<text transform="translate(%s,%s) rotate(-90)" text-anchor="middle">%s</text>',
+                   x - 54, y + h / 2, @extschema@.svg_escape(ylabel, h / 7)) END,
+        lines, keys) || E'\n';
+END
+$$;
+
+-- petagen.chart_bench(ids, metric, title): TPS ('tps') or latency
+-- percentiles ('latency') vs workers of benchmark runs, a series per kind
+-- (and per node and target node where the runs differ in them).
+CREATE FUNCTION @extschema@.chart_bench(ids bigint[], metric text DEFAULT 'tps',
+    title text DEFAULT NULL)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    n bigint;
+    nodes bigint;
+    targets bigint;
+    about text;
+    ws double precision[];
+    s text[];
+    xs double precision[];
+    ys double precision[];
+    logy boolean;
+BEGIN
+    IF ids IS NULL OR metric IS NULL THEN
+        RAISE EXCEPTION 'argument "%" of petagen.chart_bench() must not be null',
+            CASE WHEN ids IS NULL THEN 'ids' ELSE 'metric' END USING ERRCODE = '22004';
+    END IF;
+    IF metric NOT IN ('tps', 'latency') THEN
+        RAISE EXCEPTION 'unknown chart metric "%"', metric USING ERRCODE = '22023',
+            HINT = 'Use "tps" (TPS vs workers) or "latency" (latency percentiles vs workers).';
+    END IF;
+    SELECT count(*), count(DISTINCT r.node), count(DISTINCT r.target_node),
+           format('%s on %s, node %s, %s per run',
+                  string_agg(DISTINCT r.kind, ', '), string_agg(DISTINCT r."table", ', '),
+                  string_agg(DISTINCT r.node, ', '), string_agg(DISTINCT trim_scale(extract(epoch FROM r.duration)) || ' s', ', ')),
+           array_agg(DISTINCT r.workers::double precision ORDER BY r.workers::double precision)
+      INTO n, nodes, targets, about, ws
+      FROM @extschema@.bench_results AS r
+     WHERE r.id = ANY (ids);
+    IF n = 0 THEN
+        RAISE EXCEPTION 'no benchmark runs with ids %', ids USING ERRCODE = '42704',
+            HINT = 'Run petagen.bench() or petagen.bench_sweep() first; the ids are those of petagen.bench_results.';
+    END IF;
+
+    SELECT array_agg(concat_ws(' ', b.series, v.pct) ORDER BY b.series, v.o, b.workers, b.id),
+           array_agg(b.workers::double precision ORDER BY b.series, v.o, b.workers, b.id),
+           array_agg(v.val ORDER BY b.series, v.o, b.workers, b.id)
+      INTO s, xs, ys
+      FROM (SELECT r.*, concat_ws(' ', r.kind,
+                                  CASE WHEN nodes > 1 THEN 'from ' || r.node END,
+                                  CASE WHEN targets > 1 THEN 'to ' || r.target_node END) AS series
+              FROM @extschema@.bench_results AS r
+             WHERE r.id = ANY (ids)) AS b,
+           LATERAL (VALUES (0, NULL, b.tps), (1, 'p50', b.p50_us), (2, 'p95', b.p95_us),
+                           (3, 'p99', b.p99_us), (4, 'p99.9', b.p999_us)) AS v(o, pct, val)
+     WHERE (v.o = 0) = (metric = 'tps') AND v.val IS NOT NULL;
+    IF s IS NULL THEN
+        RAISE EXCEPTION 'benchmark runs % recorded no latency percentiles', ids
+            USING ERRCODE = '55000', HINT = 'Chart their TPS with metric => ''tps''.';
+    END IF;
+    logy := metric = 'latency'
+            AND (SELECT max(v) / nullif(min(v), 0) >= 20 FROM unnest(ys) AS v WHERE v > 0);
+
+    RETURN @extschema@.svg_document(
+        coalesce(title, CASE metric WHEN 'tps' THEN 'TPS vs workers'
+                                    ELSE 'Latency percentiles vs workers' END),
+        about,
+        @extschema@.svg_panel(90, 60, 540, 360, 'workers',
+            CASE metric WHEN 'tps' THEN 'TPS (operations/s)'
+                        ELSE 'latency (' || chr(181) || 's)' END,
+            s, xs, ys,
+            logx => ws[1] > 0 AND ws[cardinality(ws)] / ws[1] >= 8,
+            logy => coalesce(logy, false),
+            xticks => CASE WHEN cardinality(ws) <= 12 THEN ws END,
+            ymin => CASE metric WHEN 'tps' THEN 0 END));
+END
+$$;
+
+-- petagen.chart_sweep(sweep, metric): chart_bench() of the runs of one bench_sweep().
+CREATE FUNCTION @extschema@.chart_sweep(sweep bigint, metric text DEFAULT 'tps')
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    ids bigint[];
+BEGIN
+    IF sweep IS NULL THEN
+        RAISE EXCEPTION 'argument "sweep" of petagen.chart_sweep() must not be null'
+            USING ERRCODE = '22004';
+    END IF;
+    ids := ARRAY(SELECT r.id FROM @extschema@.bench_results AS r
+                  WHERE r.sweep = chart_sweep.sweep OR r.id = chart_sweep.sweep
+                  ORDER BY r.id);
+    IF cardinality(ids) = 0 THEN
+        RAISE EXCEPTION 'benchmark sweep % does not exist', sweep USING ERRCODE = '42704',
+            HINT = 'Run petagen.bench_sweep() first: it returns the sweep id, the sweep column of petagen.bench_results.';
+    END IF;
+    RETURN @extschema@.chart_bench(ids, metric,
+        format('Sweep %s: %s', sweep, CASE metric WHEN 'latency' THEN 'latency percentiles vs workers'
+                                                  ELSE 'TPS vs workers' END));
+END
+$$;
+
+-- petagen.chart_load(job): load rate (rows/s, MB/s) and rows written over
+-- the time since the job was started, from petagen.progress_log.
+CREATE FUNCTION @extschema@.chart_load(job bigint)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    origin timestamptz;
+    about text;
+    span double precision;
+    unit text;
+    div double precision;
+    ts double precision[];
+    rps double precision[];
+    mbps double precision[];
+    total double precision[];
+BEGIN
+    IF job IS NULL THEN
+        RAISE EXCEPTION 'argument "job" of petagen.chart_load() must not be null'
+            USING ERRCODE = '22004';
+    END IF;
+    SELECT least(j.created_at, (SELECT min(l.logged_at) FROM @extschema@.progress_log AS l
+                                 WHERE l.job = j.job)),
+           format('%s rows into %s, %s workers, keys %s, %s', to_char(j.rows, 'FM999,999,999,999,999,999'), j."table", j.workers, j.keys, j.state)
+      INTO origin, about
+      FROM @extschema@.jobs AS j
+     WHERE j.job = chart_load.job;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'load job % does not exist', job USING ERRCODE = '42704';
+    END IF;
+    SELECT array_agg(extract(epoch FROM d.logged_at - origin)::double precision ORDER BY d.logged_at),
+           array_agg(d.drows / d.secs ORDER BY d.logged_at),
+           array_agg(d.dbytes / 1048576.0 / d.secs ORDER BY d.logged_at),
+           array_agg(d.rows_written ORDER BY d.logged_at)
+      INTO ts, rps, mbps, total
+      FROM (SELECT l.logged_at, l.rows_written,
+                   l.rows_written - lag(l.rows_written, 1, 0::bigint) OVER w AS drows,
+                   l.bytes - lag(l.bytes, 1, 0::bigint) OVER w AS dbytes,
+                   nullif(extract(epoch FROM l.logged_at - lag(l.logged_at, 1, origin) OVER w), 0)
+                       ::double precision AS secs
+              FROM @extschema@.progress_log AS l
+             WHERE l.job = chart_load.job
+            WINDOW w AS (ORDER BY l.logged_at)) AS d;
+    IF ts IS NULL THEN
+        RAISE EXCEPTION 'load job % has no progress_log rows yet', job USING ERRCODE = '55000',
+            HINT = format('A running job adds a row to petagen.progress_log every petagen.progress_log_interval (now %s): try again later, or lower the setting.',
+                          coalesce(current_setting('petagen.progress_log_interval', true), '5min'));
+    END IF;
+    span := ts[cardinality(ts)];
+    SELECT u, d INTO unit, div
+      FROM (VALUES ('h', 3600.0, 7200.0), ('min', 60.0, 120.0), ('s', 1.0, 0.0)) AS v(u, d, above)
+     WHERE span >= above ORDER BY above DESC LIMIT 1;
+    ts := ARRAY(SELECT t / div FROM unnest(ts) WITH ORDINALITY AS u(t, o) ORDER BY o);
+
+    RETURN @extschema@.svg_document(format('Load job %s: rate and rows written', job), about,
+        @extschema@.svg_panel(90, 56, 660, 100, NULL, 'rows/s', NULL, ts, rps, xmin => 0, ymin => 0)
+        || @extschema@.svg_panel(90, 190, 660, 100, NULL, 'MB/s', NULL, ts, mbps, xmin => 0, ymin => 0)
+        || @extschema@.svg_panel(90, 324, 660, 100, format('time since start (%s)', unit),
+                                 'rows written', NULL, ts, total, xmin => 0, ymin => 0));
+END
+$$;
+
+-- petagen.bench_matrix(ids): the node matrix, one row per (node sending the
+-- queries, node holding the data) with the latest run among ids, or among
+-- all select runs when ids is NULL.  target is the node itself for 'local'.
+CREATE FUNCTION @extschema@.bench_matrix(ids bigint[] DEFAULT NULL)
+RETURNS TABLE(node text, target text, kind text, tps double precision,
+              p99_us double precision, id bigint, finished_at timestamptz)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+BEGIN ATOMIC
+    SELECT DISTINCT ON (r.node, t.target) r.node, t.target, r.kind, r.tps, r.p99_us, r.id, r.finished_at
+      FROM @extschema@.bench_results AS r,
+           LATERAL (SELECT CASE WHEN r.target_node = 'local' THEN r.node ELSE r.target_node END) AS t(target)
+     WHERE CASE WHEN ids IS NULL THEN r.kind = 'select' ELSE r.id = ANY (ids) END
+     ORDER BY r.node, t.target, r.finished_at DESC, r.id DESC;
+END;
+
+-- petagen.chart_matrix(ids): bench_matrix() as a heatmap of TPS, rows = node
+-- sending the queries, columns = node holding the data; cells are
+-- <rect class="cell">, pairs without a run <rect class="missing">.
+CREATE FUNCTION @extschema@.chart_matrix(ids bigint[] DEFAULT NULL)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    ax constant integer := 170;
+    ay constant integer := 90;
+    aw constant integer := 460;
+    ah constant integer := 330;
+    nodes text[];
+    targets text[];
+    kinds text;
+    tk double precision[];
+    lo double precision;
+    hi double precision;
+    cw numeric;
+    ch numeric;
+    fs numeric;
+    body text;
+BEGIN
+    SELECT array_agg(DISTINCT b.node ORDER BY b.node), array_agg(DISTINCT b.target ORDER BY b.target),
+           string_agg(DISTINCT b.kind, ', '), min(b.tps), max(b.tps)
+      INTO nodes, targets, kinds, lo, hi
+      FROM @extschema@.bench_matrix(ids) AS b;
+    IF nodes IS NULL THEN
+        RAISE EXCEPTION 'no benchmark runs for a node matrix' USING ERRCODE = '42704',
+            HINT = CASE WHEN ids IS NULL
+                        THEN 'Run petagen.bench(''select'', ...) on every node against every node''s leaves first.'
+                        ELSE 'None of the ids is in petagen.bench_results.' END;
+    END IF;
+    tk := @extschema@.svg_ticks(lo, hi);
+    lo := tk[1];
+    hi := tk[cardinality(tk)];
+    cw := round(aw::numeric / cardinality(targets), 1);
+    ch := round(ah::numeric / cardinality(nodes), 1);
+    fs := round(least(14, ch / 2.5, cw / 4.5), 1);
+
+    SELECT string_agg(CASE WHEN b.node IS NULL THEN
+               format('<rect class="missing" x="%s" y="%s" width="%s" height="%s" fill="#eeeeee" stroke="#ffffff"><title>%s</title></rect>',
+                      g.cx, g.cy, cw, ch,
+                      @extschema@.svg_escape(format('%s to %s: no run', rn.node, cn.target)))
+           ELSE
+               format('<rect class="cell" x="%s" y="%s" width="%s" height="%s" fill="%s" stroke="#ffffff"><title>%s</title></rect>'
+                      '<text x="%s" y="%s" text-anchor="middle" font-size="%s" fill="%s">%s</text>',
+                      g.cx, g.cy, cw, ch, @extschema@.svg_ramp(g.t),
+                      @extschema@.svg_escape(format('%s to %s: %s TPS, p99 %s us (%s run %s)',
+                          b.node, b.target, @extschema@.svg_number(b.tps, true),
+                          coalesce(@extschema@.svg_number(b.p99_us, true), '-'), b.kind, b.id)),
+                      g.cx + cw / 2, round(g.cy + ch / 2 + fs * 0.35, 1), fs,
+                      CASE WHEN g.t < 0.6 THEN '#ffffff' ELSE '#000000' END,
+                      @extschema@.svg_number(b.tps))
+           END, E'\n' ORDER BY rn.r, cn.c)
+      INTO body
+      FROM unnest(nodes) WITH ORDINALITY AS rn(node, r)
+           CROSS JOIN unnest(targets) WITH ORDINALITY AS cn(target, c)
+           LEFT JOIN @extschema@.bench_matrix(ids) AS b ON b.node = rn.node AND b.target = cn.target
+           CROSS JOIN LATERAL (SELECT ax + (cn.c - 1) * cw AS cx, ay + (rn.r - 1) * ch AS cy,
+                                      CASE WHEN hi > lo THEN (b.tps - lo) / (hi - lo) ELSE 0.5 END AS t) AS g;
+
+    body := body || E'\n' || concat_ws(E'\n',
+        (SELECT string_agg(format('<text x="%s" y="%s" text-anchor="middle">%s</text>',
+                                  round(ax + (c - 0.5) * cw, 1), ay - 8,
+                                  @extschema@.svg_escape(t, greatest(3, floor(cw / 7.5)::integer))),
+                           E'\n' ORDER BY c)
+           FROM unnest(targets) WITH ORDINALITY AS u(t, c)),
+        (SELECT string_agg(format('<text x="%s" y="%s" text-anchor="end">%s</text>',
+                                  ax - 8, round(ay + (r - 0.5) * ch + 4, 1),
+                                  @extschema@.svg_escape(n, 18)),
+                           E'\n' ORDER BY r)
+           FROM unnest(nodes) WITH ORDINALITY AS u(n, r)),
+        format('<text x="%s" y="%s" text-anchor="middle" font-weight="bold">node holding the data</text>',
+               ax + aw / 2, ay - 28),
+        format('<text transform="translate(24,%s) rotate(-90)" text-anchor="middle" font-weight="bold">node sending the queries</text>',
+               ay + ah / 2),
+        '<defs><linearGradient id="petagen-ramp" x1="0" y1="1" x2="0" y2="0">'
+        || (SELECT string_agg(format('<stop offset="%s" stop-color="%s"/>', i / 8.0,
+                                     @extschema@.svg_ramp(i / 8.0)), '' ORDER BY i)
+              FROM generate_series(0, 8) AS i)
+        || '</linearGradient></defs>',
+        format('<rect x="660" y="%s" width="18" height="%s" fill="url(#petagen-ramp)" stroke="#888888"/>',
+               ay, ah),
+        format('<text x="669" y="%s" text-anchor="middle">TPS</text>', ay - 8),
+        (SELECT string_agg(format('<line x1="678" y1="%1$s" x2="683" y2="%1$s" stroke="#888888"/>'
+                                  '<text x="686" y="%2$s">%3$s</text>',
+                                  py, py + 4, @extschema@.svg_number(t)), E'\n' ORDER BY t)
+           FROM unnest(tk) AS t,
+                LATERAL @extschema@.svg_scale(t, lo, hi, false, ay + ah, ay) AS py)) || E'\n';
+
+    RETURN @extschema@.svg_document('Node matrix: TPS by node and data location',
+        format('latest %s run per pair; the diagonal reads local leaves', kinds), body);
+END
+$$;
+
+-- The charts only read: pg_monitor members and operators may draw them.
+REVOKE ALL ON FUNCTION @extschema@.chart_bench(bigint[], text, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.chart_sweep(bigint, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.chart_load(bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.chart_matrix(bigint[]) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.bench_matrix(bigint[]) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.chart_bench(bigint[], text, text),
+    @extschema@.chart_sweep(bigint, text), @extschema@.chart_load(bigint),
+    @extschema@.chart_matrix(bigint[]), @extschema@.bench_matrix(bigint[])
+    TO pg_monitor, petagen_operator;
+-- Cluster -----------------------------------------------------------------
+
+-- petagen.leaves(table): every leaf, in routing order, and the node storing it.
+CREATE FUNCTION @extschema@.leaves("table" regclass, OUT leaf regclass, OUT node text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'petagen_leaves'
+LANGUAGE C STABLE STRICT;
+
+COMMENT ON FUNCTION @extschema@.leaves(regclass) IS
+    'the leaves of a table in routing order; node is "local" or the foreign server of a foreign leaf';
+-- Preflight check ----------------------------------------------------------
+
+-- petagen.check(rows, ...): what would hurt a load with start()'s arguments,
+-- one finding per row; start() refuses on an error unless force => true.
+CREATE FUNCTION @extschema@.check(
+    rows numeric,
+    workers integer DEFAULT 4,
+    "table" text DEFAULT 'usertable',
+    keys text DEFAULT 'scrambled',
+    seed bigint DEFAULT 0,
+    fieldlength integer DEFAULT 100,
+    prefix text DEFAULT 'user',
+    zeropadding integer DEFAULT 1,
+    chunk_rows bigint DEFAULT 100000,
+    disk_reserve text DEFAULT NULL,
+    max_rate text DEFAULT NULL,
+    frozen boolean DEFAULT false,
+    indexes text DEFAULT 'maintain',
+    OUT severity text, OUT object text, OUT finding text, OUT hint text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'petagen_check'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT;
+
+COMMENT ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text) IS
+    'preflight of a load: shape, leaves, space per filesystem, index tablespaces, relation size, worker slots, settings';
+
+REVOKE ALL ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text) TO petagen_operator, pg_monitor;
+
+-- petagen.create_table(name, partitions, tablespaces): the canonical YCSB
+-- usertable, hash-partitioned, leaves round-robin over the tablespaces, each
+-- leaf's primary key index beside its heap.
+CREATE FUNCTION @extschema@.create_table(
+    name text DEFAULT 'usertable',
+    partitions integer DEFAULT 8,
+    tablespaces text[] DEFAULT NULL,
+    fields integer DEFAULT 10,
+    fieldlength integer DEFAULT 100,
+    keylength integer DEFAULT 64)
+RETURNS regclass
+AS 'MODULE_PATHNAME', 'petagen_create_table'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT;
+
+COMMENT ON FUNCTION @extschema@.create_table(text, integer, text[], integer, integer, integer) IS
+    'creates the canonical hash-partitioned YCSB table name_p0 .. name_pN-1, each index beside its heap';
+-- Frozen loads and indexes after ------------------------------------------
+
+-- How a job writes: frozen rows, and its indexes maintained or built after.
+ALTER TABLE @extschema@.jobs
+    ADD COLUMN frozen boolean NOT NULL DEFAULT false,
+    ADD COLUMN indexes text NOT NULL DEFAULT 'maintain'
+        CHECK (indexes IN ('maintain', 'after'));
+
+-- A frozen chunk being written: committed before its rows, deleted with its
+-- ledger row.  Where its attempts may have left rows (per local leaf, the
+-- first block they can be on) and the first XID they can carry.
+CREATE TABLE @extschema@.chunk_intents (
+    job bigint NOT NULL REFERENCES @extschema@.jobs ON DELETE CASCADE,
+    chunk bigint NOT NULL,
+    leaves oid[] NOT NULL,
+    from_blocks bigint[] NOT NULL,
+    xid_bound xid8 NOT NULL,
+    worker integer NOT NULL,
+    run integer NOT NULL,
+    written_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    PRIMARY KEY (job, chunk)
+);
+COMMENT ON TABLE @extschema@.chunk_intents IS
+    'frozen chunks in flight or interrupted: their leftover rows are removed before the chunk is written again';
+
+-- The indexes a job with indexes => 'after' set aside at start(), and how to
+-- build each again: stage 0 (leaf indexes) in parallel, then the partitioned
+-- indexes in increasing stage (deepest tables first), which attach them.
+CREATE TABLE @extschema@.job_indexes (
+    job bigint NOT NULL REFERENCES @extschema@.jobs ON DELETE CASCADE,
+    on_table regclass NOT NULL,
+    index_name name NOT NULL,
+    stage integer NOT NULL,
+    create_sql text NOT NULL,
+    constraint_sql text,
+    tablespace name,
+    built_by integer,
+    built_at timestamptz,
+    PRIMARY KEY (job, on_table, index_name)
+);
+COMMENT ON TABLE @extschema@.job_indexes IS
+    'indexes set aside by an indexes => ''after'' job; tablespace is the heap''s, where the index was built (NULL: the database default)';
+
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.chunk_intents', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.job_indexes', '');
+GRANT SELECT, INSERT, UPDATE, DELETE ON @extschema@.chunk_intents TO petagen_operator;
+GRANT SELECT, INSERT, UPDATE ON @extschema@.job_indexes TO petagen_operator;
+GRANT SELECT ON @extschema@.chunk_intents, @extschema@.job_indexes TO pg_monitor;
