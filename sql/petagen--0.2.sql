@@ -167,7 +167,9 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'petagen_status'
 LANGUAGE C VOLATILE;
 
--- Who may do what: operators run jobs, pg_monitor members watch them.
+-- Who may do what: operators run jobs, pg_monitor members watch them.  The
+-- job catalog is written only by petagen's functions (as its owner): roles
+-- may read it, never write it.
 REVOKE ALL ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION @extschema@.resume(bigint, integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION @extschema@.stop(bigint) FROM PUBLIC;
@@ -175,8 +177,7 @@ GRANT EXECUTE ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint
 GRANT EXECUTE ON FUNCTION @extschema@.resume(bigint, integer) TO petagen_operator;
 GRANT EXECUTE ON FUNCTION @extschema@.stop(bigint) TO petagen_operator;
 GRANT USAGE ON SCHEMA @extschema@ TO petagen_operator, pg_monitor;
-GRANT SELECT, INSERT, UPDATE ON @extschema@.jobs TO petagen_operator;
-GRANT SELECT, INSERT ON @extschema@.chunks, @extschema@.progress_log TO petagen_operator;
+GRANT SELECT ON @extschema@.jobs, @extschema@.chunks, @extschema@.progress_log TO petagen_operator;
 GRANT SELECT ON @extschema@.jobs, @extschema@.chunks, @extschema@.progress_log TO pg_monitor;
 
 -- petagen.leaf(table, key): the leaf PostgreSQL would route a key to.
@@ -269,7 +270,7 @@ CREATE TABLE @extschema@.bench_results (
 COMMENT ON TABLE @extschema@.bench_results IS
     'petagen.bench() runs: sweep is the id of the first run of a bench_sweep(); target_node is "local" or the foreign server of the target leaves';
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.bench_results', '');
-GRANT SELECT, INSERT ON @extschema@.bench_results TO petagen_operator;
+GRANT SELECT ON @extschema@.bench_results TO petagen_operator;
 GRANT SELECT ON @extschema@.bench_results TO pg_monitor;
 
 -- Benchmark runs ----------------------------------------------------------
@@ -351,8 +352,6 @@ REVOKE ALL ON FUNCTION @extschema@.bench(text, integer, interval, interval, text
 REVOKE ALL ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@.bench(text, integer, interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer) TO petagen_operator;
 GRANT EXECUTE ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer) TO petagen_operator;
--- bench() draws a run's id before the run (inserted keys depend on it).
-GRANT USAGE ON SEQUENCE @extschema@.bench_results_id_seq TO petagen_operator;
 
 -- Pictures ----------------------------------------------------------------
 -- Charts are standalone SVG documents, 800 x 480 and ASCII only, drawn from
@@ -1014,6 +1013,5 @@ COMMENT ON TABLE @extschema@.job_indexes IS
 
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.chunk_intents', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.job_indexes', '');
-GRANT SELECT, INSERT, UPDATE, DELETE ON @extschema@.chunk_intents TO petagen_operator;
-GRANT SELECT, INSERT, UPDATE ON @extschema@.job_indexes TO petagen_operator;
+GRANT SELECT ON @extschema@.chunk_intents, @extschema@.job_indexes TO petagen_operator;
 GRANT SELECT ON @extschema@.chunk_intents, @extschema@.job_indexes TO pg_monitor;

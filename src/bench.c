@@ -44,6 +44,7 @@
 #include "utils/varlena.h"
 
 #include "bench.h"
+#include "catalog.h"
 #include "job.h"
 #include "route.h"
 #include "rowgen.h"
@@ -336,9 +337,10 @@ bench_key_space(BenchDef *def, FunctionCallInfo fcinfo)
 	int32		fieldlength = 100;
 	int32		zeropadding = 1;
 	bool		isnull;
+	CatalogScope scope;
 
 	def->rows = -1;
-	SPI_connect();
+	catalog_connect(&scope, false);
 	if (SPI_execute_with_args("SELECT job, rows, keys, seed, fieldlength, prefix, zeropadding"
 							  " FROM petagen.jobs WHERE \"table\" = $1"
 							  " ORDER BY state = 'done' DESC, job DESC LIMIT 1",
@@ -357,7 +359,7 @@ bench_key_space(BenchDef *def, FunctionCallInfo fcinfo)
 		prefix = MemoryContextStrdup(cxt, SPI_getvalue(tup, desc, 6));
 		zeropadding = DatumGetInt32(SPI_getbinval(tup, desc, 7, &isnull));
 	}
-	SPI_finish();
+	catalog_finish(&scope);
 	if (!PG_ARGISNULL(BENCH_ARG_ROWS))
 		def->rows = spec_count_arg(PG_GETARG_NUMERIC(BENCH_ARG_ROWS), "rows");
 	if (def->rows < 0)
@@ -421,7 +423,7 @@ bench_read_args(FunctionCallInfo fcinfo, BenchDef *def)
 	def->zipfian_constant = PG_GETARG_FLOAT8(BENCH_ARG_ZIPFIAN_CONSTANT);
 	dist_check_constant(def->zipfian_constant);
 	def->relid = job_table_arg(PG_GETARG_TEXT_PP(BENCH_ARG_TABLE));
-	job_check_login("petagen.bench()");
+	job_check_login(GetUserId(), "petagen.bench()");
 	bench_key_space(def, fcinfo);
 	bench_check_shape(def);
 	bench_resolve_target(def, fcinfo);
@@ -433,14 +435,15 @@ bench_next_id(void)
 {
 	bool		isnull;
 	int64		id;
+	CatalogScope scope;
 
-	SPI_connect();
+	catalog_connect(&scope, true);
 	if (SPI_execute("SELECT pg_catalog.nextval(pg_catalog.pg_get_serial_sequence("
 					"'petagen.bench_results', 'id'))", false, 1) != SPI_OK_SELECT)
 		elog(ERROR, "petagen: could not draw a bench_results id");
 	id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
 									 1, &isnull));
-	SPI_finish();
+	catalog_finish(&scope);
 	return id;
 }
 
@@ -709,14 +712,15 @@ bench_latencies(const BenchResult *res, Datum *values)
 static void
 bench_record(const BenchDef *def, const BenchResult *res, int64 sweep)
 {
-	Oid			types[26] = {INT8OID, INT8OID, TEXTOID, INT4OID, INTERVALOID,
+	Oid			types[27] = {INT8OID, INT8OID, TEXTOID, INT4OID, INTERVALOID,
 		INTERVALOID, TEXTOID, TEXTARRAYOID, TEXTOID, TEXTOID, TEXTOID, INT8OID,
 		FLOAT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID,
-		FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, TIMESTAMPTZOID};
-	Datum		values[26];
-	char		nulls[26];
+		FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, TIMESTAMPTZOID, OIDOID};
+	Datum		values[27];
+	char		nulls[27];
 	Datum	   *names = palloc(sizeof(Datum) * def->ntargets);
 	bool		measured;
+	CatalogScope scope;
 
 	for (int i = 0; i < def->ntargets; i++)
 		names[i] = CStringGetTextDatum(bench_relname(def->targets[i]));
@@ -744,18 +748,19 @@ bench_record(const BenchDef *def, const BenchResult *res, int64 sweep)
 	for (int i = 20; i < 25; i++)
 		nulls[i] = measured ? ' ' : 'n';
 	values[25] = TimestampTzGetDatum(res->started_at);
-	SPI_connect();
+	values[26] = ObjectIdGetDatum(GetUserId());
+	catalog_connect(&scope, true);
 	if (SPI_execute_with_args("INSERT INTO petagen.bench_results (id, sweep, kind, workers,"
 							  " duration, warmup, \"table\", target, target_node, distribution,"
 							  " options, operations, tps, errors, not_found, reads, updates,"
 							  " inserts, scans, rmws, p50_us, p95_us, p99_us, p999_us, max_us,"
-							  " started_at, finished_at) OVERRIDING SYSTEM VALUE VALUES"
-							  " ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12, $13,"
-							  " $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25,"
-							  " $26, pg_catalog.clock_timestamp())",
-							  26, types, values, nulls, false, 0) != SPI_OK_INSERT)
+							  " started_at, run_by, finished_at) OVERRIDING SYSTEM VALUE VALUES"
+							  " ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::pg_catalog.jsonb,"
+							  " $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24,"
+							  " $25, $26, $27::pg_catalog.regrole, pg_catalog.clock_timestamp())",
+							  27, types, values, nulls, false, 0) != SPI_OK_INSERT)
 		elog(ERROR, "petagen: could not record the benchmark run");
-	SPI_finish();
+	catalog_finish(&scope);
 }
 
 /* Put a run as a result row of a materialized SRF. */

@@ -36,6 +36,7 @@
 #include "utils/snapmgr.h"
 
 #include "bench.h"
+#include "catalog.h"
 #include "job.h"
 #include "route.h"
 #include "rowgen.h"
@@ -167,6 +168,7 @@ bench_prepare(BenchCtx *ctx)
 {
 	BenchShared *shared = ctx->shared;
 	Relation	rel;
+	CatalogScope scope;
 
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
@@ -179,10 +181,11 @@ bench_prepare(BenchCtx *ctx)
 	SET_VARSIZE(ctx->value, VARHDRSZ + shared->spec.fieldlength);
 	ctx->plans = palloc0(sizeof(BenchPlans) * shared->ntargets);
 	table_close(rel, NoLock);
-	SPI_connect();
+	/* the plans keep the pinned search_path when they are planned again */
+	catalog_connect(&scope, false);
 	for (int t = 0; t < shared->ntargets; t++)
 		bench_prepare_leaf(ctx, bench_targets(shared)[t], &ctx->plans[t]);
-	SPI_finish();
+	catalog_finish(&scope);
 	PopActiveSnapshot();
 	CommitTransactionCommand();
 	MemoryContextSwitchTo(ctx->cxt);
@@ -562,7 +565,7 @@ petagen_bench_main(Datum main_arg)
 	ctx->slot = &shared->slots[ctx->args.index];
 	ctx->mix = bench_mix(shared->kind);
 	BackgroundWorkerInitializeConnectionByOid(shared->database, shared->role, 0);
-	SetConfigOption("search_path", "pg_catalog", PGC_USERSET, PGC_S_SESSION);
+	SetConfigOption("search_path", CATALOG_SEARCH_PATH, PGC_USERSET, PGC_S_SESSION);
 	MemoryContextSwitchTo(ctx->cxt);
 	dist_rng_seed(&ctx->rng, (uint64) shared->run, ctx->args.index);
 	dist_init(&ctx->chooser, shared->distribution, shared->rows,

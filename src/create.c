@@ -29,6 +29,7 @@
 #include "utils/lsyscache.h"
 #include "utils/varlena.h"
 
+#include "catalog.h"
 #include "spec.h"
 
 /* Most leaves create_table() makes, and most field columns. */
@@ -150,6 +151,7 @@ petagen_create_table(PG_FUNCTION_ARGS)
 	Oid			nspid;
 	char	   *relname;
 	const char *schema;
+	CatalogScope scope;
 
 	spec_check_nulls(fcinfo, 0, create_arg_names, 2, "petagen.create_table()");
 	spec_check_nulls(fcinfo, 3, create_arg_names, lengthof(create_arg_names),
@@ -163,7 +165,7 @@ petagen_create_table(PG_FUNCTION_ARGS)
 	create_resolve_name(PG_GETARG_TEXT_PP(0), partitions, &nspid, &relname);
 	schema = get_namespace_name(nspid);
 
-	SPI_connect();
+	catalog_connect(&scope, false);
 	create_run(create_parent_sql(quote_qualified_identifier(schema, relname),
 								 PG_GETARG_INT32(3), PG_GETARG_INT32(4),
 								 PG_GETARG_INT32(5)), NULL);
@@ -178,6 +180,6 @@ petagen_create_table(PG_FUNCTION_ARGS)
 							partitions, i),
 				   tablespaces ? list_nth(tablespaces, i % list_length(tablespaces)) : NULL);
 	}
-	SPI_finish();
+	catalog_finish(&scope);
 	PG_RETURN_OID(get_relname_relid(relname, nspid));
 }

@@ -84,6 +84,7 @@
 #include "utils/snapmgr.h"
 #include "utils/xid8.h"
 
+#include "catalog.h"
 #include "frozen.h"
 #include "route.h"
 
@@ -325,13 +326,19 @@ frozen_prepare_chunk(int64 job, int64 chunk, Oid relid, int worker, int run,
 					 MemoryContext cxt, FrozenIntent *intent)
 {
 	FrozenIntent earlier;
+	MemoryContext here = CurrentMemoryContext;
+	CatalogScope scope;
+	bool		found;
 
-	SPI_connect();
-	if (frozen_read_intent(job, chunk, CurrentMemoryContext, &earlier))
+	catalog_connect(&scope, false);
+	found = frozen_read_intent(job, chunk, here, &earlier);
+	catalog_finish(&scope);
+	if (found)
 		frozen_repair(job, chunk, &earlier);
 	frozen_new_intent(relid, cxt, intent);
+	catalog_connect(&scope, true);
 	frozen_write_intent(job, chunk, worker, run, intent);
-	SPI_finish();
+	catalog_finish(&scope);
 }
 
 /*
@@ -364,12 +371,13 @@ frozen_forget_chunk(int64 job, int64 chunk)
 {
 	Oid			types[2] = {INT8OID, INT8OID};
 	Datum		values[2] = {Int64GetDatum(job), Int64GetDatum(chunk)};
+	CatalogScope scope;
 
-	SPI_connect();
+	catalog_connect(&scope, true);
 	if (SPI_execute_with_args("DELETE FROM petagen.chunk_intents WHERE job = $1 AND chunk = $2",
 							  2, types, values, NULL, false, 0) != SPI_OK_DELETE)
 		elog(ERROR, "petagen: could not clear the intent of chunk " INT64_FORMAT, chunk);
-	SPI_finish();
+	catalog_finish(&scope);
 }
 
 /* Release the arrays of an intent. */

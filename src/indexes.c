@@ -19,7 +19,11 @@
  * Leaf indexes attached to a partitioned index cannot be dropped alone, so
  * the drops go from the root down: dropping a parent's index drops the
  * attached ones with it.  Indexes of foreign leaves do not exist.  Names
- * are qualified with search_path = pg_catalog, as the workers run.
+ * are qualified: the definitions are read with the pinned search_path of
+ * catalog.c, which the workers run them with.  Only petagen's code (as the
+ * catalog owner) writes job_indexes, and a worker still runs a recorded
+ * definition only if it parses as one CREATE INDEX or ADD CONSTRAINT on
+ * the very table of its row, as the job's owner.
  *
  * Building: once every chunk is in the ledger, each worker claims one
  * unbuilt stage-0 index at a time (FOR UPDATE SKIP LOCKED: the row lock is
@@ -36,15 +40,19 @@
  */
 #include "postgres.h"
 
+#include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "parser/parser.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 
+#include "catalog.h"
 #include "compat.h"
 #include "indexes.h"
 
@@ -188,18 +196,19 @@ indexes_set_aside(int64 job, Oid relid)
 {
 	Oid			types[2] = {INT8OID, REGCLASSOID};
 	Datum		values[2] = {Int64GetDatum(job), ObjectIdGetDatum(relid)};
-	int			nest = NewGUCNestLevel();
 	uint64		n;
 	Oid		   *tables;
 	char	  **names;
+	CatalogScope scope;
+	CatalogScope owner_scope;
 
-	/* definitions spelled as the workers will read them */
-	(void) set_config_option("search_path", "pg_catalog", PGC_USERSET,
-							 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
-	SPI_connect();
+	catalog_connect(&scope, false);
 	indexes_check_exclusion(relid);
+	/* definitions spelled with the pinned search_path the workers run */
+	catalog_connect(&owner_scope, true);
 	if (SPI_execute_with_args(indexes_record_sql, 2, types, values, NULL, false, 0) != SPI_OK_INSERT)
 		elog(ERROR, "petagen: could not record the indexes of job " INT64_FORMAT, job);
+	catalog_finish(&owner_scope);
 	if (SPI_execute_with_args("SELECT on_table::pg_catalog.oid, index_name::text"
 							  " FROM petagen.job_indexes WHERE job = $1 ORDER BY stage DESC",
 							  1, types, values, NULL, false, 0) != SPI_OK_SELECT)
@@ -218,8 +227,7 @@ indexes_set_aside(int64 job, Oid relid)
 	/* parents first: their attached indexes go with them */
 	for (uint64 i = 0; i < n; i++)
 		indexes_drop_one(tables[i], names[i]);
-	SPI_finish();
-	AtEOXact_GUC(true, nest);
+	catalog_finish(&scope);
 }
 
 /* Copy the claimed row of the last SPI query into ib (in cxt). */
@@ -249,41 +257,90 @@ indexes_claim(int64 job, bool leaves_only, IndexBuild *ib)
 	Oid			types[2] = {INT8OID, BOOLOID};
 	Datum		values[2] = {Int64GetDatum(job), BoolGetDatum(leaves_only)};
 	bool		found;
+	CatalogScope scope;
 
-	SPI_connect();
+	/* FOR UPDATE of a catalog row: as the catalog owner */
+	catalog_connect(&scope, true);
 	if (SPI_execute_with_args(indexes_claim_sql, 2, types, values, NULL, false, 1) != SPI_OK_SELECT)
 		elog(ERROR, "petagen: could not claim an index of job " INT64_FORMAT, job);
 	found = SPI_processed > 0;
 	if (found)
 		indexes_copy_claim(ib, cxt);
-	SPI_finish();
+	catalog_finish(&scope);
 	return found;
 }
 
-/* Build a claimed index in its heap's tablespace and mark it built. */
+/*
+ * Raise an error unless sql, recorded for index `name` of relid, is one
+ * CREATE INDEX on relid or one ALTER TABLE relid ADD PRIMARY KEY/UNIQUE.
+ */
+static void
+indexes_check_sql(const char *sql, Oid relid, const char *name)
+{
+	List	   *stmts = raw_parser(sql, RAW_PARSE_DEFAULT);
+	Node	   *stmt = list_length(stmts) == 1 ? linitial_node(RawStmt, stmts)->stmt : NULL;
+	RangeVar   *rv = NULL;
+
+	if (stmt != NULL && IsA(stmt, IndexStmt))
+		rv = ((IndexStmt *) stmt)->relation;
+	else if (stmt != NULL && IsA(stmt, AlterTableStmt) &&
+			 list_length(((AlterTableStmt *) stmt)->cmds) == 1)
+	{
+		AlterTableCmd *cmd = linitial_node(AlterTableCmd, ((AlterTableStmt *) stmt)->cmds);
+		Constraint *con = (Constraint *) cmd->def;
+
+		if (cmd->subtype == AT_AddConstraint && con != NULL && IsA(con, Constraint) &&
+			(con->contype == CONSTR_PRIMARY || con->contype == CONSTR_UNIQUE))
+			rv = ((AlterTableStmt *) stmt)->relation;
+	}
+	if (rv == NULL || RangeVarGetRelid(rv, NoLock, true) != relid)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("the recorded definition of index \"%s\" is not an index of table %s",
+						name, get_rel_name(relid)),
+				 errdetail("Its petagen.job_indexes row holds: %s", sql),
+				 errhint("Only petagen writes petagen.job_indexes; recreate the index by hand and drop the job's row.")));
+}
+
+/* Run a recorded definition of index `name` of relid, checked first. */
+static void
+indexes_run(const char *sql, Oid relid, const char *name)
+{
+	indexes_check_sql(sql, relid, name);
+	if (SPI_execute(sql, false, 0) != SPI_OK_UTILITY)
+		elog(ERROR, "petagen: could not build index \"%s\"", name);
+}
+
+/*
+ * Build a claimed index in its heap's tablespace, as the current role (the
+ * job's owner), and mark it built (as the catalog owner).
+ */
 void
 indexes_build(int64 job, const IndexBuild *ib, int worker)
 {
 	Oid			types[5] = {INT8OID, OIDOID, TEXTOID, INT4OID, TEXTOID};
 	Datum		values[5];
+	CatalogScope scope;
 
 	values[0] = Int64GetDatum(job);
 	values[1] = ObjectIdGetDatum(ib->on_table);
 	values[2] = CStringGetTextDatum(ib->name);
 	values[3] = Int32GetDatum(worker);
 	values[4] = CStringGetTextDatum(ib->tablespace);
-	SPI_connect();
-	if (SPI_execute_with_args("SELECT pg_catalog.set_config('default_tablespace', $5, true)",
-							  5, types, values, NULL, false, 0) != SPI_OK_SELECT ||
-		SPI_execute(ib->create_sql, false, 0) != SPI_OK_UTILITY ||
-		(ib->constraint_sql != NULL &&
-		 SPI_execute(ib->constraint_sql, false, 0) != SPI_OK_UTILITY) ||
-		SPI_execute_with_args("UPDATE petagen.job_indexes SET built_at = pg_catalog.now(),"
+	catalog_connect(&scope, false);
+	(void) set_config_option("default_tablespace", ib->tablespace, PGC_USERSET,
+							 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	indexes_run(ib->create_sql, ib->on_table, ib->name);
+	if (ib->constraint_sql != NULL)
+		indexes_run(ib->constraint_sql, ib->on_table, ib->name);
+	catalog_finish(&scope);
+	catalog_connect(&scope, true);
+	if (SPI_execute_with_args("UPDATE petagen.job_indexes SET built_at = pg_catalog.now(),"
 							  " built_by = $4, tablespace = NULLIF($5, '')"
 							  " WHERE job = $1 AND on_table = $2 AND index_name = $3",
 							  5, types, values, NULL, false, 0) != SPI_OK_UPDATE)
-		elog(ERROR, "petagen: could not build index \"%s\"", ib->name);
-	SPI_finish();
+		elog(ERROR, "petagen: could not mark index \"%s\" built", ib->name);
+	catalog_finish(&scope);
 }
 
 /* How many indexes of job are not built yet. */
@@ -294,13 +351,14 @@ indexes_unbuilt(int64 job)
 	Datum		values[1] = {Int64GetDatum(job)};
 	bool		isnull;
 	int64		n;
+	CatalogScope scope;
 
-	SPI_connect();
+	catalog_connect(&scope, false);
 	if (SPI_execute_with_args("SELECT count(*) FROM petagen.job_indexes"
 							  " WHERE job = $1 AND built_at IS NULL",
 							  1, types, values, NULL, true, 1) != SPI_OK_SELECT)
 		elog(ERROR, "petagen: could not count the indexes of job " INT64_FORMAT, job);
 	n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	SPI_finish();
+	catalog_finish(&scope);
 	return n;
 }

@@ -8,8 +8,11 @@
  * in petagen.jobs, creates the run's shared state and registers the
  * workers, all in the caller's transaction: if anything fails, no job row
  * is left and the workers already registered find no job and exit.  The
- * workers run as the role that called start() or resume(); the catalog
- * never decides whose privileges a worker has.
+ * workers run as the job's owner, the role that called start(), also when
+ * a superuser or a member of the owner calls resume(): nobody gets workers
+ * with more privileges than the owner's.  stop(), resume() and wait() need
+ * the owner's privileges.  Only petagen writes petagen.jobs (catalog.c),
+ * so started_by can be trusted.
  *
  * Job creation is serialized by a SHARE ROW EXCLUSIVE lock on
  * petagen.jobs, so that two jobs on one table cannot both pass the check.
@@ -38,6 +41,7 @@
 #include "utils/timestamp.h"
 #include "utils/varlena.h"
 
+#include "catalog.h"
 #include "check.h"
 #include "frozen.h"
 #include "indexes.h"
@@ -107,27 +111,44 @@ job_check_operator(void)
 }
 
 /*
- * Raise an error unless workers can connect as the current role: before
- * PostgreSQL 17 a background worker cannot connect as a role without LOGIN.
+ * Raise an error unless workers can connect as role: before PostgreSQL 17
+ * a background worker cannot connect as a role without LOGIN.
  */
 void
-job_check_login(const char *funcname)
+job_check_login(Oid role, const char *funcname)
 {
-	HeapTuple	tuple = SearchSysCache1(AUTHOID, ObjectIdGetDatum(GetUserId()));
+	HeapTuple	tuple = SearchSysCache1(AUTHOID, ObjectIdGetDatum(role));
 	bool		canlogin;
 
 	if (!HeapTupleIsValid(tuple))
-		elog(ERROR, "cache lookup failed for role %u", GetUserId());
+		elog(ERROR, "cache lookup failed for role %u", role);
 	canlogin = ((Form_pg_authid) GETSTRUCT(tuple))->rolcanlogin;
 	ReleaseSysCache(tuple);
 	if (!canlogin)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("role \"%s\" cannot log in, so petagen workers cannot run as it",
-						GetUserNameFromId(GetUserId(), false)),
-				 errdetail("The workers of %s connect as the role that calls it.",
+						GetUserNameFromId(role, false)),
+				 errdetail("The workers of %s connect as the role that calls it, or for resume() as the job's owner.",
 						   funcname),
 				 errhint("Call it as a role with LOGIN, or ALTER ROLE ... LOGIN.")));
+}
+
+/*
+ * Raise an error unless the current role may act on def's job: superusers
+ * and members (with privileges) of the role that owns it.
+ */
+static void
+job_check_owner(const JobDef *def, const char *funcname)
+{
+	if (!has_privs_of_role(GetUserId(), def->owner))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for load job " INT64_FORMAT, def->job),
+				 errdetail("Load job " INT64_FORMAT " belongs to role \"%s\".", def->job,
+						   GetUserNameFromId(def->owner, false)),
+				 errhint("Only superusers and roles with the privileges of role \"%s\" may call %s on it.",
+						 GetUserNameFromId(def->owner, false), funcname)));
 }
 
 /* Run one SPI statement with int8 or text arguments; returns SPI_processed. */
@@ -169,8 +190,9 @@ job_read(int64 job, JobDef *def, bool missing_ok)
 	bool		isnull;
 	char	   *mode;
 	char	   *prefix;
+	CatalogScope scope;
 
-	SPI_connect();
+	catalog_connect(&scope, false);
 	if (job_spi("SELECT \"table\"::oid, rows, workers, run, chunk_rows, keys, seed,"
 				" fieldlength, prefix, zeropadding, disk_reserve, max_rate,"
 				" started_by::oid, state, dsm_handle, xmin, frozen,"
@@ -178,7 +200,7 @@ job_read(int64 job, JobDef *def, bool missing_ok)
 				" FROM petagen.jobs WHERE job = $1",
 				1, types, values, SPI_OK_SELECT) == 0)
 	{
-		SPI_finish();
+		catalog_finish(&scope);
 		if (missing_ok)
 			return false;
 		ereport(ERROR,
@@ -212,7 +234,7 @@ job_read(int64 job, JobDef *def, bool missing_ok)
 	def->ours = TransactionIdIsCurrentTransactionId(DatumGetTransactionId(job_col(16, &isnull)));
 	def->frozen = DatumGetBool(job_col(17, &isnull));
 	def->indexes_after = DatumGetBool(job_col(18, &isnull));
-	SPI_finish();
+	catalog_finish(&scope);
 	return true;
 }
 
@@ -273,12 +295,13 @@ job_record_end(int64 job, int32 run, JobState state, const char *error)
 	Oid			types[4] = {INT8OID, INT4OID, TEXTOID, TEXTOID};
 	Datum		values[4];
 	char		nulls[4] = {' ', ' ', ' ', error ? ' ' : 'n'};
+	CatalogScope scope;
 
 	values[0] = Int64GetDatum(job);
 	values[1] = Int32GetDatum(run);
 	values[2] = CStringGetTextDatum(job_state_name(state));
 	values[3] = error ? CStringGetTextDatum(error) : (Datum) 0;
-	SPI_connect();
+	catalog_connect(&scope, true);
 	if (SPI_execute_with_args("UPDATE petagen.jobs SET state = $3,"
 							  " finished_at = pg_catalog.now(),"
 							  " last_error = coalesce($4, last_error),"
@@ -295,7 +318,7 @@ job_record_end(int64 job, int32 run, JobState state, const char *error)
 							  " FROM petagen.chunks WHERE job = $1",
 							  1, types, values, nulls, false, 0) != SPI_OK_INSERT)
 		elog(ERROR, "petagen: could not add to progress_log");
-	SPI_finish();
+	catalog_finish(&scope);
 }
 
 /* Background worker slots not in use, as far as pg_stat_activity shows. */
@@ -304,8 +327,9 @@ job_free_worker_slots(void)
 {
 	bool		isnull;
 	int			used;
+	CatalogScope scope;
 
-	SPI_connect();
+	catalog_connect(&scope, false);
 	job_spi("SELECT count(*)::int4 FROM pg_catalog.pg_stat_activity"
 			" WHERE backend_type NOT IN ('client backend', 'autovacuum launcher',"
 			" 'autovacuum worker', 'background writer', 'checkpointer',"
@@ -313,7 +337,7 @@ job_free_worker_slots(void)
 			" 'standalone backend', 'slotsync worker', 'walsummarizer',"
 			" 'io worker')", 0, NULL, NULL, SPI_OK_SELECT);
 	used = DatumGetInt32(job_col(1, &isnull));
-	SPI_finish();
+	catalog_finish(&scope);
 	return max_worker_processes - used;
 }
 
@@ -391,8 +415,9 @@ job_check_no_other(Oid relid, int64 except_job)
 	Oid			types[2] = {OIDOID, INT8OID};
 	Datum		values[2] = {ObjectIdGetDatum(relid), Int64GetDatum(except_job)};
 	bool		isnull;
+	CatalogScope scope;
 
-	SPI_connect();
+	catalog_connect(&scope, true);
 	job_spi("LOCK TABLE petagen.jobs IN SHARE ROW EXCLUSIVE MODE", 0, NULL,
 			NULL, SPI_OK_UTILITY);
 	if (job_spi("SELECT job FROM petagen.jobs WHERE \"table\" = $1"
@@ -409,7 +434,7 @@ job_check_no_other(Oid relid, int64 except_job)
 				 errhint("Wait for it with petagen.wait(" INT64_FORMAT "), or stop it with petagen.stop(" INT64_FORMAT ").",
 						 other, other)));
 	}
-	SPI_finish();
+	catalog_finish(&scope);
 }
 
 /* Sum what the ledger already holds for def into shared's base counters. */
@@ -419,15 +444,16 @@ job_fill_base(const JobDef *def, JobShared *shared)
 	Oid			types[1] = {INT8OID};
 	Datum		values[1] = {Int64GetDatum(def->job)};
 	bool		isnull;
+	CatalogScope scope;
 
-	SPI_connect();
+	catalog_connect(&scope, false);
 	job_spi("SELECT coalesce(sum(keys), 0)::int8, coalesce(sum(rows_written), 0)::int8,"
 			" coalesce(sum(bytes), 0)::int8 FROM petagen.chunks WHERE job = $1",
 			1, types, values, SPI_OK_SELECT);
 	shared->base_keys = DatumGetInt64(job_col(1, &isnull));
 	shared->base_rows = DatumGetInt64(job_col(2, &isnull));
 	shared->base_bytes = DatumGetInt64(job_col(3, &isnull));
-	SPI_finish();
+	catalog_finish(&scope);
 }
 
 /* Create and pin the live state of a new run of def. */
@@ -494,7 +520,7 @@ job_register_worker(const JobDef *def, dsm_handle handle, int index)
 	args.run = def->run;
 	args.index = index;
 	args.database = MyDatabaseId;
-	args.role = GetUserId();
+	args.role = def->owner;
 	args.starter_xid = GetTopTransactionId();
 	args.handle = handle;
 	StaticAssertStmt(sizeof(WorkerArgs) <= BGW_EXTRALEN, "WorkerArgs too large");
@@ -510,6 +536,7 @@ job_launch(const JobDef *def)
 	dsm_handle	handle = dsm_segment_handle(seg);
 	Oid			types[2] = {INT8OID, INT8OID};
 	Datum		values[2] = {Int64GetDatum(def->job), Int64GetDatum((int64) handle)};
+	CatalogScope scope;
 
 	for (int i = 0; i < def->nworkers; i++)
 		if (!job_register_worker(def, handle, i))
@@ -518,10 +545,10 @@ job_launch(const JobDef *def)
 					 errmsg("could not register background worker %d of %d",
 							i + 1, def->nworkers),
 					 errhint("You may need to increase \"max_worker_processes\".")));
-	SPI_connect();
+	catalog_connect(&scope, true);
 	job_spi("UPDATE petagen.jobs SET dsm_handle = $2, started_at = pg_catalog.now()"
 			" WHERE job = $1", 2, types, values, SPI_OK_UPDATE);
-	SPI_finish();
+	catalog_finish(&scope);
 	/* from here on the segment outlives this backend */
 	dsm_pin_segment(seg);
 	dsm_detach(seg);
@@ -536,6 +563,7 @@ job_insert(JobDef *def)
 	Datum		values[14];
 	char		nulls[14] = "             ";
 	bool		isnull;
+	CatalogScope scope;
 
 	values[0] = ObjectIdGetDatum(def->relid);
 	values[1] = Int64GetDatum(def->rows);
@@ -548,14 +576,15 @@ job_insert(JobDef *def)
 	values[8] = Int32GetDatum(def->spec.keys.zeropadding);
 	values[9] = Int64GetDatum(def->disk_reserve);
 	values[10] = Int64GetDatum(def->max_rate);
-	values[11] = ObjectIdGetDatum(GetUserId());
+	def->owner = GetUserId();
+	values[11] = ObjectIdGetDatum(def->owner);
 	values[12] = BoolGetDatum(def->frozen);
 	values[13] = CStringGetTextDatum(def->indexes_after ? "after" : "maintain");
 	if (def->disk_reserve < 0)
 		nulls[9] = 'n';
 	if (def->max_rate <= 0)
 		nulls[10] = 'n';
-	SPI_connect();
+	catalog_connect(&scope, true);
 	if (SPI_execute_with_args("INSERT INTO petagen.jobs (\"table\", rows, workers,"
 							  " chunk_rows, keys, seed, fieldlength, prefix, zeropadding,"
 							  " disk_reserve, max_rate, started_by, frozen, indexes)"
@@ -564,7 +593,7 @@ job_insert(JobDef *def)
 							  14, types, values, nulls, false, 0) != SPI_OK_INSERT_RETURNING)
 		elog(ERROR, "petagen: could not insert the job row");
 	def->job = DatumGetInt64(job_col(1, &isnull));
-	SPI_finish();
+	catalog_finish(&scope);
 	def->run = 1;
 }
 
@@ -676,7 +705,7 @@ petagen_start(PG_FUNCTION_ARGS)
 	JobDef		def;
 
 	job_check_operator();
-	job_check_login("petagen.start()");
+	job_check_login(GetUserId(), "petagen.start()");
 	job_parse_args(fcinfo, "petagen.start()", &def);
 	if (PG_ARGISNULL(13))
 		ereport(ERROR,
@@ -729,6 +758,25 @@ job_is_live(const JobDef *def)
 	return live;
 }
 
+/*
+ * resume()'s checks of the table, made as the job's owner: whoever calls
+ * resume(), the workers run as the owner, with its privileges only.
+ */
+static void
+job_check_resumable(const JobDef *def)
+{
+	Oid			save_userid;
+	int			save_sec_context;
+
+	GetUserIdAndSecContext(&save_userid, &save_sec_context);
+	SetUserIdAndSecContext(def->owner,
+						   save_sec_context | SECURITY_LOCAL_USERID_CHANGE);
+	if (def->indexes_after)
+		indexes_check(def->relid, &def->spec);
+	job_check_table(def->relid, &def->spec, def->rows);
+	SetUserIdAndSecContext(save_userid, save_sec_context);
+}
+
 PG_FUNCTION_INFO_V1(petagen_resume);
 /* petagen.resume(job, workers): load the chunks a job has not finished. */
 Datum
@@ -738,12 +786,14 @@ petagen_resume(PG_FUNCTION_ARGS)
 	JobDef		def;
 	Oid			types[3] = {INT8OID, INT4OID, INT4OID};
 	Datum		values[3];
+	CatalogScope scope;
 
 	job_check_operator();
-	job_check_login("petagen.resume()");
 	job_check_job_arg(fcinfo, "petagen.resume()");
 	job = PG_GETARG_INT64(0);
 	job_read(job, &def, false);
+	job_check_owner(&def, "petagen.resume()");
+	job_check_login(def.owner, "petagen.resume()");
 	if (strcmp(def.state, "done") == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -756,20 +806,18 @@ petagen_resume(PG_FUNCTION_ARGS)
 	if (!PG_ARGISNULL(1))
 		def.nworkers = PG_GETARG_INT32(1);
 	job_release_stale(&def);
-	if (def.indexes_after)
-		indexes_check(def.relid, &def.spec);
-	job_check_table(def.relid, &def.spec, def.rows);
+	job_check_resumable(&def);
 	job_check_workers(def.nworkers);
 	job_check_no_other(def.relid, job);
 	def.run++;
 	values[0] = Int64GetDatum(job);
 	values[1] = Int32GetDatum(def.run);
 	values[2] = Int32GetDatum(def.nworkers);
-	SPI_connect();
+	catalog_connect(&scope, true);
 	job_spi("UPDATE petagen.jobs SET state = 'running', run = $2, workers = $3,"
 			" finished_at = NULL WHERE job = $1", 3, types, values,
 			SPI_OK_UPDATE);
-	SPI_finish();
+	catalog_finish(&scope);
 	job_launch(&def);
 	PG_RETURN_INT64(job);
 }
@@ -841,24 +889,29 @@ job_check_not_ours(const JobDef *def)
 				 errhint("Commit, then call petagen.wait(" INT64_FORMAT ").", def->job)));
 }
 
-/* Wait until job is in a final state, or timeout_ms passed (-1: forever). */
+/*
+ * Wait until first's job has ended, or timeout_ms passed (-1: forever).  A
+ * run has ended when the catalog says so, or when no worker is left to say
+ * so (interrupted): the last worker commits the end to the catalog before
+ * its slot shows it, so a final state returned here is already in
+ * petagen.jobs (but an interrupted run, which stays "running" there).
+ */
 static JobState
-job_wait_final(int64 job, long timeout_ms)
+job_wait_final(const JobDef *first, long timeout_ms)
 {
 	TimestampTz start = GetCurrentTimestamp();
-	JobDef		first;
 
-	job_read(job, &first, false);
-	job_check_not_ours(&first);
+	job_check_not_ours(first);
 
 	for (;;)
 	{
 		JobDef		def;
 		JobState	state;
 
-		job_read(job, &def, false);
+		job_read(first->job, &def, false);
 		state = job_current_state(&def);
-		if (job_state_final(state) ||
+		if (state == JOB_INTERRUPTED ||
+			(job_state_final(state) && strcmp(def.state, "running") != 0) ||
 			(timeout_ms >= 0 &&
 			 TimestampDifferenceExceeds(start, GetCurrentTimestamp(), timeout_ms)))
 			return state;
@@ -875,6 +928,7 @@ Datum
 petagen_wait(PG_FUNCTION_ARGS)
 {
 	long		timeout_ms = -1;
+	JobDef		def;
 
 	job_check_job_arg(fcinfo, "petagen.wait()");
 	if (!PG_ARGISNULL(1))
@@ -889,8 +943,9 @@ petagen_wait(PG_FUNCTION_ARGS)
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("timeout must not be negative")));
 	}
-	PG_RETURN_TEXT_P(cstring_to_text(job_state_name(
-													job_wait_final(PG_GETARG_INT64(0), timeout_ms))));
+	job_read(PG_GETARG_INT64(0), &def, false);
+	job_check_owner(&def, "petagen.wait()");
+	PG_RETURN_TEXT_P(cstring_to_text(job_state_name(job_wait_final(&def, timeout_ms))));
 }
 
 PG_FUNCTION_INFO_V1(petagen_stop);
@@ -908,21 +963,24 @@ petagen_stop(PG_FUNCTION_ARGS)
 
 	job_check_operator();
 	job_read(job, &def, false);
+	job_check_owner(&def, "petagen.stop()");
 	shared = job_attach(&def, &seg);
 	if (shared != NULL)
 	{
 		pg_atomic_write_u32(&shared->stop_requested, 1);
 		dsm_detach(seg);
 	}
-	state = job_wait_final(job, 60000);
+	state = job_wait_final(&def, 60000);
 	if (state == JOB_INTERRUPTED)
 	{
+		CatalogScope scope;
+
 		/* no worker is left to say so: record it here */
-		SPI_connect();
+		catalog_connect(&scope, true);
 		job_spi("UPDATE petagen.jobs SET state = 'stopped', finished_at = pg_catalog.now()"
 				" WHERE job = $1 AND state = 'running'", 1, types, values,
 				SPI_OK_UPDATE);
-		SPI_finish();
+		catalog_finish(&scope);
 		state = JOB_STOPPED;
 	}
 	PG_RETURN_TEXT_P(cstring_to_text(job_state_name(state)));

@@ -142,7 +142,7 @@ extern void job_record_end(int64 job, int32 run, JobState state,
 						   const char *error);
 extern void job_init_gucs(void);
 extern ErrorData *job_catch_and_abort(MemoryContext cxt);
-extern void job_check_login(const char *funcname);
+extern void job_check_login(Oid role, const char *funcname);
 extern void job_check_workers(int nworkers);
 extern Oid	job_table_arg(text *name);
 extern void job_parse_args(FunctionCallInfo fcinfo, const char *funcname,

@@ -15,6 +15,7 @@
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
+#include "catalog.h"
 #include "compat.h"
 #include "job.h"
 
@@ -205,14 +206,15 @@ status_index_counts(int64 job, StatusRow *r)
 	Oid			types[1] = {INT8OID};
 	Datum		values[1] = {Int64GetDatum(job)};
 	bool		isnull;
+	CatalogScope scope;
 
-	SPI_connect();
+	catalog_connect(&scope, false);
 	if (SPI_execute_with_args("SELECT count(built_at), count(*) FROM petagen.job_indexes"
 							  " WHERE job = $1", 1, types, values, NULL, true, 1) != SPI_OK_SELECT)
 		elog(ERROR, "petagen: could not count the indexes of job " INT64_FORMAT, job);
 	r->indexes_built = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	r->indexes_total = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
-	SPI_finish();
+	catalog_finish(&scope);
 }
 
 /* Emit the rows of a job whose run is live, from its shared state. */
@@ -264,6 +266,7 @@ status_from_catalog(ReturnSetInfo *rsinfo, const JobDef *def, JobState state)
 	Oid			types[1] = {INT8OID};
 	Datum		values[1] = {Int64GetDatum(def->job)};
 	bool		isnull;
+	CatalogScope scope;
 
 	memset(&total, 0, sizeof(total));
 	total.job = def->job;
@@ -272,7 +275,7 @@ status_from_catalog(ReturnSetInfo *rsinfo, const JobDef *def, JobState state)
 	total.keys_total = def->rows;
 	total.eta_s = -1;
 	total.headroom = -1;
-	SPI_connect();
+	catalog_connect(&scope, false);
 	if (SPI_execute_with_args("SELECT coalesce(sum(c.keys), 0)::int8,"
 							  " coalesce(sum(c.rows_written), 0)::int8,"
 							  " coalesce(sum(c.duplicates), 0)::int8,"
@@ -307,7 +310,7 @@ status_from_catalog(ReturnSetInfo *rsinfo, const JobDef *def, JobState state)
 																 SPI_tuptable->tupdesc, 8, &isnull)) / DatumGetFloat8(secs);
 		}
 	}
-	SPI_finish();
+	catalog_finish(&scope);
 	status_index_counts(def->job, &total);
 	/* a run that ended with the heaps complete but indexes unbuilt was indexing */
 	if (state == JOB_DONE)
@@ -357,7 +360,9 @@ petagen_status(PG_FUNCTION_ARGS)
 	}
 	else
 	{
-		SPI_connect();
+		CatalogScope scope;
+
+		catalog_connect(&scope, false);
 		if (SPI_execute("SELECT job FROM petagen.jobs ORDER BY job", true, 0) != SPI_OK_SELECT)
 			elog(ERROR, "petagen: could not list the jobs");
 		njobs = SPI_processed;
@@ -369,7 +374,7 @@ petagen_status(PG_FUNCTION_ARGS)
 			jobs[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i],
 												  SPI_tuptable->tupdesc, 1, &isnull));
 		}
-		SPI_finish();
+		catalog_finish(&scope);
 	}
 	/* a job asked for by number must exist; one listed may be gone since */
 	for (uint64 i = 0; i < njobs; i++)

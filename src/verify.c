@@ -33,6 +33,7 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
+#include "catalog.h"
 #include "compat.h"
 #include "job.h"
 #include "keys.h"
@@ -122,13 +123,14 @@ verify_count_rows(Oid relid)
 														  get_rel_name(relid)));
 	bool		isnull;
 	int64		n;
+	CatalogScope scope;
 
-	SPI_connect();
+	catalog_connect(&scope, false);
 	if (SPI_execute(sql, true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "petagen: could not count the rows of %u", relid);
 	n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
 									1, &isnull));
-	SPI_finish();
+	catalog_finish(&scope);
 	return n;
 }
 

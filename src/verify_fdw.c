@@ -27,6 +27,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
+#include "catalog.h"
 #include "verify_fdw.h"
 
 /* Keys sent per remote query. */
@@ -50,6 +51,7 @@ fdwprobe_open(Oid relid)
 	FdwProbe   *probe = palloc0(sizeof(FdwProbe));
 	Oid			argtype = TEXTARRAYOID;
 	char	   *sql;
+	CatalogScope scope;
 
 	sql = psprintf("SELECT pg_catalog.count(*), pg_catalog.count(DISTINCT ycsb_key)"
 				   " FROM %s WHERE ycsb_key OPERATOR(pg_catalog.=) ANY ($1)",
@@ -58,13 +60,14 @@ fdwprobe_open(Oid relid)
 	probe->keycxt = AllocSetContextCreate(CurrentMemoryContext,
 										  "petagen fdw probe",
 										  ALLOCSET_DEFAULT_SIZES);
-	SPI_connect();
+	/* the plan keeps the pinned search_path when it is planned again */
+	catalog_connect(&scope, false);
 	probe->plan = SPI_prepare(sql, 1, &argtype);
 	if (probe->plan == NULL)
 		elog(ERROR, "petagen: could not prepare \"%s\": %s", sql,
 			 SPI_result_code_string(SPI_result));
 	SPI_keepplan(probe->plan);
-	SPI_finish();
+	catalog_finish(&scope);
 	return probe;
 }
 

@@ -10,7 +10,11 @@
  * an error another writer can cause (a unique violation when two workers
  * race on a duplicate ycsb key, a deadlock, a serialization failure) is
  * rolled back and retried; any other error fails the worker and is
- * recorded.  The last worker to leave records the job's end.
+ * recorded.  The last worker to leave records the job's end, and commits
+ * it before its own slot shows the end: a final state in shared memory is
+ * already in petagen.jobs, which is what wait() relies on.  Catalog rows
+ * are written through catalog.c (as the catalog owner, search_path pinned);
+ * the worker itself runs as the job's owner.
  *
  * A frozen job (frozen.c) writes each chunk's intent in a transaction of
  * its own before the chunk, after removing what earlier attempts left.
@@ -41,6 +45,7 @@
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
+#include "catalog.h"
 #include "disk.h"
 #include "frozen.h"
 #include "indexes.h"
@@ -71,6 +76,7 @@ typedef struct WorkerCtx
 	FrozenIntent intent;		/* of the frozen chunk being written */
 	bool		stopping;
 	bool		loading;		/* counted in shared->loading */
+	bool		left;			/* no longer counted in shared->active */
 	bool		rolled_back;	/* the start() or resume() of this run did */
 	char		error[JOB_TEXT_LEN];
 } WorkerCtx;
@@ -232,6 +238,7 @@ worker_record_chunk(WorkerCtx *ctx, int64 chunk, const LoadStats *st)
 	Datum		values[9];
 	TimestampTz now = GetCurrentTimestamp();
 	uint64		due = pg_atomic_read_u64(&ctx->shared->next_log_at);
+	CatalogScope scope;
 
 	values[0] = Int64GetDatum(ctx->def.job);
 	values[1] = Int64GetDatum(chunk);
@@ -242,7 +249,7 @@ worker_record_chunk(WorkerCtx *ctx, int64 chunk, const LoadStats *st)
 	values[6] = Int64GetDatum(st->foreign);
 	values[7] = Int32GetDatum(ctx->args.index);
 	values[8] = Int32GetDatum(ctx->def.run);
-	SPI_connect();
+	catalog_connect(&scope, true);
 	if (SPI_execute_with_args("INSERT INTO petagen.chunks (job, chunk, keys, rows_written,"
 							  " bytes, duplicates, foreign_skipped, worker, run)"
 							  " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
@@ -264,7 +271,7 @@ worker_record_chunk(WorkerCtx *ctx, int64 chunk, const LoadStats *st)
 								  4, types, values, NULL, false, 0) != SPI_OK_INSERT)
 			elog(ERROR, "petagen: could not add to progress_log");
 	}
-	SPI_finish();
+	catalog_finish(&scope);
 }
 
 /* In a transaction of its own: repair a frozen chunk and record its intent. */
@@ -445,6 +452,7 @@ worker_prepare(WorkerCtx *ctx)
 	Datum		values[1] = {Int64GetDatum(ctx->def.job)};
 	int64		nchunks = ctx->shared->nchunks;
 	AclResult	acl;
+	CatalogScope scope;
 
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
@@ -452,7 +460,7 @@ worker_prepare(WorkerCtx *ctx)
 	if (acl != ACLCHECK_OK)
 		aclcheck_error(acl, OBJECT_TABLE, get_rel_name(ctx->def.relid));
 	ctx->done = MemoryContextAllocZero(ctx->cxt, nchunks / 8 + 1);
-	SPI_connect();
+	catalog_connect(&scope, false);
 	if (SPI_execute_with_args("SELECT chunk FROM petagen.chunks WHERE job = $1",
 							  1, types, values, NULL, true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "petagen: could not read the ledger");
@@ -465,7 +473,7 @@ worker_prepare(WorkerCtx *ctx)
 		if (chunk >= 0 && chunk < nchunks)
 			ctx->done[chunk / 8] |= 1 << (chunk % 8);
 	}
-	SPI_finish();
+	catalog_finish(&scope);
 	disk_find_targets(ctx->def.relid, &ctx->disk);
 	PopActiveSnapshot();
 	CommitTransactionCommand();
@@ -480,14 +488,15 @@ worker_ledger_count(WorkerCtx *ctx)
 	Datum		values[1] = {Int64GetDatum(ctx->def.job)};
 	bool		isnull;
 	int64		n;
+	CatalogScope scope;
 
-	SPI_connect();
+	catalog_connect(&scope, false);
 	if (SPI_execute_with_args("SELECT count(*) FROM petagen.chunks WHERE job = $1",
 							  1, types, values, NULL, true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "petagen: could not read the ledger");
 	n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
 									1, &isnull));
-	SPI_finish();
+	catalog_finish(&scope);
 	return n;
 }
 
@@ -665,7 +674,8 @@ worker_on_exit(int code, Datum arg)
 	if (pg_atomic_read_u32(&ctx->slot->state) < JOB_DONE)
 	{
 		pg_atomic_write_u32(&ctx->slot->state, JOB_INTERRUPTED);
-		pg_atomic_fetch_sub_u32(&ctx->shared->active, 1);
+		if (!ctx->left)
+			pg_atomic_fetch_sub_u32(&ctx->shared->active, 1);
 	}
 }
 
@@ -726,7 +736,7 @@ petagen_worker_main(Datum main_arg)
 									 ALLOCSET_DEFAULT_SIZES);
 	memcpy(&ctx->args, MyBgworkerEntry->bgw_extra, sizeof(WorkerArgs));
 	BackgroundWorkerInitializeConnectionByOid(ctx->args.database, ctx->args.role, 0);
-	SetConfigOption("search_path", "pg_catalog", PGC_USERSET, PGC_S_SESSION);
+	SetConfigOption("search_path", CATALOG_SEARCH_PATH, PGC_USERSET, PGC_S_SESSION);
 	MemoryContextSwitchTo(ctx->cxt);
 
 	if (!worker_read_job(ctx) || !worker_attach(ctx))
@@ -751,8 +761,10 @@ petagen_worker_main(Datum main_arg)
 	end = ctx->error[0] ? JOB_FAILED : (ctx->stopping ? JOB_STOPPED : JOB_DONE);
 	if (end == JOB_FAILED)
 		pg_atomic_write_u32(&ctx->shared->failed, 1);
-	worker_set_state(ctx, end, NULL);
+	ctx->left = true;
+	/* the last worker's slot shows the end only once the catalog has it */
 	if (pg_atomic_sub_fetch_u32(&ctx->shared->active, 1) == 0)
 		worker_finish_job(ctx);
+	worker_set_state(ctx, end, NULL);
 	proc_exit(0);
 }

@@ -165,9 +165,14 @@ SELECT throws_ok($$SET ROLE regress_petagen_op; SELECT petagen.start(10, 1, 'ok'
 SELECT throws_ok($$SET ROLE regress_petagen_nologin; SELECT petagen.start(10, 1, 'ok')$$, '42501',
     'role "regress_petagen_nologin" cannot log in, so petagen workers cannot run as it',
     'an operator role without LOGIN: its workers could not connect');
-SELECT throws_ok($$SET ROLE regress_petagen_nologin; SELECT petagen.resume(1)$$, '42501',
+-- resume() runs the workers as the job's owner, so it is the owner that must log in.
+INSERT INTO petagen.jobs ("table", rows, workers, chunk_rows, keys, seed,
+    fieldlength, prefix, zeropadding, started_by, state)
+VALUES ('ok', 10, 1, 100000, 'scrambled', 0, 100, 'user', 1, 'regress_petagen_nologin', 'stopped');
+SELECT throws_ok(format('SELECT petagen.resume(%s)', (SELECT job FROM petagen.jobs)), '42501',
     'role "regress_petagen_nologin" cannot log in, so petagen workers cannot run as it',
-    'resume, as an operator role without LOGIN');
+    'resume of a job whose owner cannot log in');
+DELETE FROM petagen.jobs;
 SELECT throws_ok($$SET ROLE regress_petagen_outsider; SELECT petagen.start(10, 1, 'ok')$$, '42501',
     'permission denied for schema petagen', 'not an operator, no USAGE on schema petagen');
 GRANT USAGE ON SCHEMA petagen TO regress_petagen_outsider;

@@ -1,0 +1,82 @@
+/*-------------------------------------------------------------------------
+ * catalog.c
+ *		The one way petagen runs SQL: SPI inside a catalog scope.
+ *
+ * The job catalog (petagen.jobs, chunks, chunk_intents, job_indexes,
+ * progress_log, bench_results) is written only by petagen's own code:
+ * roles get SELECT at most, and a write runs as the owner of the catalog
+ * (the owner of petagen.jobs, the role that created the extension) with
+ * SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION, as
+ * PostgreSQL runs maintenance commands as a table's owner.  Reads and the
+ * statements on the user's tables run as the current role.
+ *
+ * Every scope pins search_path to CATALOG_SEARCH_PATH, so that no
+ * operator, function or table another role created in a schema of the
+ * caller's search_path can be picked by a statement petagen runs, in the
+ * calling backend as in the workers.  Names a user passes are resolved
+ * with the caller's search_path before a scope is entered.
+ *
+ * catalog_finish() restores the user id, the security context and the
+ * search_path; on an error the (sub)transaction abort restores all three
+ * (AbortTransaction and AbortSubTransaction reset the user id to the one
+ * saved at its start and unwind the GUC nest levels).
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+
+#include "catalog.h"
+
+/* The owner of petagen.jobs: the only role that writes the job catalog. */
+Oid
+catalog_owner(void)
+{
+	Oid			relid = get_relname_relid("jobs", get_namespace_oid("petagen", false));
+	HeapTuple	tuple;
+	Oid			owner;
+
+	if (!OidIsValid(relid))
+		elog(ERROR, "petagen: table petagen.jobs does not exist");
+	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tuple))
+		elog(ERROR, "cache lookup failed for relation %u", relid);
+	owner = ((Form_pg_class) GETSTRUCT(tuple))->relowner;
+	ReleaseSysCache(tuple);
+	return owner;
+}
+
+/*
+ * Connect to SPI with search_path pinned; with as_owner, also become the
+ * catalog owner until catalog_finish().
+ */
+void
+catalog_connect(CatalogScope *scope, bool as_owner)
+{
+	Oid			owner = as_owner ? catalog_owner() : InvalidOid;
+
+	SPI_connect();
+	scope->nestlevel = NewGUCNestLevel();
+	(void) set_config_option("search_path", CATALOG_SEARCH_PATH, PGC_USERSET,
+							 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	GetUserIdAndSecContext(&scope->save_userid, &scope->save_sec_context);
+	if (as_owner)
+		SetUserIdAndSecContext(owner, scope->save_sec_context |
+							   SECURITY_LOCAL_USERID_CHANGE |
+							   SECURITY_RESTRICTED_OPERATION);
+}
+
+/* Leave a scope: user id, security context, search_path back, SPI closed. */
+void
+catalog_finish(CatalogScope *scope)
+{
+	SetUserIdAndSecContext(scope->save_userid, scope->save_sec_context);
+	AtEOXact_GUC(true, scope->nestlevel);
+	SPI_finish();
+}

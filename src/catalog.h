@@ -1,0 +1,26 @@
+/*-------------------------------------------------------------------------
+ * catalog.h
+ *		Every SQL statement petagen runs goes through a catalog scope: a
+ *		fixed search_path for its duration and, for writes to the job
+ *		catalog, the catalog owner's user id.  See catalog.c.
+ *-------------------------------------------------------------------------
+ */
+#ifndef PETAGEN_CATALOG_H
+#define PETAGEN_CATALOG_H
+
+/* The search_path of every statement petagen runs, and of its workers. */
+#define CATALOG_SEARCH_PATH "pg_catalog, pg_temp"
+
+/* What catalog_connect() changed, for catalog_finish() to restore. */
+typedef struct CatalogScope
+{
+	int			nestlevel;		/* GUC nest level of the pinned search_path */
+	Oid			save_userid;
+	int			save_sec_context;
+} CatalogScope;
+
+extern void catalog_connect(CatalogScope *scope, bool as_owner);
+extern void catalog_finish(CatalogScope *scope);
+extern Oid	catalog_owner(void);
+
+#endif							/* PETAGEN_CATALOG_H */
