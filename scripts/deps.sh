@@ -6,7 +6,8 @@
 set -euo pipefail
 
 PKGS=(postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap
-      postgresql-contrib libxxhash-dev libipc-run-perl)
+      postgresql-contrib libxxhash-dev libipc-run-perl
+      liblz4-dev libzstd-dev libkrb5-dev)   # the last three build Citus
 
 # Run a command as root: directly when we are root, else through sudo.
 as_root() {

@@ -53,6 +53,7 @@
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
 
+#include "citus_meta.h"
 #include "compat.h"
 #include "route.h"
 
@@ -211,6 +212,7 @@ route_open(Oid relid)
 	router->maxleaves = 16;
 	router->leaves = palloc(router->maxleaves * sizeof(RouteLeaf));
 	route_check_relkind(rel);
+	citus_meta_refuse(rel);
 	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
 		router->root = route_build_node(router, rel);
 	else
