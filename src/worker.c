@@ -41,6 +41,7 @@
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
+#include "debug_pause.h"
 #include "disk.h"
 #include "frozen.h"
 #include "indexes.h"
@@ -203,6 +204,40 @@ worker_sample_rate(WorkerCtx *ctx)
 	ctx->rate_bytes = bytes;
 }
 
+/* Raise the stop error if stop() was called: the chunk in flight rolls back. */
+static void
+worker_check_stop(WorkerCtx *ctx)
+{
+	if (pg_atomic_read_u32(&ctx->shared->stop_requested))
+		ereport(ERROR,
+				(errcode(ERRCODE_QUERY_CANCELED),
+				 errmsg("load job " INT64_FORMAT " is stopping", ctx->def.job)));
+}
+
+/*
+ * Hold here while petagen.debug_pause names this point and chunk, showing
+ * why in status(): the latch wait serves SIGTERM, cancel and reloads, and
+ * a stop() ends the pause.
+ */
+static void
+worker_debug_pause(WorkerCtx *ctx, DebugPausePoint point, int64 chunk)
+{
+	char		reason[JOB_TEXT_LEN];
+
+	worker_reload_config();
+	if (!debug_pause_at(point, chunk))
+		return;
+	snprintf(reason, sizeof(reason), "petagen.debug_pause: %s of chunk " INT64_FORMAT,
+			 debug_pause_name(point), chunk);
+	worker_set_state(ctx, JOB_RUNNING, reason);
+	while (debug_pause_at(point, chunk) &&
+		   !pg_atomic_read_u32(&ctx->shared->stop_requested))
+	{
+		worker_sleep(100);
+	}
+	worker_set_state(ctx, JOB_RUNNING, NULL);
+}
+
 /* load_range's callback after every batch: publish, and obey stop/disk/rate. */
 static void
 worker_progress(void *arg, const LoadStats *so_far)
@@ -216,10 +251,7 @@ worker_progress(void *arg, const LoadStats *so_far)
 	worker_wait_for_room(ctx, 0);
 	worker_throttle(ctx);
 	/* after any pause: a stop that woke us must not let another batch through */
-	if (pg_atomic_read_u32(&ctx->shared->stop_requested))
-		ereport(ERROR,
-				(errcode(ERRCODE_QUERY_CANCELED),
-				 errmsg("load job " INT64_FORMAT " is stopping", ctx->def.job)));
+	worker_check_stop(ctx);
 	worker_set_state(ctx, JOB_RUNNING, NULL);
 }
 
@@ -306,6 +338,8 @@ worker_load_chunk(WorkerCtx *ctx, int64 chunk)
 		frozen_lock_leaves(&ctx->intent);
 	load_range(ctx->def.relid, &ctx->def.spec, ctx->def.frozen, first, count,
 			   &st, worker_progress, ctx);
+	worker_debug_pause(ctx, DEBUG_PAUSE_BEFORE_COMMIT, chunk);
+	worker_check_stop(ctx);
 	worker_record_chunk(ctx, chunk, &st);
 	if (ctx->def.frozen)
 		frozen_forget_chunk(ctx->def.job, chunk);
@@ -410,7 +444,13 @@ worker_loop(WorkerCtx *ctx)
 			return;
 		if (ctx->done && (ctx->done[chunk / 8] & (1 << (chunk % 8))))
 			continue;
+		worker_debug_pause(ctx, DEBUG_PAUSE_BEFORE_CHUNK, chunk);
 		worker_wait_for_room(ctx, worker_chunk_bytes(ctx) * ctx->def.nworkers);
+		if (pg_atomic_read_u32(&ctx->shared->stop_requested))
+		{
+			ctx->stopping = true;
+			return;
+		}
 		worker_set_state(ctx, JOB_RUNNING, NULL);
 		if (!worker_try_chunk(ctx, chunk))
 			return;
