@@ -453,9 +453,6 @@ job_create_shared(const JobDef *def)
 	pg_atomic_init_u32(&shared->active, def->nworkers);
 	pg_atomic_init_u32(&shared->stop_requested, 0);
 	pg_atomic_init_u32(&shared->failed, 0);
-	pg_atomic_init_u64(&shared->committed_keys, 0);
-	pg_atomic_init_u64(&shared->committed_rows, 0);
-	pg_atomic_init_u64(&shared->committed_bytes, 0);
 	pg_atomic_init_u64(&shared->headroom, PG_UINT64_MAX);
 	pg_atomic_init_u64(&shared->next_log_at, 0);
 	pg_atomic_init_u32(&shared->loading, def->nworkers);
@@ -469,8 +466,6 @@ job_create_shared(const JobDef *def)
 		pg_atomic_init_u64(&slot->rows, 0);
 		pg_atomic_init_u64(&slot->bytes, 0);
 		pg_atomic_init_u64(&slot->duplicates, 0);
-		pg_atomic_init_u64(&slot->recent_rows_per_s, 0);
-		pg_atomic_init_u64(&slot->recent_bytes_per_s, 0);
 		SpinLockInit(&slot->mutex);
 		slot->current_index[0] = '\0';
 	}

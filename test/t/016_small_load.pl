@@ -1,7 +1,10 @@
 # A small load uses every worker it is given: start(1e5, workers => 2)
 # without chunk_rows cuts the key space into 8 chunks of 12,500 rows, and
-# both workers hold a chunk at once (status() shows each writing).
-# petagen.debug_pause holds the workers there, on any machine.
+# both workers hold a chunk at once (status() shows each writing).  Rates
+# are honest: a progress_log row counts the rows of chunks still in flight,
+# so a chunk is not credited to the moment it commits, and status()'s
+# recent rate of workers that write nothing is 0.  petagen.debug_pause
+# holds the workers where each check needs them, on any machine.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -26,6 +29,23 @@ is( $node->safe_psql('postgres',
 		"SELECT string_agg(rows_written::text, ',' ORDER BY worker)"
 		  . " FROM petagen.status($job) WHERE worker IS NOT NULL"),
 	'12500,12500', 'status: each of the two workers has written a chunk');
+ok( $node->poll_query_until(
+		'postgres',
+		"SELECT string_agg(rows_per_s::text, ',' ORDER BY worker NULLS LAST)"
+		  . " FROM petagen.status($job)",
+		'0,0,0'),
+	'status: the recent rate of held workers, and of the job, falls to 0');
+
+# Let chunk 0 commit, chunk 1 stays held: the progress_log row chunk 0's
+# commit adds counts chunk 1's rows in flight too.
+set_debug_pause($node, 'before_commit:1');
+ok( $node->poll_query_until(
+		'postgres', "SELECT count(*) FROM petagen.chunks WHERE job = $job", '1'),
+	'chunk 0 commits, the others are held');
+is( $node->safe_psql('postgres',
+		"SELECT rows_written FROM petagen.progress_log WHERE job = $job"
+		  . " ORDER BY logged_at LIMIT 1"),
+	'25000', 'progress_log: the first row counts the chunk in flight beside the committed one');
 
 set_debug_pause($node, '');
 is($node->safe_psql('postgres', "SELECT petagen.wait($job, '120s')"),
@@ -36,5 +56,10 @@ is( $node->safe_psql('postgres',
 is( $node->safe_psql('postgres',
 		"SELECT count(*), count(*) FILTER (WHERE ok) FROM petagen.verify(${job}::bigint)"),
 	'8|8', 'verify() is ok on every leaf');
+is( $node->safe_psql('postgres',
+		"SELECT rows_written FROM petagen.progress_log WHERE job = $job"
+		  . " ORDER BY logged_at DESC LIMIT 1"),
+	'100000', 'progress_log: the last row is the job\'s end');
+
 $node->stop;
 done_testing();
