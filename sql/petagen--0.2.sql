@@ -124,7 +124,7 @@ CREATE FUNCTION @extschema@.start(
     fieldlength integer DEFAULT 100,
     prefix text DEFAULT 'user',
     zeropadding integer DEFAULT 1,
-    chunk_rows bigint DEFAULT 100000,
+    chunk_rows bigint DEFAULT NULL,
     disk_reserve text DEFAULT NULL,
     max_rate text DEFAULT NULL,
     frozen boolean DEFAULT false,
@@ -727,15 +727,62 @@ BEGIN
 END
 $$;
 
+-- petagen.load_rates(job): a load job's progress_log rows with their rates.
+-- Each row's rates count the rows written over the window that ends at it
+-- and spans the time since the previous row, or the job's median time
+-- between rows if that is longer (cumulative counts are interpolated
+-- linearly inside the window's first interval): a row logged moments after
+-- the one before it is not credited with work done before that one.
+-- Drops (work rolled back by a stop) count as no progress.
+CREATE FUNCTION @extschema@.load_rates(job bigint)
+RETURNS TABLE(logged_at timestamptz, seconds double precision, rows_written bigint,
+              bytes bigint, rows_per_s double precision, mb_per_s double precision)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+BEGIN ATOMIC
+    WITH o AS (
+        SELECT least(j.created_at, (SELECT min(l.logged_at) FROM @extschema@.progress_log AS l
+                                     WHERE l.job = j.job)) AS origin
+          FROM @extschema@.jobs AS j
+         WHERE j.job = load_rates.job),
+    p AS (
+        SELECT NULL::timestamptz AS at, 0::float8 AS sec, 0::bigint AS r, 0::bigint AS b FROM o
+        UNION ALL
+        SELECT l.logged_at, extract(epoch FROM l.logged_at - o.origin)::float8, l.rows_written, l.bytes
+          FROM @extschema@.progress_log AS l, o
+         WHERE l.job = load_rates.job),
+    s AS (
+        SELECT p.*, lead(p.sec) OVER w AS sec2, lead(p.r) OVER w AS r2, lead(p.b) OVER w AS b2,
+               p.sec - lag(p.sec) OVER w AS gap
+          FROM p
+        WINDOW w AS (ORDER BY p.sec, p.at NULLS FIRST, p.r)),
+    x AS (
+        SELECT s.*, least(greatest(s.gap, m.med), s.sec) AS win
+          FROM s, (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY s.gap) AS med
+                     FROM s WHERE s.at IS NOT NULL) AS m
+         WHERE s.at IS NOT NULL)
+    SELECT x.at, x.sec, x.r, x.b,
+           greatest(x.r - a.r_from, 0) / nullif(x.win, 0),
+           greatest(x.b - a.b_from, 0) / 1048576.0 / nullif(x.win, 0)
+      FROM x,
+           LATERAL (SELECT s0.r + coalesce((s0.r2 - s0.r) * f.frac, 0),
+                           s0.b + coalesce((s0.b2 - s0.b) * f.frac, 0)
+                      FROM s AS s0,
+                           LATERAL (SELECT (x.sec - x.win - s0.sec) / nullif(s0.sec2 - s0.sec, 0)) AS f(frac)
+                     WHERE s0.sec <= x.sec - x.win
+                     ORDER BY s0.sec DESC, s0.at DESC NULLS LAST, s0.r DESC
+                     LIMIT 1) AS a(r_from, b_from)
+     ORDER BY x.sec, x.r;
+END;
+
 -- petagen.chart_load(job): load rate (rows/s, MB/s) and rows written over
--- the time since the job was started, from petagen.progress_log.
+-- the time since the job was started, from petagen.load_rates().
 CREATE FUNCTION @extschema@.chart_load(job bigint)
 RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    origin timestamptz;
     about text;
     span double precision;
     unit text;
@@ -749,28 +796,19 @@ BEGIN
         RAISE EXCEPTION 'argument "job" of petagen.chart_load() must not be null'
             USING ERRCODE = '22004';
     END IF;
-    SELECT least(j.created_at, (SELECT min(l.logged_at) FROM @extschema@.progress_log AS l
-                                 WHERE l.job = j.job)),
-           format('%s rows into %s, %s workers, keys %s, %s', to_char(j.rows, 'FM999,999,999,999,999,999'), j."table", j.workers, j.keys, j.state)
-      INTO origin, about
+    SELECT format('%s rows into %s, %s workers, keys %s, %s', to_char(j.rows, 'FM999,999,999,999,999,999'), j."table", j.workers, j.keys, j.state)
+      INTO about
       FROM @extschema@.jobs AS j
      WHERE j.job = chart_load.job;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'load job % does not exist', job USING ERRCODE = '42704';
     END IF;
-    SELECT array_agg(extract(epoch FROM d.logged_at - origin)::double precision ORDER BY d.logged_at),
-           array_agg(d.drows / d.secs ORDER BY d.logged_at),
-           array_agg(d.dbytes / 1048576.0 / d.secs ORDER BY d.logged_at),
-           array_agg(d.rows_written ORDER BY d.logged_at)
+    SELECT array_agg(r.seconds ORDER BY r.seconds, r.rows_written),
+           array_agg(r.rows_per_s ORDER BY r.seconds, r.rows_written),
+           array_agg(r.mb_per_s ORDER BY r.seconds, r.rows_written),
+           array_agg(r.rows_written ORDER BY r.seconds, r.rows_written)
       INTO ts, rps, mbps, total
-      FROM (SELECT l.logged_at, l.rows_written,
-                   l.rows_written - lag(l.rows_written, 1, 0::bigint) OVER w AS drows,
-                   l.bytes - lag(l.bytes, 1, 0::bigint) OVER w AS dbytes,
-                   nullif(extract(epoch FROM l.logged_at - lag(l.logged_at, 1, origin) OVER w), 0)
-                       ::double precision AS secs
-              FROM @extschema@.progress_log AS l
-             WHERE l.job = chart_load.job
-            WINDOW w AS (ORDER BY l.logged_at)) AS d;
+      FROM @extschema@.load_rates(job) AS r;
     IF ts IS NULL THEN
         RAISE EXCEPTION 'load job % has no progress_log rows yet', job USING ERRCODE = '55000',
             HINT = format('A running job adds a row to petagen.progress_log every petagen.progress_log_interval (now %s): try again later, or lower the setting.',
@@ -907,10 +945,12 @@ $$;
 REVOKE ALL ON FUNCTION @extschema@.chart_bench(bigint[], text, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION @extschema@.chart_sweep(bigint, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION @extschema@.chart_load(bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.load_rates(bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION @extschema@.chart_matrix(bigint[]) FROM PUBLIC;
 REVOKE ALL ON FUNCTION @extschema@.bench_matrix(bigint[]) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@.chart_bench(bigint[], text, text),
     @extschema@.chart_sweep(bigint, text), @extschema@.chart_load(bigint),
+    @extschema@.load_rates(bigint),
     @extschema@.chart_matrix(bigint[]), @extschema@.bench_matrix(bigint[])
     TO pg_monitor, petagen_operator;
 -- Cluster -----------------------------------------------------------------
@@ -936,7 +976,7 @@ CREATE FUNCTION @extschema@.check(
     fieldlength integer DEFAULT 100,
     prefix text DEFAULT 'user',
     zeropadding integer DEFAULT 1,
-    chunk_rows bigint DEFAULT 100000,
+    chunk_rows bigint DEFAULT NULL,
     disk_reserve text DEFAULT NULL,
     max_rate text DEFAULT NULL,
     frozen boolean DEFAULT false,

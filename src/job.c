@@ -52,6 +52,11 @@
 int			petagen_disk_reserve_mb = 1024;
 int			petagen_progress_log_interval = 300;
 
+/* The chunk size rule of job_default_chunk_rows(). */
+#define JOB_CHUNKS_PER_WORKER	4
+#define JOB_CHUNK_ROWS_MIN		1000
+#define JOB_CHUNK_ROWS_MAX		100000
+
 static const char *const job_state_names[] = {
 	"starting", "running", "paused", "throttled", "done", "failed",
 	"stopped", "interrupted"
@@ -474,9 +479,6 @@ job_create_shared(const JobDef *def)
 	pg_atomic_init_u32(&shared->active, def->nworkers);
 	pg_atomic_init_u32(&shared->stop_requested, 0);
 	pg_atomic_init_u32(&shared->failed, 0);
-	pg_atomic_init_u64(&shared->committed_keys, 0);
-	pg_atomic_init_u64(&shared->committed_rows, 0);
-	pg_atomic_init_u64(&shared->committed_bytes, 0);
 	pg_atomic_init_u64(&shared->headroom, PG_UINT64_MAX);
 	pg_atomic_init_u64(&shared->next_log_at, 0);
 	pg_atomic_init_u32(&shared->loading, def->nworkers);
@@ -490,8 +492,6 @@ job_create_shared(const JobDef *def)
 		pg_atomic_init_u64(&slot->rows, 0);
 		pg_atomic_init_u64(&slot->bytes, 0);
 		pg_atomic_init_u64(&slot->duplicates, 0);
-		pg_atomic_init_u64(&slot->recent_rows_per_s, 0);
-		pg_atomic_init_u64(&slot->recent_bytes_per_s, 0);
 		SpinLockInit(&slot->mutex);
 		slot->current_index[0] = '\0';
 	}
@@ -643,7 +643,20 @@ job_reserve(const JobDef *def)
 	return (int64) petagen_disk_reserve_mb * 1024 * 1024;
 }
 
-/* start()'s arguments in SQL order; disk_reserve and max_rate may be NULL. */
+/*
+ * The chunk size of a job that names none: about JOB_CHUNKS_PER_WORKER
+ * chunks per worker, so that a small load keeps every worker busy, within
+ * JOB_CHUNK_ROWS_MIN .. JOB_CHUNK_ROWS_MAX (one transaction each).
+ */
+static int64
+job_default_chunk_rows(const JobDef *def)
+{
+	int64		per_chunk = (def->rows - 1) / ((int64) def->nworkers * JOB_CHUNKS_PER_WORKER) + 1;
+
+	return Min(Max(per_chunk, JOB_CHUNK_ROWS_MIN), JOB_CHUNK_ROWS_MAX);
+}
+
+/* start()'s arguments in SQL order; chunk_rows, disk_reserve, max_rate may be NULL. */
 static const char *const start_arg_names[] = {
 	"rows", "workers", "table", "keys", "seed", "fieldlength", "prefix",
 	"zeropadding", "chunk_rows", "disk_reserve", "max_rate", "frozen",
@@ -672,7 +685,7 @@ job_parse_load_options(FunctionCallInfo fcinfo, const char *funcname,
 void
 job_parse_args(FunctionCallInfo fcinfo, const char *funcname, JobDef *def)
 {
-	spec_check_nulls(fcinfo, 0, start_arg_names, 9, funcname);
+	spec_check_nulls(fcinfo, 0, start_arg_names, 8, funcname);
 	memset(def, 0, sizeof(*def));
 	def->rows = spec_count_arg(PG_GETARG_NUMERIC(0), "rows");
 	if (def->rows < 1)
@@ -685,13 +698,14 @@ job_parse_args(FunctionCallInfo fcinfo, const char *funcname, JobDef *def)
 	spec_init(&def->spec, text_to_cstring(PG_GETARG_TEXT_PP(3)),
 			  text_to_cstring(PG_GETARG_TEXT_PP(6)), PG_GETARG_INT32(7),
 			  PG_GETARG_INT64(4), PG_GETARG_INT32(5));
-	def->chunk_rows = PG_GETARG_INT64(8);
+	def->chunk_rows = PG_ARGISNULL(8) ? job_default_chunk_rows(def) :
+		PG_GETARG_INT64(8);
 	if (def->chunk_rows < 1 || def->chunk_rows > 100000000)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("chunk_rows must be between 1 and 100000000, not " INT64_FORMAT,
 						def->chunk_rows),
-				 errhint("Each chunk of key numbers is one transaction; the default is 100000.")));
+				 errhint("Each chunk of key numbers is one transaction; leave chunk_rows out for the default.")));
 	def->disk_reserve = job_size_arg(fcinfo, 9, "disk_reserve", -1);
 	def->max_rate = job_size_arg(fcinfo, 10, "max_rate", 0);
 	job_parse_load_options(fcinfo, funcname, def);

@@ -62,9 +62,10 @@ typedef struct WorkerSlot
 	pg_atomic_uint64 rows;		/* rows written, this run, committed or not */
 	pg_atomic_uint64 bytes;
 	pg_atomic_uint64 duplicates;
-	pg_atomic_uint64 recent_rows_per_s; /* over the last few seconds, x1000 */
-	pg_atomic_uint64 recent_bytes_per_s;
-	slock_t		mutex;			/* protects the text fields */
+	slock_t		mutex;			/* protects the rate sample and text fields */
+	TimestampTz rate_at;		/* recent rates count from this sample */
+	int64		rate_rows;
+	int64		rate_bytes;
 	char		reason[JOB_TEXT_LEN];	/* why paused/throttled */
 	char		last_error[JOB_TEXT_LEN];
 	TimestampTz last_error_at;
@@ -87,9 +88,6 @@ typedef struct JobShared
 	pg_atomic_uint32 active;	/* workers that have not left yet */
 	pg_atomic_uint32 stop_requested;
 	pg_atomic_uint32 failed;	/* some worker failed */
-	pg_atomic_uint64 committed_keys;	/* in committed chunks, this run */
-	pg_atomic_uint64 committed_rows;
-	pg_atomic_uint64 committed_bytes;
 	pg_atomic_uint64 headroom;	/* smallest free - reserve, bytes */
 	pg_atomic_uint64 next_log_at;	/* TimestampTz of the next progress_log row */
 	pg_atomic_uint32 loading;	/* workers still claiming chunks */

@@ -10,7 +10,8 @@
  * Around it: shape.c and spec.c validate tables and options, rows.c is the
  * SQL generator, progress.c is status(), disk.c the free-space checks,
  * verify.c proves a loaded table, frozen.c keeps frozen loads exactly-once,
- * indexes.c sets indexes aside and builds them after the load.
+ * indexes.c sets indexes aside and builds them after the load, debug_pause.c
+ * holds workers where a test needs them.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -19,6 +20,7 @@
 #include "utils/guc.h"
 
 #include "compat.h"
+#include "debug_pause.h"
 #include "job.h"
 
 PG_MODULE_MAGIC;
@@ -30,5 +32,6 @@ void
 _PG_init(void)
 {
 	job_init_gucs();
+	debug_pause_init_guc();
 	MarkGUCPrefixReserved("petagen");
 }

@@ -144,11 +144,35 @@ status_emit(ReturnSetInfo *rsinfo, const StatusRow *r)
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
+/*
+ * A live worker's recent rates: what it wrote since the sample it published
+ * at rate_at over the time since then (worker.c keeps that sample one to
+ * two windows old while it writes, so a paused worker's rates fall to 0).
+ * A worker that has ended writes nothing; rows rolled back count as 0.
+ */
+static void
+status_recent_rates(StatusRow *r, TimestampTz rate_at, int64 rate_rows,
+					int64 rate_bytes)
+{
+	double		window;
+
+	if (r->state >= JOB_DONE || rate_at == 0)
+		return;
+	window = status_seconds_since(rate_at);
+	if (window <= 0)
+		return;
+	r->recent_rows_per_s = Max(r->rows - rate_rows, 0) / window;
+	r->recent_bytes_per_s = Max(r->bytes - rate_bytes, 0) / window;
+}
+
 /* The status row of one worker slot. */
 static void
 status_worker_row(const JobDef *def, WorkerSlot *slot, int index, StatusRow *r)
 {
 	double		elapsed = status_seconds_since(slot->started_at);
+	TimestampTz rate_at;
+	int64		rate_rows;
+	int64		rate_bytes;
 
 	memset(r, 0, sizeof(*r));
 	r->job = def->job;
@@ -162,8 +186,6 @@ status_worker_row(const JobDef *def, WorkerSlot *slot, int index, StatusRow *r)
 	r->rows = pg_atomic_read_u64(&slot->rows);
 	r->bytes = pg_atomic_read_u64(&slot->bytes);
 	r->duplicates = pg_atomic_read_u64(&slot->duplicates);
-	r->recent_rows_per_s = pg_atomic_read_u64(&slot->recent_rows_per_s);
-	r->recent_bytes_per_s = pg_atomic_read_u64(&slot->recent_bytes_per_s);
 	if (slot->started_at != 0 && elapsed > 0)
 	{
 		r->avg_rows_per_s = r->rows / elapsed;
@@ -172,12 +194,16 @@ status_worker_row(const JobDef *def, WorkerSlot *slot, int index, StatusRow *r)
 	r->eta_s = -1;
 	r->headroom = -1;
 	SpinLockAcquire(&slot->mutex);
+	rate_at = slot->rate_at;
+	rate_rows = slot->rate_rows;
+	rate_bytes = slot->rate_bytes;
 	strlcpy(r->reason, slot->reason, JOB_TEXT_LEN);
 	strlcpy(r->last_error, slot->last_error, JOB_TEXT_LEN);
 	r->last_error_at = slot->last_error_at;
 	strlcpy(r->current_index, slot->current_index, JOB_TEXT_LEN);
 	SpinLockRelease(&slot->mutex);
 	r->indexes_built = -1;
+	status_recent_rates(r, rate_at, rate_rows, rate_bytes);
 }
 
 /* Fold a worker row into the total row. */

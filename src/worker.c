@@ -46,6 +46,7 @@
 #include "utils/timestamp.h"
 
 #include "catalog.h"
+#include "debug_pause.h"
 #include "disk.h"
 #include "frozen.h"
 #include "indexes.h"
@@ -70,7 +71,7 @@ typedef struct WorkerCtx
 	int64		chunk_base_rows;	/* slot counters when the chunk began */
 	int64		chunk_base_bytes;
 	int64		chunk_base_keys;
-	TimestampTz rate_at;		/* last rate sample */
+	TimestampTz rate_at;		/* last rate sample, published at the next */
 	int64		rate_rows;
 	int64		rate_bytes;
 	FrozenIntent intent;		/* of the frozen chunk being written */
@@ -84,6 +85,7 @@ typedef struct WorkerCtx
 static WorkerCtx *worker_ctx;
 
 PGDLLEXPORT void petagen_worker_main(Datum main_arg);
+static void worker_sample_rate(WorkerCtx *ctx);
 
 /* Set this worker's state and, if given, the reason shown next to it. */
 static void
@@ -160,6 +162,7 @@ worker_wait_for_room(WorkerCtx *ctx, int64 need)
 				 free_bytes >> 20, where, reserve >> 20,
 				 (reserve + need - free_bytes + (1 << 20) - 1) >> 20);
 		worker_set_state(ctx, JOB_PAUSED, reason);
+		worker_sample_rate(ctx);
 		worker_sleep(1000);
 	}
 }
@@ -185,28 +188,62 @@ worker_throttle(WorkerCtx *ctx)
 	}
 }
 
-/* Update the recent rates every few seconds. */
+/*
+ * Every WORKER_RATE_WINDOW_MS, publish the previous sample as the start of
+ * status()'s recent rates, and take a new one: status() divides the rows
+ * written since the published sample by the time since it, an interval
+ * that always ends now and spans one to two windows while the worker runs.
+ */
 static void
 worker_sample_rate(WorkerCtx *ctx)
 {
 	TimestampTz now = GetCurrentTimestamp();
-	int64		rows = pg_atomic_read_u64(&ctx->slot->rows);
-	int64		bytes = pg_atomic_read_u64(&ctx->slot->bytes);
-	long		secs;
-	int			usecs;
-	double		elapsed;
 
-	TimestampDifference(ctx->rate_at, now, &secs, &usecs);
-	elapsed = secs + usecs / 1e6;
-	if (elapsed * 1000 < WORKER_RATE_WINDOW_MS)
+	if (!TimestampDifferenceExceeds(ctx->rate_at, now, WORKER_RATE_WINDOW_MS))
 		return;
-	pg_atomic_write_u64(&ctx->slot->recent_rows_per_s,
-						(uint64) ((rows - ctx->rate_rows) / elapsed));
-	pg_atomic_write_u64(&ctx->slot->recent_bytes_per_s,
-						(uint64) ((bytes - ctx->rate_bytes) / elapsed));
+	SpinLockAcquire(&ctx->slot->mutex);
+	ctx->slot->rate_at = ctx->rate_at;
+	ctx->slot->rate_rows = ctx->rate_rows;
+	ctx->slot->rate_bytes = ctx->rate_bytes;
+	SpinLockRelease(&ctx->slot->mutex);
 	ctx->rate_at = now;
-	ctx->rate_rows = rows;
-	ctx->rate_bytes = bytes;
+	ctx->rate_rows = pg_atomic_read_u64(&ctx->slot->rows);
+	ctx->rate_bytes = pg_atomic_read_u64(&ctx->slot->bytes);
+}
+
+/* Raise the stop error if stop() was called: the chunk in flight rolls back. */
+static void
+worker_check_stop(WorkerCtx *ctx)
+{
+	if (pg_atomic_read_u32(&ctx->shared->stop_requested))
+		ereport(ERROR,
+				(errcode(ERRCODE_QUERY_CANCELED),
+				 errmsg("load job " INT64_FORMAT " is stopping", ctx->def.job)));
+}
+
+/*
+ * Hold here while petagen.debug_pause names this point and chunk, showing
+ * why in status(): the latch wait serves SIGTERM, cancel and reloads, and
+ * a stop() ends the pause.
+ */
+static void
+worker_debug_pause(WorkerCtx *ctx, DebugPausePoint point, int64 chunk)
+{
+	char		reason[JOB_TEXT_LEN];
+
+	worker_reload_config();
+	if (!debug_pause_at(point, chunk))
+		return;
+	snprintf(reason, sizeof(reason), "petagen.debug_pause: %s of chunk " INT64_FORMAT,
+			 debug_pause_name(point), chunk);
+	worker_set_state(ctx, JOB_RUNNING, reason);
+	while (debug_pause_at(point, chunk) &&
+		   !pg_atomic_read_u32(&ctx->shared->stop_requested))
+	{
+		worker_sample_rate(ctx);
+		worker_sleep(100);
+	}
+	worker_set_state(ctx, JOB_RUNNING, NULL);
 }
 
 /* load_range's callback after every batch: publish, and obey stop/disk/rate. */
@@ -222,11 +259,33 @@ worker_progress(void *arg, const LoadStats *so_far)
 	worker_wait_for_room(ctx, 0);
 	worker_throttle(ctx);
 	/* after any pause: a stop that woke us must not let another batch through */
-	if (pg_atomic_read_u32(&ctx->shared->stop_requested))
-		ereport(ERROR,
-				(errcode(ERRCODE_QUERY_CANCELED),
-				 errmsg("load job " INT64_FORMAT " is stopping", ctx->def.job)));
+	worker_check_stop(ctx);
 	worker_set_state(ctx, JOB_RUNNING, NULL);
+}
+
+/*
+ * The job's keys, rows and bytes written by now, as status() shows them:
+ * earlier runs', this worker's (st is the chunk being committed) and the
+ * other workers' chunks in flight, so that the rows written between two
+ * progress_log rows are the work done between them, never a whole chunk
+ * credited to the moment it commits.
+ */
+static void
+worker_live_totals(WorkerCtx *ctx, const LoadStats *st, LoadStats *live)
+{
+	JobShared  *sh = ctx->shared;
+
+	live->keys = sh->base_keys + ctx->total.keys + st->keys;
+	live->rows = sh->base_rows + ctx->total.rows + st->rows;
+	live->bytes = sh->base_bytes + ctx->total.bytes + st->bytes;
+	for (int i = 0; i < sh->nworkers; i++)
+	{
+		if (i == ctx->args.index)
+			continue;
+		live->keys += pg_atomic_read_u64(&sh->workers[i].keys);
+		live->rows += pg_atomic_read_u64(&sh->workers[i].rows);
+		live->bytes += pg_atomic_read_u64(&sh->workers[i].bytes);
+	}
 }
 
 /* Insert the ledger row of a finished chunk, and a progress_log row when due. */
@@ -259,11 +318,12 @@ worker_record_chunk(WorkerCtx *ctx, int64 chunk, const LoadStats *st)
 		pg_atomic_compare_exchange_u64(&ctx->shared->next_log_at, &due,
 									   (uint64) now + (uint64) petagen_progress_log_interval * USECS_PER_SEC))
 	{
-		JobShared  *sh = ctx->shared;
+		LoadStats	live;
 
-		values[1] = Int64GetDatum(sh->base_keys + pg_atomic_read_u64(&sh->committed_keys) + st->keys);
-		values[2] = Int64GetDatum(sh->base_rows + pg_atomic_read_u64(&sh->committed_rows) + st->rows);
-		values[3] = Int64GetDatum(sh->base_bytes + pg_atomic_read_u64(&sh->committed_bytes) + st->bytes);
+		worker_live_totals(ctx, st, &live);
+		values[1] = Int64GetDatum(live.keys);
+		values[2] = Int64GetDatum(live.rows);
+		values[3] = Int64GetDatum(live.bytes);
 		/* logged_at: when the chunk is done, not when its transaction began */
 		if (SPI_execute_with_args("INSERT INTO petagen.progress_log (job, keys_done,"
 								  " rows_written, bytes, logged_at)"
@@ -313,6 +373,8 @@ worker_load_chunk(WorkerCtx *ctx, int64 chunk)
 		frozen_lock_leaves(&ctx->intent);
 	load_range(ctx->def.relid, &ctx->def.spec, ctx->def.frozen, first, count,
 			   &st, worker_progress, ctx);
+	worker_debug_pause(ctx, DEBUG_PAUSE_BEFORE_COMMIT, chunk);
+	worker_check_stop(ctx);
 	worker_record_chunk(ctx, chunk, &st);
 	if (ctx->def.frozen)
 		frozen_forget_chunk(ctx->def.job, chunk);
@@ -324,9 +386,6 @@ worker_load_chunk(WorkerCtx *ctx, int64 chunk)
 	ctx->total.rows += st.rows;
 	ctx->total.bytes += st.bytes;
 	ctx->total.duplicates += st.duplicates;
-	pg_atomic_fetch_add_u64(&ctx->shared->committed_keys, st.keys);
-	pg_atomic_fetch_add_u64(&ctx->shared->committed_rows, st.rows);
-	pg_atomic_fetch_add_u64(&ctx->shared->committed_bytes, st.bytes);
 	pg_atomic_write_u64(&ctx->slot->duplicates, ctx->total.duplicates);
 }
 
@@ -417,7 +476,13 @@ worker_loop(WorkerCtx *ctx)
 			return;
 		if (ctx->done && (ctx->done[chunk / 8] & (1 << (chunk % 8))))
 			continue;
+		worker_debug_pause(ctx, DEBUG_PAUSE_BEFORE_CHUNK, chunk);
 		worker_wait_for_room(ctx, worker_chunk_bytes(ctx) * ctx->def.nworkers);
+		if (pg_atomic_read_u32(&ctx->shared->stop_requested))
+		{
+			ctx->stopping = true;
+			return;
+		}
 		worker_set_state(ctx, JOB_RUNNING, NULL);
 		if (!worker_try_chunk(ctx, chunk))
 			return;
@@ -533,6 +598,7 @@ worker_wait_loaded(WorkerCtx *ctx)
 	{
 		if (pg_atomic_read_u32(&ctx->shared->stop_requested))
 			return false;
+		worker_sample_rate(ctx);
 		worker_sleep(100);
 	}
 	worker_set_state(ctx, JOB_RUNNING, NULL);
@@ -717,6 +783,9 @@ worker_attach(WorkerCtx *ctx)
 	ctx->slot->pid = MyProcPid;
 	ctx->slot->started_at = GetCurrentTimestamp();
 	ctx->rate_at = ctx->slot->started_at;
+	SpinLockAcquire(&ctx->slot->mutex);
+	ctx->slot->rate_at = ctx->slot->started_at;
+	SpinLockRelease(&ctx->slot->mutex);
 	return true;
 }
 

@@ -73,8 +73,8 @@ SELECT throws_ok($$SELECT petagen.start(10, 1, 'ok', keys => NULL)$$, '22004',
     'argument "keys" of petagen.start() must not be null', 'NULL keys');
 SELECT throws_ok($$SELECT petagen.start(10, 1, 'ok', seed => NULL)$$, '22004',
     'argument "seed" of petagen.start() must not be null', 'NULL seed');
-SELECT throws_ok($$SELECT petagen.start(10, 1, 'ok', chunk_rows => NULL)$$, '22004',
-    'argument "chunk_rows" of petagen.start() must not be null', 'NULL chunk_rows');
+SELECT throws_ok($$SELECT petagen.start(10, 1, 'ok', chunk_rows => NULL, fieldlength => NULL)$$, '22004',
+    'argument "fieldlength" of petagen.start() must not be null', 'NULL chunk_rows is the default, NULL fieldlength is refused');
 -- workers
 SELECT throws_ok($$SELECT petagen.start(10, 0, 'ok')$$, '22023',
     'workers must be between 1 and 128, not 0', 'workers 0');

@@ -28,6 +28,9 @@ CREATE ROLE outsider LOGIN;
 GRANT USAGE ON SCHEMA petagen TO outsider;
 });
 
+# The workers are held before their first chunk (petagen.debug_pause)
+# until the checks of a running job below are done.
+set_debug_pause($node, 'before_chunk');
 my $job = $node->safe_psql('postgres',
 	qq{SELECT petagen.start($rows, workers => 2, "table" => 'usertable', chunk_rows => 10000)}
 );
@@ -66,6 +69,7 @@ like($stderr, qr/ERROR:\s+42501:/,
 like($stderr, qr/ERROR:\s+42501:/,
 	'stop() by a non-operator fails with insufficient_privilege');
 
+set_debug_pause($node, '');
 is($node->safe_psql('postgres', "SELECT petagen.wait($job, '120s')"),
 	'done', 'wait() returns done');
 

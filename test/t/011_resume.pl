@@ -1,7 +1,10 @@
 # Resumable jobs: after a worker is killed (a crash restart of the whole
 # server), after an immediate shutdown, and after petagen.stop(), resume()
 # finishes the job and the table is exactly what an uninterrupted load
-# writes.  resume() refuses a done job and a running one.
+# writes.  resume() refuses a done job and a running one.  Each
+# interruption hits the job at the same place on any machine:
+# petagen.debug_pause holds both workers before chunks 4 and 5, with
+# chunks 0-3 committed.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -28,22 +31,24 @@ sub make_table
 	$node->safe_psql('postgres', usertable_sql($name));
 }
 
-# Start a load of $rows rows into $table; returns the job.
+# Start a load of $rows rows into $table whose workers will be held before
+# chunks 4 and 5 (wait_for_progress); returns the job.
 sub start_job
 {
 	my ($table) = @_;
+	set_debug_pause($node, 'before_chunk:4');
 	return $node->safe_psql('postgres',
 		qq{SELECT petagen.start($rows, workers => 2, "table" => '$table', chunk_rows => 10000)}
 	);
 }
 
-# Wait until the job has committed a few chunks but, at this speed, not all.
+# Wait until both workers are held, chunks 0-3 committed.
 sub wait_for_progress
 {
 	my ($job) = @_;
-	$node->poll_query_until('postgres',
-		"SELECT count(*) >= 2 FROM petagen.chunks WHERE job = $job")
-	  or die "job $job made no progress";
+	wait_for_debug_pause($node, $job, 2);
+	is($node->safe_psql('postgres', "SELECT count(*) FROM petagen.chunks WHERE job = $job"),
+		'4', "job $job: chunks 0-3 are committed, the workers held before 4 and 5");
 }
 
 # The total status row of a job: state|keys_done.
@@ -81,6 +86,7 @@ sub checksum
 sub resume_and_check
 {
 	my ($job, $table, $what, $expected_sum) = @_;
+	set_debug_pause($node, '');
 	is($node->safe_psql('postgres', "SELECT petagen.resume($job)"),
 		$job, "$what: resume() returns the job");
 	is($node->safe_psql('postgres', "SELECT petagen.wait($job, '120s')"),

@@ -13,7 +13,6 @@ use Test::More;
 use FindBin;
 use lib $FindBin::RealBin;
 use PetagenTest;
-use Time::HiRes qw(usleep);
 
 my $rows = 1500000;
 
@@ -27,47 +26,35 @@ $node->safe_psql(
 CREATE EXTENSION petagen;
 });
 
-# Poll $sql every 0.1 s for up to $seconds until it returns $expected;
-# returns the last output.
-sub poll_for
-{
-	my ($sql, $expected, $seconds) = @_;
-	my $out = '';
-	for (my $i = 0; $i < $seconds * 10; $i++)
-	{
-		$out = $node->safe_psql('postgres', $sql);
-		return $out if $out eq $expected;
-		usleep(100_000);
-	}
-	return $out;
-}
-
+# Let chunks 0 and 1 commit and hold the workers before chunks 2 and 3
+# (petagen.debug_pause), so that the reserve is raised mid-load on any
+# machine.
+set_debug_pause($node, 'before_chunk:2');
 my $job = $node->safe_psql('postgres',
 	qq{SELECT petagen.start($rows, workers => 2, "table" => 'usertable', chunk_rows => 20000)}
 );
-# Let a few chunks commit first, so that the pause is seen mid-load.
-$node->poll_query_until('postgres',
-	"SELECT count(*) >= 2 FROM petagen.chunks WHERE job = $job")
-  or die "job $job made no progress";
+wait_for_debug_pause($node, $job, 2);
 
-# A reserve larger than any disk (100 TB, the GUC is in MB).  Before 17,
-# ALTER SYSTEM knows a custom setting only once its module is loaded.
+# A reserve larger than any disk (100 TB, the GUC is in MB), and the
+# workers released, in one reload.  Before 17, ALTER SYSTEM knows a custom
+# setting only once its module is loaded.
 my ($ret, $stdout, $stderr) = $node->psql('postgres',
-	"LOAD 'petagen'; ALTER SYSTEM SET petagen.disk_reserve = 100000000");
+	"LOAD 'petagen'; ALTER SYSTEM SET petagen.disk_reserve = 100000000;"
+	  . " ALTER SYSTEM SET petagen.debug_pause = ''");
 is($ret, 0, 'ALTER SYSTEM SET petagen.disk_reserve is accepted')
   or diag $stderr;
 $node->safe_psql('postgres', 'SELECT pg_reload_conf()');
-is( poll_for(
+ok( $node->poll_query_until(
+		'postgres',
 		"SELECT state, reason ~ 'disk reserve'"
 		  . " FROM petagen.status($job) WHERE worker IS NULL",
-		'paused|t', 10),
-	'paused|t',
-	'within 10 s of the reload status shows the job paused for the disk reserve');
-is( $node->safe_psql(
+		'paused|t'),
+	'after the reload status shows the job paused for the disk reserve');
+ok( $node->poll_query_until(
 		'postgres',
 		"SELECT count(*) FROM petagen.status($job)"
-		  . " WHERE worker IS NOT NULL AND state = 'paused'"),
-	'2',
+		  . " WHERE worker IS NOT NULL AND state = 'paused'",
+		'2'),
 	'both workers are paused');
 my $count1 = $node->safe_psql('postgres', 'SELECT count(*) FROM usertable');
 sleep 3;
@@ -76,7 +63,7 @@ sleep 3;
 my $count3 = $node->safe_psql('postgres', 'SELECT count(*) FROM usertable');
 ok($count1 == $count2 && $count2 == $count3,
 	"while paused the row count does not grow ($count1, $count2, $count3)");
-ok($count3 > 0 && $count3 < $rows, 'the job was paused mid-load');
+is($count3, 40000, 'the job was paused mid-load, after chunks 0 and 1');
 
 $node->safe_psql('postgres',
 	"LOAD 'petagen'; ALTER SYSTEM RESET petagen.disk_reserve");
@@ -122,11 +109,11 @@ CREATE TABLE tiny (ycsb_key varchar(64),
 	my $tjob = $node->safe_psql('postgres',
 		q{SELECT petagen.start(200000, workers => 2, "table" => 'tiny',}
 		  . q{ chunk_rows => 10000, disk_reserve => '8MB', force => true)});
-	is( poll_for(
+	ok( $node->poll_query_until(
+			'postgres',
 			"SELECT state, reason ~ 'disk reserve' AND reason ~ 'pg_tblspc'"
 			  . " FROM petagen.status($tjob) WHERE worker IS NULL",
-			'paused|t', 30),
-		'paused|t',
+			'paused|t'),
 		'a load larger than the tablespace pauses at the reserve');
 	my ($free) = $node->safe_psql('postgres',
 		"SELECT pg_size_bytes(disk_headroom) FROM petagen.status($tjob) WHERE worker IS NULL"

@@ -4,7 +4,9 @@
 # The premise is checked, not assumed: while a frozen chunk is in flight a
 # sequential scan already sees its uncommitted rows, and after SIGKILL (a
 # crash restart) or stop() they are still there, beyond what the ledger
-# holds.  resume() redoes the chunks the ledger lacks; without the repair of
+# holds.  petagen.debug_pause holds both workers before the commit of their
+# chunks, so the kill and the stop always hit two complete uncommitted
+# chunks, however fast or slow the machine.  resume() redoes the chunks the ledger lacks; without the repair of
 # frozen.c the redone chunk would meet its own leftovers: a unique violation
 # on every retry with the primary key (the job fails), or duplicate rows
 # without it.  So the final checks (verify, a sequential count, no key
@@ -63,15 +65,22 @@ sub excess_sql
 	  . " - (SELECT coalesce(sum(rows_written), 0) FROM petagen.chunks WHERE job = $job)";
 }
 
-# Wait until in-flight chunks show 2,000 .. 30,000 uncommitted frozen rows:
-# far enough from their end that they cannot commit before we interrupt.
-sub wait_for_uncommitted_rows
+# Hold the workers of a new frozen load before the commit of their chunks
+# (petagen.debug_pause), chunks from $first on: the ones before commit, the
+# two held chunks' 120,000 rows are on disk, frozen and uncommitted, and a
+# sequential scan sees exactly them beyond the ledger.  Returns the job.
+sub start_held_before_commit
 {
-	my ($job, $table) = @_;
-	ok( $node->poll_query_until(
-			'postgres',
-			"SELECT e BETWEEN 2000 AND 30000 FROM (" . excess_sql($job, $table) . ") x(e)"),
-		"$table: a sequential scan sees frozen rows of chunks not yet committed");
+	my ($table, $first) = @_;
+	set_debug_pause($node, "before_commit:$first");
+	my $job = start_frozen($table);
+	wait_for_debug_pause($node, $job, 2);
+	is( $node->safe_psql('postgres',
+			"SELECT count(*) FROM petagen.chunks WHERE job = $job"),
+		$first, "$table: chunks before $first are committed, the held ones not");
+	is(seqscan_psql(excess_sql($job, $table)), 2 * $chunk_rows,
+		"$table: a sequential scan sees the frozen rows of the two held chunks");
+	return $job;
 }
 
 # Fraction of the heap pages of the local leaves of $table that are all-frozen.
@@ -124,8 +133,7 @@ is( $node->safe_psql('postgres',
 	'0', 'clean: pg_check_frozen finds no unfrozen tuple on all-frozen pages');
 
 # (b) SIGKILL of a worker mid-load: the postmaster restarts every backend.
-my $job_b = start_frozen('frozen_b');
-wait_for_uncommitted_rows($job_b, 'frozen_b');
+my $job_b = start_held_before_commit('frozen_b', 1);
 my $pid = $node->safe_psql('postgres',
 	"SELECT pid FROM petagen.status($job_b) WHERE worker = 0");
 ok(kill('KILL', $pid), 'kill: SIGKILL sent to worker 0');
@@ -135,11 +143,12 @@ ok( $node->poll_query_until(
 		'interrupted'),
 	'kill: after the crash restart the job is interrupted');
 my $left = seqscan_psql(excess_sql($job_b, 'frozen_b'));
-cmp_ok($left, '>', 0,
-	"kill: $left frozen rows of aborted chunks survived the crash");
+is($left, 2 * $chunk_rows,
+	'kill: the frozen rows of the two aborted chunks survived the crash');
 ok( $node->safe_psql('postgres',
 		"SELECT count(*) > 0 FROM petagen.chunk_intents WHERE job = $job_b"),
 	'kill: the interrupted chunks have intents');
+set_debug_pause($node, '');
 my $log_offset = -s $node->logfile;
 is($node->safe_psql('postgres', "SELECT petagen.resume($job_b)"),
 	$job_b, 'kill: resume() returns the job');
@@ -163,12 +172,12 @@ is( seqscan_psql(
 	'0', 'kill: after one VACUUM every row is on an all-frozen page');
 
 # (c) stop() mid-load: the chunks in flight roll back, their rows stay.
-my $job_c = start_frozen('frozen_c');
-wait_for_uncommitted_rows($job_c, 'frozen_c');
+my $job_c = start_held_before_commit('frozen_c', 2);
 is($node->safe_psql('postgres', "SELECT petagen.stop($job_c)"),
 	'stopped', 'stop: stop() returns stopped');
-$left = seqscan_psql(excess_sql($job_c, 'frozen_c'));
-cmp_ok($left, '>', 0, "stop: $left frozen rows of rolled-back chunks remain");
+is(seqscan_psql(excess_sql($job_c, 'frozen_c')), 2 * $chunk_rows,
+	'stop: the frozen rows of the two rolled-back chunks remain');
+set_debug_pause($node, '');
 is($node->safe_psql('postgres', "SELECT petagen.resume($job_c)"),
 	$job_c, 'stop: resume() returns the job');
 check_exact($job_c, 'frozen_c', 'stop');

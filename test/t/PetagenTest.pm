@@ -5,7 +5,7 @@ use strict;
 use warnings;
 use Exporter 'import';
 
-our @EXPORT = qw(usertable_sql);
+our @EXPORT = qw(usertable_sql set_debug_pause wait_for_debug_pause);
 
 # SQL that creates the canonical YCSB table $name: varchar(64) primary key,
 # ten varchar(100) fields, hash-partitioned into 8 leaves ${name}_0 .. _7.
@@ -27,6 +27,36 @@ BEGIN
 END
 \$\$;
 };
+}
+
+# Set petagen.debug_pause (for tests; '' releases every held worker) with
+# ALTER SYSTEM and a reload, and wait until a new session sees it: workers
+# started from then on pause where it says, running ones at their next check.
+sub set_debug_pause
+{
+	my ($node, $value) = @_;
+	my ($ret, $stdout, $stderr) = $node->psql('postgres',
+		"LOAD 'petagen'; ALTER SYSTEM SET petagen.debug_pause = '$value';"
+		  . " SELECT pg_reload_conf();");
+	die "could not set petagen.debug_pause to '$value': $stderr" if $ret != 0;
+	$node->poll_query_until('postgres',
+		"SELECT coalesce(current_setting('petagen.debug_pause', true), '') = '$value'")
+	  or die "petagen.debug_pause = '$value' did not take effect after a reload";
+}
+
+# Wait until $n workers of $job are held by petagen.debug_pause; dies with
+# the job's status rows if they are not within the harness timeout.
+sub wait_for_debug_pause
+{
+	my ($node, $job, $n) = @_;
+	return
+	  if $node->poll_query_until('postgres',
+		"SELECT count(*) FROM petagen.status($job)"
+		  . " WHERE worker IS NOT NULL AND reason LIKE 'petagen.debug_pause:%'",
+		$n);
+	die "job $job: not $n workers held by petagen.debug_pause; status():\n"
+	  . $node->safe_psql('postgres',
+		"SELECT worker, state, keys_done, reason, last_error FROM petagen.status($job)");
 }
 
 1;

@@ -1,0 +1,23 @@
+/*-------------------------------------------------------------------------
+ * debug_pause.h
+ *		petagen.debug_pause: a test-only setting that holds load workers at
+ *		a named point of their loop, so that tests control the timing they
+ *		depend on instead of racing the machine.
+ *-------------------------------------------------------------------------
+ */
+#ifndef PETAGEN_DEBUG_PAUSE_H
+#define PETAGEN_DEBUG_PAUSE_H
+
+/* Where in a chunk's life a worker can be held. */
+typedef enum DebugPausePoint
+{
+	DEBUG_PAUSE_NONE,
+	DEBUG_PAUSE_BEFORE_CHUNK,	/* a chunk claimed, nothing of it written yet */
+	DEBUG_PAUSE_BEFORE_COMMIT	/* its rows written; its ledger row and commit to come */
+} DebugPausePoint;
+
+extern void debug_pause_init_guc(void);
+extern bool debug_pause_at(DebugPausePoint point, int64 chunk);
+extern const char *debug_pause_name(DebugPausePoint point);
+
+#endif							/* PETAGEN_DEBUG_PAUSE_H */
