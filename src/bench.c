@@ -21,6 +21,7 @@
 #include "postgres.h"
 
 #include "catalog/namespace.h"
+#include "common/int.h"
 #include "catalog/pg_authid.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
@@ -44,6 +45,7 @@
 #include "utils/varlena.h"
 
 #include "bench.h"
+#include "guard.h"
 #include "job.h"
 #include "route.h"
 #include "rowgen.h"
@@ -280,15 +282,18 @@ bench_check_target_keys(const BenchDef *def, Router *router)
 	shape_from_tupdesc(RelationGetDescr(rel), RelationGetRelationName(rel), &shape);
 	RelationClose(rel);
 	rowgen_init(&rg, &shape, &def->spec);
-	for (int64 seq = 0; seq < def->rows; seq += step)
+	for (int64 seq = 0; seq < def->rows;)
 	{
 		int			leaf;
 
+		CHECK_FOR_INTERRUPTS();
 		rowgen_build_key(&rg, seq);
 		leaf = route_key(router, PointerGetDatum(rg.key));
 		if (leaf >= 0 && bsearch(&route_leaf(router, leaf)->relid, def->targets,
 								 def->ntargets, sizeof(Oid), bench_oid_cmp))
 			return;
+		if (pg_add_s64_overflow(seq, step, &seq))
+			break;
 	}
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -395,6 +400,8 @@ bench_check_shape(const BenchDef *def)
 static void
 bench_read_args(FunctionCallInfo fcinfo, BenchDef *def)
 {
+	/* every run is recorded in petagen.bench_results */
+	guard_writable("petagen.bench()");
 	memset(def, 0, sizeof(BenchDef));
 	spec_check_nulls(fcinfo, 0, bench_arg_names, lengthof(bench_arg_names),
 					 "petagen.bench()");

@@ -29,6 +29,7 @@
 #include "utils/lsyscache.h"
 #include "utils/varlena.h"
 
+#include "guard.h"
 #include "spec.h"
 
 /* Most leaves create_table() makes, and most field columns. */
@@ -151,6 +152,7 @@ petagen_create_table(PG_FUNCTION_ARGS)
 	char	   *relname;
 	const char *schema;
 
+	guard_writable("petagen.create_table()");
 	spec_check_nulls(fcinfo, 0, create_arg_names, 2, "petagen.create_table()");
 	spec_check_nulls(fcinfo, 3, create_arg_names, lengthof(create_arg_names),
 					 "petagen.create_table()");

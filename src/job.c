@@ -40,6 +40,7 @@
 
 #include "check.h"
 #include "frozen.h"
+#include "guard.h"
 #include "indexes.h"
 #include "job.h"
 #include "load.h"
@@ -442,7 +443,7 @@ job_create_shared(const JobDef *def)
 	shared->job = def->job;
 	shared->run = def->run;
 	shared->nworkers = def->nworkers;
-	shared->nchunks = (def->rows + def->chunk_rows - 1) / def->chunk_rows;
+	shared->nchunks = job_nchunks(def->rows, def->chunk_rows);
 	shared->started_at = GetCurrentTimestamp();
 	pg_atomic_init_u64(&shared->next_chunk, 0);
 	pg_atomic_init_u32(&shared->active, def->nworkers);
@@ -614,6 +615,29 @@ job_reserve(const JobDef *def)
 	return (int64) petagen_disk_reserve_mb * 1024 * 1024;
 }
 
+/* The number of chunks of chunk_rows key numbers in 0 .. rows-1. */
+int64
+job_nchunks(int64 rows, int64 chunk_rows)
+{
+	return rows / chunk_rows + (rows % chunk_rows != 0);
+}
+
+/* Raise an error unless def's key space cuts into at most JOB_MAX_CHUNKS. */
+static void
+job_check_chunks(const JobDef *def)
+{
+	int64		nchunks = job_nchunks(def->rows, def->chunk_rows);
+
+	if (nchunks > JOB_MAX_CHUNKS)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("rows " INT64_FORMAT " in chunks of " INT64_FORMAT " make " INT64_FORMAT " chunks, too many for one job",
+						def->rows, def->chunk_rows, nchunks),
+				 errhint("A job has at most " INT64_FORMAT " chunks, so for " INT64_FORMAT " rows chunk_rows must be at least " INT64_FORMAT ".",
+						 JOB_MAX_CHUNKS, def->rows,
+						 job_nchunks(def->rows, JOB_MAX_CHUNKS))));
+}
+
 /* start()'s arguments in SQL order; disk_reserve and max_rate may be NULL. */
 static const char *const start_arg_names[] = {
 	"rows", "workers", "table", "keys", "seed", "fieldlength", "prefix",
@@ -663,6 +687,7 @@ job_parse_args(FunctionCallInfo fcinfo, const char *funcname, JobDef *def)
 				 errmsg("chunk_rows must be between 1 and 100000000, not " INT64_FORMAT,
 						def->chunk_rows),
 				 errhint("Each chunk of key numbers is one transaction; the default is 100000.")));
+	job_check_chunks(def);
 	def->disk_reserve = job_size_arg(fcinfo, 9, "disk_reserve", -1);
 	def->max_rate = job_size_arg(fcinfo, 10, "max_rate", 0);
 	job_parse_load_options(fcinfo, funcname, def);
@@ -675,6 +700,7 @@ petagen_start(PG_FUNCTION_ARGS)
 {
 	JobDef		def;
 
+	guard_writable("petagen.start()");
 	job_check_operator();
 	job_check_login("petagen.start()");
 	job_parse_args(fcinfo, "petagen.start()", &def);
@@ -739,6 +765,7 @@ petagen_resume(PG_FUNCTION_ARGS)
 	Oid			types[3] = {INT8OID, INT4OID, INT4OID};
 	Datum		values[3];
 
+	guard_writable("petagen.resume()");
 	job_check_operator();
 	job_check_login("petagen.resume()");
 	job_check_job_arg(fcinfo, "petagen.resume()");
@@ -906,6 +933,7 @@ petagen_stop(PG_FUNCTION_ARGS)
 	Oid			types[1] = {INT8OID};
 	Datum		values[1] = {Int64GetDatum(job)};
 
+	guard_writable("petagen.stop()");
 	job_check_operator();
 	job_read(job, &def, false);
 	shared = job_attach(&def, &seg);
