@@ -584,6 +584,12 @@ job_size_arg(FunctionCallInfo fcinfo, int argno, const char *argname,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s must not be negative, not \"%s\"", argname,
 						text_to_cstring(PG_GETARG_TEXT_PP(argno)))));
+	if (bytes > JOB_MAX_SIZE)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("%s must be at most 1024 PB, not \"%s\"", argname,
+						text_to_cstring(PG_GETARG_TEXT_PP(argno))),
+				 errhint("disk_reserve and max_rate are at most 2^60 bytes, so that sums with free space stay in range.")));
 	return bytes;
 }
 

@@ -29,8 +29,13 @@
 
 #define JOB_MAGIC			0x50475447	/* "PGTG" */
 #define JOB_MAX_WORKERS		128
-/* Most chunks of a job: each worker keeps a bitmap of them (32 MB). */
-#define JOB_MAX_CHUNKS		(INT64CONST(1) << 28)
+/*
+ * Most chunks of a job: each is a transaction, so more would approach XID
+ * wraparound, and each worker keeps a bitmap of them (128 MB at most).
+ */
+#define JOB_MAX_CHUNKS		(INT64CONST(1) << 30)
+/* Largest disk_reserve or max_rate: sums with free space stay in range. */
+#define JOB_MAX_SIZE		(INT64CONST(1) << 60)
 #define JOB_TEXT_LEN		256
 
 /* What a worker (or, in the total row, a job) is doing. */

@@ -18,7 +18,7 @@ SELECT format('CREATE TABLE %I (ycsb_key text, %s)', 'wide' || n,
               string_agg(format('field%s text', i), ', ' ORDER BY i))
 FROM (VALUES (256), (257)) w(n), generate_series(0, n - 1) i GROUP BY n \gexec
 
-SELECT plan(47);
+SELECT plan(52);
 
 -- 1. Read-only transactions: every writing entry point refuses, as
 -- PostgreSQL's own commands do, and writes nothing.
@@ -46,22 +46,22 @@ SELECT is((SELECT count(*) FROM petagen.verify('ok', 0)), 1::bigint, 'verify() r
 COMMIT;
 
 -- 2. The supported range: past it a clear error, never an overflow.
--- A job has at most 2^28 chunks (chunk_rows at most 1e8).
+-- A job has at most 2^30 chunks (chunk_rows at most 1e8).
 SELECT throws_ok($$SELECT petagen.start(9223372036854775807, 1, 'ok')$$, '22003',
     'rows 9223372036854775807 in chunks of 100000 make 92233720368548 chunks, too many for one job',
     'start() rows 2^63-1');
 SELECT throws_ok($$SELECT * FROM petagen.check(9223372036854775807, 1, 'ok', chunk_rows => 100000000)$$, '22003',
     'rows 9223372036854775807 in chunks of 100000000 make 92233720369 chunks, too many for one job',
     'check() rows 2^63-1');
-SELECT throws_ok($$SELECT * FROM petagen.check(26843545600000001, 1, 'ok', chunk_rows => 100000000)$$, '22003',
-    'rows 26843545600000001 in chunks of 100000000 make 268435457 chunks, too many for one job',
+SELECT throws_ok($$SELECT * FROM petagen.check(107374182400000001, 1, 'ok', chunk_rows => 100000000)$$, '22003',
+    'rows 107374182400000001 in chunks of 100000000 make 1073741825 chunks, too many for one job',
     'check() one chunk past the limit');
-SELECT throws_ok($$SELECT petagen.start(26843545600001, 1, 'ok')$$, '22003',
-    'rows 26843545600001 in chunks of 100000 make 268435457 chunks, too many for one job',
+SELECT throws_ok($$SELECT petagen.start(107374182400001, 1, 'ok')$$, '22003',
+    'rows 107374182400001 in chunks of 100000 make 1073741825 chunks, too many for one job',
     'start() one chunk past the limit');
-SELECT ok(bool_or(finding ~ '^xids: the load uses about 268435456 transaction IDs'),
-    'check() at the limit counts 2^28 transaction IDs')
-FROM petagen.check(26843545600000000, 1, 'ok', chunk_rows => 100000000);
+SELECT ok(bool_or(finding ~ '^xids: the load uses about 1073741824 transaction IDs'),
+    'check() at the limit counts 2^30 transaction IDs')
+FROM petagen.check(107374182400000000, 1, 'ok', chunk_rows => 100000000);
 -- key numbers run to 2^63-1
 SELECT throws_ok($$SELECT * FROM petagen.load('ok', 9223372036854775807, 2)$$, '22003',
     'first 9223372036854775807 and count 2 run past the key space', 'load() past 2^63-1');
@@ -86,6 +86,17 @@ SELECT throws_ok($$SELECT * FROM petagen.bench('ycsb-d', 1, '1s', '0s', 'ok', ro
     '22003', NULL, 'bench() inserts past 2^63-1');
 SELECT throws_ok($$SELECT * FROM petagen.bench('select', 1, '1s', '0s', 'ok', rows => 9223372036854775808)$$,
     '22003', 'rows must be between 0 and 9223372036854775807, not 9223372036854775808', 'bench() rows 2^63');
+-- durations of a benchmark at most a year, sizes at most 2^60 bytes
+SELECT throws_ok($$SELECT * FROM petagen.bench('select', 1, '1000000000 months', '0s', 'ok', rows => 10)$$,
+    '22003', 'duration is out of range', 'bench() duration that overflows');
+SELECT throws_ok($$SELECT * FROM petagen.bench('select', 1, '366 days', '0s', 'ok', rows => 10)$$,
+    '22003', 'duration is out of range', 'bench() duration over a year');
+SELECT throws_ok($$SELECT * FROM petagen.bench('select', 1, '1s', '366 days', 'ok', rows => 10)$$,
+    '22003', 'warmup is out of range', 'bench() warmup over a year');
+SELECT throws_ok($$SELECT petagen.start(10, 1, 'ok', disk_reserve => '1025 PB')$$, '22003',
+    'disk_reserve must be at most 1024 PB, not "1025 PB"', 'start() disk_reserve past 2^60');
+SELECT throws_ok($$SELECT * FROM petagen.check(10, 1, 'ok', max_rate => '8000000 PB')$$, '22003',
+    'max_rate must be at most 1024 PB, not "8000000 PB"', 'check() max_rate past 2^60');
 -- a row is at most 256 MB of fields
 SELECT throws_ok($$SELECT * FROM petagen.load('wide257', 0, 1, fieldlength => 1048576)$$, '22003',
     'rows of "wide257" would be too long', 'load() 257 fields of 1 MB');
