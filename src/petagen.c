@@ -10,7 +10,10 @@
  * Around it: shape.c and spec.c validate tables and options, rows.c is the
  * SQL generator, progress.c is status(), disk.c the free-space checks,
  * verify.c proves a loaded table, frozen.c keeps frozen loads exactly-once,
- * indexes.c sets indexes aside and builds them after the load.
+ * indexes.c sets indexes aside and builds them after the load, guard.c
+ * refuses writes in read-only transactions and on standbys, tables given
+ * by OID in a schema the caller may not use, and DROP EXTENSION under live
+ * workers.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
