@@ -95,7 +95,15 @@ is($node->safe_psql('postgres', "SELECT petagen.stop($held)"),
 	'stopped', 'the job stops');
 ($ret, $err) = try_sql($node, 'DROP EXTENSION petagen');
 is($ret, 0, 'with no worker running DROP EXTENSION petagen works') or diag $err;
-$node->safe_psql('postgres', 'CREATE EXTENSION petagen');
+# 0.1 updated to 0.2 gets the same guard as a fresh 0.2
+$node->safe_psql('postgres',
+	"CREATE EXTENSION petagen VERSION '0.1'; ALTER EXTENSION petagen UPDATE TO '0.2'");
+is( $node->safe_psql(
+		'postgres', q{SELECT evtevent, evttags::text FROM pg_event_trigger e
+		  JOIN pg_depend d ON d.classid = 'pg_event_trigger'::regclass AND d.objid = e.oid
+		  JOIN pg_extension x ON x.oid = d.refobjid AND x.extname = 'petagen'}),
+	'ddl_command_start|{"DROP EXTENSION"}',
+	'ALTER EXTENSION UPDATE adds the DROP EXTENSION guard, as a member');
 
 # 4. A hot standby: every writing entry point refuses as PostgreSQL does.
 $node->backup('b');
