@@ -1055,3 +1055,13 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.chunk_intents', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.job_indexes', '');
 GRANT SELECT ON @extschema@.chunk_intents, @extschema@.job_indexes TO petagen_operator;
 GRANT SELECT ON @extschema@.chunk_intents, @extschema@.job_indexes TO pg_monitor;
+
+-- DROP EXTENSION petagen is refused while a load job's workers run (they
+-- write into the table and this catalog); other DDL does not fire this.
+CREATE FUNCTION @extschema@.guard_drop_extension()
+RETURNS event_trigger
+AS 'MODULE_PATHNAME', 'petagen_guard_drop_extension'
+LANGUAGE C;
+CREATE EVENT TRIGGER petagen_guard_drop_extension ON ddl_command_start
+    WHEN TAG IN ('DROP EXTENSION')
+    EXECUTE FUNCTION @extschema@.guard_drop_extension();

@@ -24,6 +24,7 @@
 #include "catalog/pg_authid.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
+#include "common/int.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "funcapi.h"
@@ -45,6 +46,7 @@
 
 #include "bench.h"
 #include "catalog.h"
+#include "guard.h"
 #include "job.h"
 #include "route.h"
 #include "rowgen.h"
@@ -53,6 +55,8 @@
 #define BENCH_RESULT_COLS	17
 /* Key numbers tried to show that the target holds part of the key space. */
 #define BENCH_PROBE_KEYS	100000
+/* Longest duration and warm-up, in microseconds: nanosecond clocks stay in range. */
+#define BENCH_MAX_US		(INT64CONST(365) * USECS_PER_DAY)
 /* Time past the end after which bench() terminates workers still busy. */
 #define BENCH_GRACE_NS		(UINT64CONST(10) * 1000000000)
 
@@ -148,11 +152,21 @@ bench_parse_kind(const char *name)
 	pg_unreachable();
 }
 
-/* An interval in microseconds, a month being 30 days. */
+/* An interval argument in microseconds, a month being 30 days; at most a year. */
 static int64
-bench_interval_us(const Interval *iv)
+bench_interval_us(const Interval *iv, const char *argname)
 {
-	return iv->time + ((int64) iv->month * DAYS_PER_MONTH + iv->day) * USECS_PER_DAY;
+	int64		days_us;
+	int64		us;
+
+	if (pg_mul_s64_overflow((int64) iv->month * DAYS_PER_MONTH + iv->day,
+							USECS_PER_DAY, &days_us) ||
+		pg_add_s64_overflow(days_us, iv->time, &us) || us > BENCH_MAX_US)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("%s is out of range", argname),
+				 errhint("A benchmark's %s is at most 365 days.", argname)));
+	return us;
 }
 
 /* Does the kind read, update or insert? */
@@ -281,15 +295,18 @@ bench_check_target_keys(const BenchDef *def, Router *router)
 	shape_from_tupdesc(RelationGetDescr(rel), RelationGetRelationName(rel), &shape);
 	RelationClose(rel);
 	rowgen_init(&rg, &shape, &def->spec);
-	for (int64 seq = 0; seq < def->rows; seq += step)
+	for (int64 seq = 0; seq < def->rows;)
 	{
 		int			leaf;
 
+		CHECK_FOR_INTERRUPTS();
 		rowgen_build_key(&rg, seq);
 		leaf = route_key(router, PointerGetDatum(rg.key));
 		if (leaf >= 0 && bsearch(&route_leaf(router, leaf)->relid, def->targets,
 								 def->ntargets, sizeof(Oid), bench_oid_cmp))
 			return;
+		if (pg_add_s64_overflow(seq, step, &seq))
+			break;
 	}
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -397,6 +414,8 @@ bench_check_shape(const BenchDef *def)
 static void
 bench_read_args(FunctionCallInfo fcinfo, BenchDef *def)
 {
+	/* every run is recorded in petagen.bench_results */
+	guard_writable("petagen.bench()");
 	memset(def, 0, sizeof(BenchDef));
 	spec_check_nulls(fcinfo, 0, bench_arg_names, lengthof(bench_arg_names),
 					 "petagen.bench()");
@@ -407,8 +426,8 @@ bench_read_args(FunctionCallInfo fcinfo, BenchDef *def)
 	def->kind = bench_parse_kind(text_to_cstring(PG_GETARG_TEXT_PP(BENCH_ARG_KIND)));
 	def->duration = PG_GETARG_INTERVAL_P(BENCH_ARG_DURATION);
 	def->warmup = PG_GETARG_INTERVAL_P(BENCH_ARG_WARMUP);
-	def->duration_us = bench_interval_us(def->duration);
-	def->warmup_us = bench_interval_us(def->warmup);
+	def->duration_us = bench_interval_us(def->duration, "duration");
+	def->warmup_us = bench_interval_us(def->warmup, "warmup");
 	if (def->duration_us <= 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

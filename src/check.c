@@ -235,6 +235,8 @@ check_sample(CheckCtx *ctx)
 			CHECK_FOR_INTERRUPTS();
 		SET_VARSIZE(key, VARHDRSZ + len);
 		leaf = route_key(ctx->router, PointerGetDatum(key));
+		if (leaf == ROUTE_ELSEWHERE)
+			continue;			/* another partition's key */
 		if (leaf < 0)
 		{
 			if (unrouted++ == 0)
@@ -579,7 +581,7 @@ check_autovacuum(CheckCtx *ctx)
 static void
 check_xids(CheckCtx *ctx)
 {
-	int64		xids = (ctx->def->rows + ctx->def->chunk_rows - 1) / ctx->def->chunk_rows;
+	int64		xids = job_nchunks(ctx->def->rows, ctx->def->chunk_rows);
 
 	if (xids + ctx->max_age > autovacuum_freeze_max_age)
 		check_add(ctx, CHECK_WARNING, 0, ctx->table,

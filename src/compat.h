@@ -33,4 +33,13 @@
 #define compat_class_ownercheck(relid, role) pg_class_ownercheck((relid), (role))
 #endif
 
+/* USAGE and the like on a schema: 16 folded the per-class checks into one. */
+#if PG_VERSION_NUM >= 160000
+#define compat_namespace_aclcheck(nspid, role, mode) \
+	object_aclcheck(NamespaceRelationId, (nspid), (role), (mode))
+#else
+#define compat_namespace_aclcheck(nspid, role, mode) \
+	pg_namespace_aclcheck((nspid), (role), (mode))
+#endif
+
 #endif							/* PETAGEN_COMPAT_H */

@@ -30,6 +30,7 @@
 #include "utils/varlena.h"
 
 #include "catalog.h"
+#include "guard.h"
 #include "spec.h"
 
 /* Most leaves create_table() makes, and most field columns. */
@@ -153,6 +154,7 @@ petagen_create_table(PG_FUNCTION_ARGS)
 	const char *schema;
 	CatalogScope scope;
 
+	guard_writable("petagen.create_table()");
 	spec_check_nulls(fcinfo, 0, create_arg_names, 2, "petagen.create_table()");
 	spec_check_nulls(fcinfo, 3, create_arg_names, lengthof(create_arg_names),
 					 "petagen.create_table()");

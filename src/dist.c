@@ -24,6 +24,7 @@
 #include <math.h>
 
 #include "fmgr.h"
+#include "miscadmin.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
 
@@ -36,6 +37,8 @@
 #define DIST_YCSB_CONSTANT		0.99
 /* Terms of zeta summed exactly; the tail is integrated. */
 #define DIST_ZETA_EXACT			1000000
+/* Most key numbers one petagen.draw() call returns. */
+#define DIST_MAX_DRAW			100000000
 
 static const char *const dist_names[] = {"uniform", "zipfian", "latest"};
 
@@ -138,7 +141,11 @@ dist_zeta_sum(int64 from, int64 to, double theta)
 	double		sum = 0;
 
 	for (int64 i = from + 1; i <= to; i++)
+	{
+		if ((i & 65535) == 0)
+			CHECK_FOR_INTERRUPTS();
 		sum += 1.0 / pow((double) i, theta);
+	}
 	return sum;
 }
 
@@ -270,6 +277,12 @@ petagen_draw(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("items must be at least 1 and n not negative")));
+	if (n > DIST_MAX_DRAW)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("n must be at most %d, not %d", DIST_MAX_DRAW, n),
+				 errdetail("petagen.draw() returns its key numbers as one set, kept in memory or in temporary files."),
+				 errhint("Draw in several calls with different seeds.")));
 	dist_check_constant(PG_GETARG_FLOAT8(4));
 	dist_init(&ch, dist_parse(text_to_cstring(PG_GETARG_TEXT_PP(0))), items,
 			  PG_GETARG_FLOAT8(4));
@@ -280,6 +293,8 @@ petagen_draw(PG_FUNCTION_ARGS)
 		Datum		value = Int64GetDatum(dist_next(&ch, &rng, items - 1));
 		bool		isnull = false;
 
+		if ((i & 1023) == 0)
+			CHECK_FOR_INTERRUPTS();
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &value, &isnull);
 	}
 	return (Datum) 0;

@@ -44,6 +44,7 @@
 #include "catalog.h"
 #include "check.h"
 #include "frozen.h"
+#include "guard.h"
 #include "indexes.h"
 #include "job.h"
 #include "load.h"
@@ -473,7 +474,7 @@ job_create_shared(const JobDef *def)
 	shared->job = def->job;
 	shared->run = def->run;
 	shared->nworkers = def->nworkers;
-	shared->nchunks = (def->rows + def->chunk_rows - 1) / def->chunk_rows;
+	shared->nchunks = job_nchunks(def->rows, def->chunk_rows);
 	shared->started_at = GetCurrentTimestamp();
 	pg_atomic_init_u64(&shared->next_chunk, 0);
 	pg_atomic_init_u32(&shared->active, def->nworkers);
@@ -612,6 +613,12 @@ job_size_arg(FunctionCallInfo fcinfo, int argno, const char *argname,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s must not be negative, not \"%s\"", argname,
 						text_to_cstring(PG_GETARG_TEXT_PP(argno)))));
+	if (bytes > JOB_MAX_SIZE)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("%s must be at most 1024 PB, not \"%s\"", argname,
+						text_to_cstring(PG_GETARG_TEXT_PP(argno))),
+				 errhint("disk_reserve and max_rate are at most 2^60 bytes, so that sums with free space stay in range.")));
 	return bytes;
 }
 
@@ -643,17 +650,43 @@ job_reserve(const JobDef *def)
 	return (int64) petagen_disk_reserve_mb * 1024 * 1024;
 }
 
+/* The number of chunks of chunk_rows key numbers in 0 .. rows-1. */
+int64
+job_nchunks(int64 rows, int64 chunk_rows)
+{
+	return rows / chunk_rows + (rows % chunk_rows != 0);
+}
+
 /*
  * The chunk size of a job that names none: about JOB_CHUNKS_PER_WORKER
  * chunks per worker, so that a small load keeps every worker busy, within
- * JOB_CHUNK_ROWS_MIN .. JOB_CHUNK_ROWS_MAX (one transaction each).
+ * JOB_CHUNK_ROWS_MIN .. JOB_CHUNK_ROWS_MAX (one transaction each), and
+ * larger only where the key space would otherwise need more than
+ * JOB_MAX_CHUNKS chunks.
  */
 static int64
 job_default_chunk_rows(const JobDef *def)
 {
 	int64		per_chunk = (def->rows - 1) / ((int64) def->nworkers * JOB_CHUNKS_PER_WORKER) + 1;
 
-	return Min(Max(per_chunk, JOB_CHUNK_ROWS_MIN), JOB_CHUNK_ROWS_MAX);
+	return Max(Min(Max(per_chunk, JOB_CHUNK_ROWS_MIN), JOB_CHUNK_ROWS_MAX),
+			   job_nchunks(def->rows, JOB_MAX_CHUNKS));
+}
+
+/* Raise an error unless def's key space cuts into at most JOB_MAX_CHUNKS. */
+static void
+job_check_chunks(const JobDef *def)
+{
+	int64		nchunks = job_nchunks(def->rows, def->chunk_rows);
+
+	if (nchunks > JOB_MAX_CHUNKS)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("rows " INT64_FORMAT " in chunks of " INT64_FORMAT " make " INT64_FORMAT " chunks, too many for one job",
+						def->rows, def->chunk_rows, nchunks),
+				 errhint("A job has at most " INT64_FORMAT " chunks, so for " INT64_FORMAT " rows chunk_rows must be at least " INT64_FORMAT ".",
+						 JOB_MAX_CHUNKS, def->rows,
+						 job_nchunks(def->rows, JOB_MAX_CHUNKS))));
 }
 
 /* start()'s arguments in SQL order; chunk_rows, disk_reserve, max_rate may be NULL. */
@@ -706,6 +739,7 @@ job_parse_args(FunctionCallInfo fcinfo, const char *funcname, JobDef *def)
 				 errmsg("chunk_rows must be between 1 and 100000000, not " INT64_FORMAT,
 						def->chunk_rows),
 				 errhint("Each chunk of key numbers is one transaction; leave chunk_rows out for the default.")));
+	job_check_chunks(def);
 	def->disk_reserve = job_size_arg(fcinfo, 9, "disk_reserve", -1);
 	def->max_rate = job_size_arg(fcinfo, 10, "max_rate", 0);
 	job_parse_load_options(fcinfo, funcname, def);
@@ -718,6 +752,7 @@ petagen_start(PG_FUNCTION_ARGS)
 {
 	JobDef		def;
 
+	guard_writable("petagen.start()");
 	job_check_operator();
 	job_check_login(GetUserId(), "petagen.start()");
 	job_parse_args(fcinfo, "petagen.start()", &def);
@@ -802,6 +837,7 @@ petagen_resume(PG_FUNCTION_ARGS)
 	Datum		values[3];
 	CatalogScope scope;
 
+	guard_writable("petagen.resume()");
 	job_check_operator();
 	job_check_job_arg(fcinfo, "petagen.resume()");
 	job = PG_GETARG_INT64(0);
@@ -975,6 +1011,7 @@ petagen_stop(PG_FUNCTION_ARGS)
 	Oid			types[1] = {INT8OID};
 	Datum		values[1] = {Int64GetDatum(job)};
 
+	guard_writable("petagen.stop()");
 	job_check_operator();
 	job_read(job, &def, false);
 	job_check_owner(&def, "petagen.stop()");

@@ -29,6 +29,13 @@
 
 #define JOB_MAGIC			0x50475447	/* "PGTG" */
 #define JOB_MAX_WORKERS		128
+/*
+ * Most chunks of a job: each is a transaction, so more would approach XID
+ * wraparound, and each worker keeps a bitmap of them (128 MB at most).
+ */
+#define JOB_MAX_CHUNKS		(INT64CONST(1) << 30)
+/* Largest disk_reserve or max_rate: sums with free space stay in range. */
+#define JOB_MAX_SIZE		(INT64CONST(1) << 60)
 #define JOB_TEXT_LEN		256
 
 /* What a worker (or, in the total row, a job) is doing. */
@@ -152,4 +159,5 @@ extern int64 job_reserve(const JobDef *def);
 extern const char *job_phase_name(JobPhase phase);
 extern JobState job_current_state(const JobDef *def);
 extern JobState job_total_state(JobShared *shared);
+extern int64 job_nchunks(int64 rows, int64 chunk_rows);
 #endif							/* PETAGEN_JOB_H */

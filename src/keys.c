@@ -24,6 +24,7 @@
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "mb/pg_wchar.h"
 #include "utils/builtins.h"
 
 #include "keys.h"
@@ -235,7 +236,15 @@ keys_format(const KeySpec *spec, int64 seq, char *dst)
 	return keys_render(spec, keys_value(spec->mode, seq), dst);
 }
 
-/* The longest key this spec spells for numbers 0 .. last_seq. */
+/* The longest key this spec spells for numbers 0 .. last_seq, in characters. */
+int
+keys_max_chars(const KeySpec *spec, int64 last_seq)
+{
+	return keys_max_len(spec, last_seq) - spec->prefixlen +
+		pg_mbstrlen_with_len(spec->prefix, spec->prefixlen);
+}
+
+/* The longest key this spec spells for numbers 0 .. last_seq, in bytes. */
 int
 keys_max_len(const KeySpec *spec, int64 last_seq)
 {

@@ -36,6 +36,7 @@ extern void keys_init_spec(KeySpec *spec, const char *mode,
 extern const char *keys_mode_name(KeyMode mode);
 extern int	keys_format(const KeySpec *spec, int64 seq, char *dst);
 extern int	keys_max_len(const KeySpec *spec, int64 last_seq);
+extern int	keys_max_chars(const KeySpec *spec, int64 last_seq);
 extern int64 keys_parse(const KeySpec *spec, const char *key, int len);
 extern void keys_check_seq(int64 seq);
 extern int64 keys_ycsb_hash(int64 v);

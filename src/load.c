@@ -5,9 +5,11 @@
  *		face.
  *
  * For each key number in order: build the key, route it as PostgreSQL
- * would (route.c), skip it if its leaf is not a local table, else hand it
- * to the writer (writer.c), which builds the leaf's row and multi-inserts
- * it.  The same range gives the same rows on every node and run.
+ * would (route.c), skip it if its leaf is not a local table (or, when the
+ * table is a partition, if the key belongs outside it: counted as foreign
+ * too), else hand it to the writer (writer.c), which builds the leaf's row
+ * and multi-inserts it.  The same range gives the same rows on every node
+ * and run.
  *
  * Locking: RowExclusiveLock on the table before the router locks its
  * leaves with AccessShareLock; the writer takes RowExclusiveLock on each
@@ -35,6 +37,7 @@
 #include "utils/rls.h"
 
 #include "compat.h"
+#include "guard.h"
 #include "load.h"
 #include "rowgen.h"
 #include "writer.h"
@@ -160,10 +163,10 @@ load_keys(Oid relid, Router *router, Writer *writer, RowGen *rg,
 			CHECK_FOR_INTERRUPTS();
 		rowgen_build_key(rg, seq);
 		leaf = route_key(router, PointerGetDatum(rg->key));
-		if (leaf < 0)
+		if (leaf == -1)
 			load_no_partition(relid, rg->key, seq);
 		stats->keys++;
-		if (route_leaf(router, leaf)->local)
+		if (leaf != ROUTE_ELSEWHERE && route_leaf(router, leaf)->local)
 			flushed = writer_add(writer, leaf, seq, rg->key, stats);
 		else
 			stats->foreign++;
@@ -246,8 +249,10 @@ petagen_load(PG_FUNCTION_ARGS)
 	GenSpec		spec;
 	LoadStats	stats = {0};
 
+	guard_writable("petagen.load()");
 	spec_range_args(fcinfo, "petagen.load()", false, &first, &count, &spec);
 	relid = PG_GETARG_OID(RANGE_ARG_TABLE);
+	guard_table(relid);
 
 	InitMaterializedSRF(fcinfo, 0);
 	load_range(relid, &spec, false, first, count, &stats, NULL, NULL);

@@ -11,7 +11,9 @@
  * SQL generator, progress.c is status(), disk.c the free-space checks,
  * verify.c proves a loaded table, frozen.c keeps frozen loads exactly-once,
  * indexes.c sets indexes aside and builds them after the load, debug_pause.c
- * holds workers where a test needs them.
+ * holds workers where a test needs them, guard.c refuses writes in
+ * read-only transactions and on standbys, tables given by OID in a schema
+ * the caller may not use, and DROP EXTENSION under live workers.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

@@ -21,6 +21,8 @@
 
 #define STATUS_COLS		23
 #define STATUS_BAR_LEN	20
+/* Longest ETA shown (about 31,700 years): keeps the interval in range. */
+#define STATUS_MAX_SECONDS	1e12
 
 /* One status row before it becomes a tuple. */
 typedef struct StatusRow
@@ -75,13 +77,14 @@ status_bar(double fraction)
 	return cstring_to_text(bar);
 }
 
-/* An interval of whole seconds. */
+/* An interval of whole seconds, at most STATUS_MAX_SECONDS. */
 static Interval *
 status_interval(double seconds)
 {
 	Interval   *iv = palloc0(sizeof(Interval));
 
-	iv->time = (TimeOffset) rint(Max(seconds, 0)) * USECS_PER_SEC;
+	seconds = Min(Max(seconds, 0), STATUS_MAX_SECONDS);
+	iv->time = (TimeOffset) rint(seconds) * USECS_PER_SEC;
 	return iv;
 }
 

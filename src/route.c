@@ -22,6 +22,16 @@
  *	- a partitioned partition: the same again one level down.
  *
  * Keys are never NULL, so the null partition of LIST is never consulted.
+ *
+ * A partition as the table (a leaf, or a partitioned partition): a key
+ * belongs to it only if PostgreSQL, routing from the root of the partition
+ * tree, would put it in a leaf of the partition's subtree.  route_open()
+ * then also builds a node for every ancestor, whose other partitions are
+ * ROUTE_ELSEWHERE (neither opened nor locked), and route_key() gives
+ * ROUTE_ELSEWHERE for a key that lands outside the subtree, or that no
+ * partition of an ancestor accepts: such a key is another table's, not an
+ * error.  The leaves are only those of the subtree, so loading every leaf
+ * separately writes exactly what loading the root writes.
  * Detached-pending partitions are left out exactly when the executor leaves
  * them out (below REPEATABLE READ).
  *
@@ -38,6 +48,7 @@
 #include "access/relation.h"
 #include "access/table.h"
 #include "access/xact.h"
+#include "catalog/partition.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
@@ -55,6 +66,7 @@
 
 #include "citus_meta.h"
 #include "compat.h"
+#include "guard.h"
 #include "route.h"
 
 #define ROUTE_HINT "petagen routes by the column ycsb_key: partition by HASH, LIST or RANGE (ycsb_key) at every level."
@@ -65,7 +77,8 @@ typedef struct RouteNode RouteNode;
 typedef struct RouteTarget
 {
 	RouteNode  *node;			/* a partitioned partition, or NULL */
-	int			leaf;			/* else the index of a leaf in Router.leaves */
+	int			leaf;			/* else a leaf in Router.leaves, or
+								 * ROUTE_ELSEWHERE */
 } RouteTarget;
 
 /* One partitioned table: what get_partition_for_tuple() reads. */
@@ -76,6 +89,7 @@ struct RouteNode
 	Oid		   *partcollation;
 	PartitionBoundInfo boundinfo;	/* in the relcache entry's partdesc */
 	RouteTarget *targets;		/* one per partition index */
+	bool		ancestor;		/* above the table: no partition is elsewhere */
 };
 
 /* The leaves of one table and the routing nodes of its partitioned tables. */
@@ -169,32 +183,77 @@ route_build_target(Router *router, Oid relid)
 	return target;
 }
 
-/* The node of an open partitioned table, its subtree built; keeps it open. */
+/* A node for an open partitioned table, its partitions unset; keeps it open. */
 static RouteNode *
-route_build_node(Router *router, Relation rel)
+route_new_node(Router *router, Relation rel, PartitionDesc desc)
 {
 	PartitionKey key = RelationGetPartitionKey(rel);
-	PartitionDesc desc = RelationGetPartitionDesc(rel,
-												  !IsolationUsesXactSnapshot());
 	RouteNode  *node = palloc(sizeof(RouteNode));
 
 	check_stack_depth();
 	router->open_rels = lappend(router->open_rels, rel);
 	route_check_key(rel, key);
+	node->strategy = (char) key->strategy;
+	node->partsupfunc = key->partsupfunc;
+	node->partcollation = key->partcollation;
+	node->boundinfo = desc->boundinfo;
+	node->targets = palloc(Max(desc->nparts, 1) * sizeof(RouteTarget));
+	node->ancestor = false;
+	return node;
+}
+
+/* The partition descriptor routing sees (detached-pending as the executor). */
+static PartitionDesc
+route_partdesc(Relation rel)
+{
+	return RelationGetPartitionDesc(rel, !IsolationUsesXactSnapshot());
+}
+
+/* The node of an open partitioned table, its subtree built; keeps it open. */
+static RouteNode *
+route_build_node(Router *router, Relation rel)
+{
+	PartitionDesc desc = route_partdesc(rel);
+	RouteNode  *node = route_new_node(router, rel, desc);
+
 	if (desc->nparts == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("partitioned table \"%s\" has no partitions",
 						RelationGetRelationName(rel)),
 				 errhint("Create its partitions first.")));
-	node->strategy = (char) key->strategy;
-	node->partsupfunc = key->partsupfunc;
-	node->partcollation = key->partcollation;
-	node->boundinfo = desc->boundinfo;
-	node->targets = palloc(desc->nparts * sizeof(RouteTarget));
 	for (int i = 0; i < desc->nparts; i++)
 		node->targets[i] = route_build_target(router, desc->oids[i]);
 	return node;
+}
+
+/*
+ * The root node of the partition tree above partition relid, whose own
+ * target (its subtree) is given: every ancestor leads only towards relid.
+ */
+static RouteNode *
+route_build_ancestors(Router *router, Oid relid, RouteTarget target)
+{
+	ListCell   *lc;
+
+	foreach(lc, get_partition_ancestors(relid))
+	{
+		Relation	parent = table_open(lfirst_oid(lc), AccessShareLock);
+		PartitionDesc desc = route_partdesc(parent);
+		RouteNode  *node = route_new_node(router, parent, desc);
+
+		node->ancestor = true;
+		for (int i = 0; i < desc->nparts; i++)
+		{
+			node->targets[i].node = NULL;
+			node->targets[i].leaf = ROUTE_ELSEWHERE;
+			if (desc->oids[i] == relid)
+				node->targets[i] = target;
+		}
+		target.node = node;
+		relid = RelationGetRelid(parent);
+	}
+	return target.node;
 }
 
 /* Lock a table and all its partitions; its leaves and routing nodes. */
@@ -207,19 +266,24 @@ route_open(Oid relid)
 	MemoryContext oldcxt = MemoryContextSwitchTo(mcxt);
 	Router	   *router = palloc0(sizeof(Router));
 	Relation	rel = relation_open(relid, AccessShareLock);
+	RouteTarget target = {NULL, -1};
 
 	router->mcxt = mcxt;
 	router->maxleaves = 16;
 	router->leaves = palloc(router->maxleaves * sizeof(RouteLeaf));
+
 	route_check_relkind(rel);
 	citus_meta_refuse(rel);
 	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
-		router->root = route_build_node(router, rel);
+		target.node = route_build_node(router, rel);
 	else
 	{
-		route_add_leaf(router, rel);
+		target.leaf = route_add_leaf(router, rel);
 		table_close(rel, NoLock);
 	}
+	router->root = target.node;
+	if (get_rel_relispartition(relid))
+		router->root = route_build_ancestors(router, relid, target);
 	MemoryContextSwitchTo(oldcxt);
 	return router;
 }
@@ -291,7 +355,10 @@ route_partition(const RouteNode *node, Datum key)
 	return part_index >= 0 ? part_index : boundinfo->default_index;
 }
 
-/* The leaf PostgreSQL would route a text key to, or -1 if none accepts it. */
+/*
+ * The leaf PostgreSQL would route a text key to; -1 if no partition of the
+ * table accepts it, ROUTE_ELSEWHERE if it belongs outside the table.
+ */
 int
 route_key(Router *router, Datum key)
 {
@@ -304,7 +371,7 @@ route_key(Router *router, Datum key)
 		int			part_index = route_partition(node, key);
 
 		if (part_index < 0)
-			return -1;
+			return node->ancestor ? ROUTE_ELSEWHERE : -1;
 		if (node->targets[part_index].node == NULL)
 			return node->targets[part_index].leaf;
 		node = node->targets[part_index].node;
@@ -327,10 +394,14 @@ PG_FUNCTION_INFO_V1(petagen_leaf);
 Datum
 petagen_leaf(PG_FUNCTION_ARGS)
 {
-	Router	   *router = route_open(PG_GETARG_OID(0));
-	int			leaf = route_key(router, PointerGetDatum(PG_GETARG_TEXT_P(1)));
-	Oid			relid = leaf >= 0 ? route_leaf(router, leaf)->relid : InvalidOid;
+	Router	   *router;
+	int			leaf;
+	Oid			relid;
 
+	guard_table(PG_GETARG_OID(0));
+	router = route_open(PG_GETARG_OID(0));
+	leaf = route_key(router, PointerGetDatum(PG_GETARG_TEXT_P(1)));
+	relid = leaf >= 0 ? route_leaf(router, leaf)->relid : InvalidOid;
 	route_close(router);
 	if (!OidIsValid(relid))
 		PG_RETURN_NULL();
@@ -343,8 +414,10 @@ Datum
 petagen_leaves(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Router	   *router = route_open(PG_GETARG_OID(0));
+	Router	   *router;
 
+	guard_table(PG_GETARG_OID(0));
+	router = route_open(PG_GETARG_OID(0));
 	InitMaterializedSRF(fcinfo, 0);
 	for (int i = 0; i < route_nleaves(router); i++)
 	{

@@ -20,6 +20,9 @@ typedef struct RouteLeaf
 
 typedef struct Router Router;
 
+/* route_key() of a key that belongs outside a partition given as the table */
+#define ROUTE_ELSEWHERE (-2)
+
 extern Router *route_open(Oid relid);
 extern int	route_nleaves(const Router *router);
 extern const RouteLeaf *route_leaf(const Router *router, int leaf);

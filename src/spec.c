@@ -10,6 +10,7 @@
  */
 #include "postgres.h"
 
+#include "common/int.h"
 #include "fmgr.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
@@ -37,7 +38,19 @@ void
 spec_check_shape(const GenSpec *spec, const RowShape *shape, int64 last_seq,
 				 const char *name)
 {
-	int			keylen = keys_max_len(&spec->keys, last_seq);
+	int			keylen = keys_max_chars(&spec->keys, last_seq);
+	int64		rowbytes;
+
+	if (pg_mul_s64_overflow(spec->fieldlength, shape->nfields, &rowbytes) ||
+		rowbytes > SPEC_MAX_ROW_BYTES)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("rows of \"%s\" would be too long", name),
+				 errdetail("%d field columns of fieldlength %d are " INT64_FORMAT " bytes.",
+						   shape->nfields, spec->fieldlength,
+						   (int64) shape->nfields * spec->fieldlength),
+				 errhint("petagen generates at most %d field bytes per row: pass a smaller fieldlength, or use fewer field columns.",
+						 SPEC_MAX_ROW_BYTES)));
 
 	if (shape->field_maxchars >= 0 && spec->fieldlength > shape->field_maxchars)
 		ereport(ERROR,

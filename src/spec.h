@@ -15,6 +15,8 @@
 
 /* Longest field petagen generates, in bytes. */
 #define SPEC_MAX_FIELDLENGTH (1024 * 1024)
+/* Most field bytes of one row (fieldlength x fields): a row is one palloc. */
+#define SPEC_MAX_ROW_BYTES	(256 * 1024 * 1024)
 
 /* Everything rows depend on besides the key number: a pure function of this. */
 typedef struct GenSpec

@@ -14,6 +14,14 @@
  * From any node of a cluster this checks the whole key space, and each
  * leaf's row says which node holds it.  petagen.verify(job) does the same
  * for the table and key space recorded for a load job.
+ *
+ * Index probes see every row, whatever row-level security would hide, so
+ * verify() refuses a table or local leaf where RLS applies to the caller
+ * (else it would be an oracle for hidden keys), and needs the SELECT
+ * privilege on every local leaf it probes.  Only a valid, non-partial
+ * btree index whose first column is ycsb_key proves a key present.  A
+ * partition given as the table is checked for the keys PostgreSQL would
+ * route into it (route.c); its rows of other keys show as extra.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -30,11 +38,14 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/acl.h"
 #include "utils/rel.h"
+#include "utils/rls.h"
 #include "utils/snapmgr.h"
 
 #include "catalog.h"
 #include "compat.h"
+#include "guard.h"
 #include "job.h"
 #include "keys.h"
 #include "route.h"
@@ -57,7 +68,7 @@ typedef struct VerifyLeaf
 	int64		found;			/* index matches, duplicates included */
 } VerifyLeaf;
 
-/* The valid btree index of a leaf whose first column is ycsb_key, or an error. */
+/* The valid, non-partial btree index of a leaf on ycsb_key first, or an error. */
 static Relation
 verify_key_index(Relation heap)
 {
@@ -70,7 +81,8 @@ verify_key_index(Relation heap)
 		Relation	index = index_open(lfirst_oid(lc), AccessShareLock);
 
 		if (index->rd_rel->relam == BTREE_AM_OID && index->rd_index->indisvalid &&
-			index->rd_index->indkey.values[0] == keyatt)
+			index->rd_index->indkey.values[0] == keyatt &&
+			RelationGetIndexPredicate(index) == NIL)
 			return index;
 		index_close(index, AccessShareLock);
 	}
@@ -78,8 +90,27 @@ verify_key_index(Relation heap)
 			(errcode(ERRCODE_UNDEFINED_OBJECT),
 			 errmsg("leaf \"%s\" has no btree index on ycsb_key",
 					RelationGetRelationName(heap)),
+			 errdetail("A partial index does not cover every key, so it cannot prove a key present."),
 			 errhint("petagen.verify() probes the primary key; add one with ALTER TABLE ... ADD PRIMARY KEY (ycsb_key).")));
 	pg_unreachable();
+}
+
+/* Raise an error unless the caller may see every row of relid. */
+static void
+verify_check_visible(Oid relid)
+{
+	AclResult	acl = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT);
+
+	if (acl != ACLCHECK_OK)
+		aclcheck_error(acl, get_relkind_objtype(get_rel_relkind(relid)),
+					   get_rel_name(relid));
+	if (check_enable_rls(relid, InvalidOid, false) == RLS_ENABLED)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("petagen.verify() cannot check \"%s\": row-level security applies to it",
+						get_rel_name(relid)),
+				 errdetail("verify() probes the index directly and would report keys the policies hide."),
+				 errhint("Verify as the table owner or a role with BYPASSRLS.")));
 }
 
 /* Open a local leaf for probing. */
@@ -88,6 +119,7 @@ verify_open_leaf(VerifyLeaf *vl, Oid relid)
 {
 	Oid			opno;
 
+	verify_check_visible(relid);
 	vl->heap = table_open(relid, AccessShareLock);
 	vl->index = verify_key_index(vl->heap);
 	opno = get_opfamily_member(vl->index->rd_opfamily[0],
@@ -208,6 +240,8 @@ verify_table(FunctionCallInfo fcinfo, Oid relid, int64 rows,
 	VerifyLeaf *leaves;
 	int			nleaves;
 
+	guard_table(relid);
+	verify_check_visible(relid);
 	InitMaterializedSRF(fcinfo, 0);
 	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	router = route_open(relid);
@@ -255,6 +289,14 @@ petagen_verify_job(PG_FUNCTION_ARGS)
 	JobDef		def;
 
 	job_read(PG_GETARG_INT64(0), &def, false);
+	if (!OidIsValid(get_rel_namespace(def.relid)))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("the table of load job " INT64_FORMAT " was dropped",
+						def.job),
+				 errdetail("The job loaded the relation with OID %u, which no longer exists.",
+						   def.relid),
+				 errhint("To check another table against the same key space, call petagen.verify(table, rows, keys, prefix, zeropadding).")));
 	verify_table(fcinfo, def.relid, def.rows, &def.spec.keys);
 	return (Datum) 0;
 }

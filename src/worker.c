@@ -535,6 +535,8 @@ worker_prepare(WorkerCtx *ctx)
 		int64		chunk = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i],
 														SPI_tuptable->tupdesc, 1, &isnull));
 
+		if ((i & 65535) == 0)
+			CHECK_FOR_INTERRUPTS();
 		if (chunk >= 0 && chunk < nchunks)
 			ctx->done[chunk / 8] |= 1 << (chunk % 8);
 	}

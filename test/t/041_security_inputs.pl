@@ -1,0 +1,135 @@
+# Inputs and contexts a hostile or careless caller can create, with workers
+# and a standby: start() into a leaf partition writes only the leaf's own
+# keys; verify(job) of a dropped table says so; DROP EXTENSION petagen is
+# refused while a job's workers run (held deterministically by the disk
+# reserve) and works once they are stopped, without touching other DDL;
+# on a hot standby every writing entry point refuses with SQLSTATE 25006.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use PetagenTest;
+
+my $node = PostgreSQL::Test::Cluster->new('primary');
+$node->init(allows_streaming => 1);
+$node->start;
+$node->safe_psql('postgres', 'CREATE EXTENSION petagen');
+$node->safe_psql('postgres', usertable_sql('usertable'));
+
+# psql with VERBOSITY verbose: (exit code, stderr) of $sql on $n.
+sub try_sql
+{
+	my ($n, $sql) = @_;
+	my ($ret, $stdout, $stderr) =
+	  $n->psql('postgres', "\\set VERBOSITY verbose\n$sql");
+	return ($ret, $stderr);
+}
+
+# 1. start() into one leaf of an 8-way hash table: only the keys
+# PostgreSQL routes to that leaf, and the rest counted as skipped.
+my $job = $node->safe_psql('postgres',
+	q{SELECT petagen.start(5000, workers => 2, "table" => 'usertable_3', chunk_rows => 1000)});
+is($node->safe_psql('postgres', "SELECT petagen.wait($job, '120s')"),
+	'done', 'the leaf job finishes');
+is( $node->safe_psql(
+		'postgres',
+		q{SELECT count(*), count(*) FILTER (WHERE NOT
+		    satisfies_hash_partition('usertable'::regclass, 8, 3, ycsb_key))
+		  FROM usertable_3}),
+	$node->safe_psql(
+		'postgres',
+		q{SELECT count(*) || '|0' FROM petagen.rows(NULL::usertable, 0, 5000) r
+		  WHERE petagen.leaf('usertable', r.ycsb_key) = 'usertable_3'::regclass}),
+	'the leaf holds exactly its own keys of the key space, none of another leaf');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM usertable WHERE tableoid <> \'usertable_3\'::regclass'),
+	'0', 'no other leaf was written');
+is( $node->safe_psql(
+		'postgres',
+		"SELECT sum(keys), sum(rows_written) + sum(foreign_skipped) FROM petagen.chunks WHERE job = $job"),
+	'5000|5000',
+	'the ledger counts every key, written or skipped');
+is( $node->safe_psql(
+		'postgres', "SELECT bool_and(ok), count(*) FROM petagen.verify($job)"),
+	't|1', 'verify(job) on the leaf: its keys all present, nothing extra');
+
+# 2. verify(job) after the job's table was dropped.
+$node->safe_psql('postgres',
+	'CREATE TABLE dropme (ycsb_key text PRIMARY KEY, field0 text)');
+my $job2 = $node->safe_psql('postgres',
+	q{SELECT petagen.start(100, workers => 1, "table" => 'dropme')});
+is($node->safe_psql('postgres', "SELECT petagen.wait($job2, '120s')"),
+	'done', 'the small job finishes');
+$node->safe_psql('postgres', 'DROP TABLE dropme');
+my ($ret, $err) = try_sql($node, "SELECT * FROM petagen.verify($job2)");
+like($err, qr/42P01: the table of load job $job2 was dropped/,
+	'verify(job) of a dropped table: 42P01 naming the job');
+
+# 3. DROP EXTENSION while a job's workers run.  A disk reserve larger than
+# any disk holds the workers paused before their first chunk.
+$node->safe_psql('postgres', usertable_sql('held'));
+my $held = $node->safe_psql('postgres',
+	q{SELECT petagen.start(100000, workers => 2, "table" => 'held',
+	  disk_reserve => '1000 TB', force => true)});
+$node->poll_query_until('postgres',
+	"SELECT state = 'paused' FROM petagen.status($held) WHERE worker IS NULL")
+  or die "job $held did not pause";
+($ret, $err) = try_sql($node, 'DROP EXTENSION petagen');
+isnt($ret, 0, 'DROP EXTENSION petagen is refused while workers run');
+like($err,
+	qr/55006: cannot drop extension petagen while load job $held is running/,
+	'with 55006 naming the job');
+like($err, qr/HINT:  Stop it with petagen.stop\($held\)/, 'and a hint to stop it');
+is($node->safe_psql('postgres', "SELECT count(*) FROM pg_extension WHERE extname = 'petagen'"),
+	'1', 'the extension is still there');
+is($node->safe_psql('postgres',
+		"SELECT state FROM petagen.status($held) WHERE worker IS NULL"),
+	'paused', 'and the job still runs');
+# other DDL, including dropping another extension, is not affected
+$node->safe_psql('postgres',
+	'CREATE EXTENSION pgstattuple; DROP EXTENSION pgstattuple; CREATE TABLE other_ddl (a int); DROP TABLE other_ddl');
+pass('other DDL and DROP EXTENSION of another extension work meanwhile');
+is($node->safe_psql('postgres', "SELECT petagen.stop($held)"),
+	'stopped', 'the job stops');
+($ret, $err) = try_sql($node, 'DROP EXTENSION petagen');
+is($ret, 0, 'with no worker running DROP EXTENSION petagen works') or diag $err;
+# 0.1 updated to 0.2 gets the same guard as a fresh 0.2
+$node->safe_psql('postgres',
+	"CREATE EXTENSION petagen VERSION '0.1'; ALTER EXTENSION petagen UPDATE TO '0.2'");
+is( $node->safe_psql(
+		'postgres', q{SELECT evtevent, evttags::text FROM pg_event_trigger e
+		  JOIN pg_depend d ON d.classid = 'pg_event_trigger'::regclass AND d.objid = e.oid
+		  JOIN pg_extension x ON x.oid = d.refobjid AND x.extname = 'petagen'}),
+	'ddl_command_start|{"DROP EXTENSION"}',
+	'ALTER EXTENSION UPDATE adds the DROP EXTENSION guard, as a member');
+
+# 4. A hot standby: every writing entry point refuses as PostgreSQL does.
+$node->backup('b');
+my $standby = PostgreSQL::Test::Cluster->new('standby');
+$standby->init_from_backup($node, 'b', has_streaming => 1);
+$standby->start;
+$node->wait_for_catchup($standby);
+is($standby->safe_psql('postgres', 'SELECT pg_is_in_recovery()'),
+	't', 'the standby is in recovery');
+for my $case (
+	[ 'petagen.load()',   q{SELECT * FROM petagen.load('usertable', 0, 10)} ],
+	[ 'petagen.start()',  q{SELECT petagen.start(10, 1, 'usertable')} ],
+	[ 'petagen.resume()', "SELECT petagen.resume($job)" ],
+	[ 'petagen.stop()',   "SELECT petagen.stop($job)" ],
+	[ 'petagen.create_table()', q{SELECT petagen.create_table('t2', 2)} ],
+	[ 'petagen.bench()',  q{SELECT * FROM petagen.bench('select', 1, '1s', '0s', 'usertable', rows => 10)} ])
+{
+	my ($fn, $sql) = @$case;
+	($ret, $err) = try_sql($standby, $sql);
+	like($err,
+		qr/25006: cannot execute \Q$fn\E in a read-only transaction/,
+		"$fn on a hot standby: 25006");
+}
+is($standby->safe_psql('postgres', 'SELECT count(*) FROM petagen.rows(NULL::usertable, 0, 10)'),
+	'10', 'reading functions work on the standby');
+
+$standby->stop;
+$node->stop;
+done_testing();
