@@ -660,17 +660,14 @@ job_nchunks(int64 rows, int64 chunk_rows)
 /*
  * The chunk size of a job that names none: about JOB_CHUNKS_PER_WORKER
  * chunks per worker, so that a small load keeps every worker busy, within
- * JOB_CHUNK_ROWS_MIN .. JOB_CHUNK_ROWS_MAX (one transaction each), and
- * larger only where the key space would otherwise need more than
- * JOB_MAX_CHUNKS chunks.
+ * JOB_CHUNK_ROWS_MIN .. JOB_CHUNK_ROWS_MAX (one transaction each).
  */
 static int64
 job_default_chunk_rows(const JobDef *def)
 {
 	int64		per_chunk = (def->rows - 1) / ((int64) def->nworkers * JOB_CHUNKS_PER_WORKER) + 1;
 
-	return Max(Min(Max(per_chunk, JOB_CHUNK_ROWS_MIN), JOB_CHUNK_ROWS_MAX),
-			   job_nchunks(def->rows, JOB_MAX_CHUNKS));
+	return Min(Max(per_chunk, JOB_CHUNK_ROWS_MIN), JOB_CHUNK_ROWS_MAX);
 }
 
 /* Raise an error unless def's key space cuts into at most JOB_MAX_CHUNKS. */
