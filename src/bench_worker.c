@@ -36,6 +36,7 @@
 #include "utils/snapmgr.h"
 
 #include "bench.h"
+#include "compat.h"
 #include "job.h"
 #include "route.h"
 #include "rowgen.h"
@@ -561,7 +562,8 @@ petagen_bench_main(Datum main_arg)
 	ctx->shared = shared;
 	ctx->slot = &shared->slots[ctx->args.index];
 	ctx->mix = bench_mix(shared->kind);
-	BackgroundWorkerInitializeConnectionByOid(shared->database, shared->role, 0);
+	BackgroundWorkerInitializeConnectionByOid(shared->database, shared->role,
+											  COMPAT_BGW_CONNECT_FLAGS);
 	SetConfigOption("search_path", "pg_catalog", PGC_USERSET, PGC_S_SESSION);
 	MemoryContextSwitchTo(ctx->cxt);
 	dist_rng_seed(&ctx->rng, (uint64) shared->run, ctx->args.index);

@@ -2,7 +2,8 @@
  * compat.h
  *		Every PG_VERSION_NUM difference petagen cares about, in one place.
  *
- * petagen is developed on PostgreSQL 15 and must build on 16 and 17.
+ * petagen supports PostgreSQL 15 and later; CI builds and tests 15 and 18.
+ * Each block names the release that changed what it wraps.
  *-------------------------------------------------------------------------
  */
 #ifndef PETAGEN_COMPAT_H
@@ -12,9 +13,40 @@
 #error "petagen requires PostgreSQL 15 or later"
 #endif
 
+/* 16 moved the varlena macros (VARDATA, SET_VARSIZE, ...) out of postgres.h. */
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"
+#endif
+
+/*
+ * index_beginscan(): 18 added an IndexScanInstrumentation argument (for
+ * EXPLAIN ANALYZE) before nkeys; petagen's own scans are not instrumented.
+ */
+#if PG_VERSION_NUM >= 180000
+#define compat_index_beginscan(heap, index, snapshot, nkeys, norderbys) \
+	index_beginscan((heap), (index), (snapshot), NULL, (nkeys), (norderbys))
+#else
+#define compat_index_beginscan(heap, index, snapshot, nkeys, norderbys) \
+	index_beginscan((heap), (index), (snapshot), (nkeys), (norderbys))
+#endif
+
+/*
+ * Background workers connecting as a role without LOGIN: 17 added
+ * BGWORKER_BYPASS_ROLELOGINCHECK, so petagen's workers, which connect as the
+ * caller, can run for a NOLOGIN role (e.g. after SET ROLE).  Before 17 such a
+ * worker fails to connect, so petagen refuses the call up front.
+ */
+#if PG_VERSION_NUM >= 170000
+#define COMPAT_BGW_NOLOGIN_OK true
+#define COMPAT_BGW_CONNECT_FLAGS BGWORKER_BYPASS_ROLELOGINCHECK
+#else
+#define COMPAT_BGW_NOLOGIN_OK false
+#define COMPAT_BGW_CONNECT_FLAGS 0
+#endif
+
 /*
  * ExecInsertIndexTuples(): 16 added the trailing onlySummarizing argument
- * (true only for HOT updates); 17 keeps it.  petagen only inserts, so it is
+ * (true only for HOT updates); 17 and 18 keep it.  petagen only inserts, so it is
  * always false.
  */
 #if PG_VERSION_NUM >= 160000

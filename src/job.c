@@ -39,6 +39,7 @@
 #include "utils/varlena.h"
 
 #include "check.h"
+#include "compat.h"
 #include "frozen.h"
 #include "indexes.h"
 #include "job.h"
@@ -108,14 +109,18 @@ job_check_operator(void)
 
 /*
  * Raise an error unless workers can connect as the current role: before
- * PostgreSQL 17 a background worker cannot connect as a role without LOGIN.
+ * PostgreSQL 17 a background worker cannot connect as a role without LOGIN;
+ * from 17 on they bypass that check (compat.h), so every role can.
  */
 void
 job_check_login(const char *funcname)
 {
-	HeapTuple	tuple = SearchSysCache1(AUTHOID, ObjectIdGetDatum(GetUserId()));
+	HeapTuple	tuple;
 	bool		canlogin;
 
+	if (COMPAT_BGW_NOLOGIN_OK)
+		return;
+	tuple = SearchSysCache1(AUTHOID, ObjectIdGetDatum(GetUserId()));
 	if (!HeapTupleIsValid(tuple))
 		elog(ERROR, "cache lookup failed for role %u", GetUserId());
 	canlogin = ((Form_pg_authid) GETSTRUCT(tuple))->rolcanlogin;

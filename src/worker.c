@@ -41,6 +41,7 @@
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
+#include "compat.h"
 #include "disk.h"
 #include "frozen.h"
 #include "indexes.h"
@@ -725,7 +726,8 @@ petagen_worker_main(Datum main_arg)
 	ctx->cxt = AllocSetContextCreate(TopMemoryContext, "petagen worker",
 									 ALLOCSET_DEFAULT_SIZES);
 	memcpy(&ctx->args, MyBgworkerEntry->bgw_extra, sizeof(WorkerArgs));
-	BackgroundWorkerInitializeConnectionByOid(ctx->args.database, ctx->args.role, 0);
+	BackgroundWorkerInitializeConnectionByOid(ctx->args.database, ctx->args.role,
+											  COMPAT_BGW_CONNECT_FLAGS);
 	SetConfigOption("search_path", "pg_catalog", PGC_USERSET, PGC_S_SESSION);
 	MemoryContextSwitchTo(ctx->cxt);
 
