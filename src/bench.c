@@ -44,6 +44,7 @@
 #include "utils/varlena.h"
 
 #include "bench.h"
+#include "compat.h"
 #include "job.h"
 #include "route.h"
 #include "rowgen.h"
@@ -513,7 +514,7 @@ static void
 bench_sleep(void)
 {
 	(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-					 10L, PG_WAIT_EXTENSION);
+					 10L, compat_wait_event("PetagenBenchWorkers"));
 	ResetLatch(MyLatch);
 	CHECK_FOR_INTERRUPTS();
 }

@@ -498,7 +498,7 @@ bench_wait_go(BenchCtx *ctx)
 		if (bench_now_ns() > deadline)
 			return false;
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 1L, PG_WAIT_EXTENSION);
+						 1L, compat_wait_event("PetagenBenchStart"));
 		ResetLatch(MyLatch);
 		CHECK_FOR_INTERRUPTS();
 	}

@@ -13,6 +13,17 @@
 #error "petagen requires PostgreSQL 15 or later"
 #endif
 
+/*
+ * Materialized set-returning functions: 15.0 named the helper
+ * SetSingleFuncCall() and its flag SRF_SINGLE_USE_EXPECTED; 15.1 renamed
+ * them InitMaterializedSRF() and MAT_SRF_USE_EXPECTED_DESC (keeping the old
+ * names as wrappers), the names every later release has.
+ */
+#if PG_VERSION_NUM < 150001
+#define InitMaterializedSRF(fcinfo, flags) SetSingleFuncCall((fcinfo), (flags))
+#define MAT_SRF_USE_EXPECTED_DESC SRF_SINGLE_USE_EXPECTED
+#endif
+
 /* 16 moved the varlena macros (VARDATA, SET_VARSIZE, ...) out of postgres.h. */
 #if PG_VERSION_NUM >= 160000
 #include "varatt.h"
@@ -42,6 +53,17 @@
 #else
 #define COMPAT_BGW_NOLOGIN_OK false
 #define COMPAT_BGW_CONNECT_FLAGS 0
+#endif
+
+/*
+ * Wait events: 17 lets an extension name its own (WaitEventExtensionNew), so
+ * pg_stat_activity.wait_event says what a petagen process waits for; before
+ * 17 every extension's wait is "Extension".
+ */
+#if PG_VERSION_NUM >= 170000
+#define compat_wait_event(name) WaitEventExtensionNew(name)
+#else
+#define compat_wait_event(name) PG_WAIT_EXTENSION
 #endif
 
 /*

@@ -868,7 +868,7 @@ job_wait_final(int64 job, long timeout_ms)
 			 TimestampDifferenceExceeds(start, GetCurrentTimestamp(), timeout_ms)))
 			return state;
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 100L, PG_WAIT_EXTENSION);
+						 100L, compat_wait_event("PetagenJobWait"));
 		ResetLatch(MyLatch);
 		CHECK_FOR_INTERRUPTS();
 	}

@@ -125,7 +125,7 @@ static void
 worker_sleep(long ms)
 {
 	(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-					 ms, PG_WAIT_EXTENSION);
+					 ms, compat_wait_event("PetagenWorkerSleep"));
 	ResetLatch(MyLatch);
 	CHECK_FOR_INTERRUPTS();
 	worker_reload_config();
