@@ -46,13 +46,16 @@ sub seqscan_psql
 }
 
 # Start a frozen load of $rows rows into a new 8-leaf table; returns the job.
+# $throttled: at 20 MB/s (about 18,000 rows/s), so that the window
+# wait_for_uncommitted_rows waits for lasts seconds, however fast the machine.
 sub start_frozen
 {
-	my ($table) = @_;
+	my ($table, $throttled) = @_;
+	my $rate = $throttled ? ", max_rate => '20MB'" : '';
 	$node->safe_psql('postgres', usertable_sql($table));
 	return $node->safe_psql('postgres',
 		qq{SELECT petagen.start($rows, workers => 2, "table" => '$table',
-		   chunk_rows => $chunk_rows, frozen => true)});
+		   chunk_rows => $chunk_rows, frozen => true$rate)});
 }
 
 # Rows a sequential scan sees beyond the ledger's committed rows.
@@ -150,14 +153,13 @@ is( $node->safe_psql('postgres',
 	'0', 'clean: pg_check_frozen finds no unfrozen tuple on all-frozen pages');
 
 # (b) SIGKILL of a worker mid-load: the postmaster restarts every backend.
-my $job_b = start_frozen('frozen_b');
+my $job_b = start_frozen('frozen_b', 1);
 wait_for_uncommitted_rows($job_b, 'frozen_b');
 my $pid = $node->safe_psql('postgres',
 	"SELECT pid FROM petagen.status($job_b) WHERE worker = 0");
 ok(kill('KILL', $pid), 'kill: SIGKILL sent to worker 0');
-ok( $node->poll_query_until(
-		'postgres',
-		"SELECT state FROM petagen.status($job_b) WHERE worker IS NULL",
+ok( poll_after_crash(
+		$node, "SELECT state FROM petagen.status($job_b) WHERE worker IS NULL",
 		'interrupted'),
 	'kill: after the crash restart the job is interrupted');
 my $left = seqscan_psql(excess_sql($job_b, 'frozen_b'));
@@ -183,7 +185,7 @@ $node->safe_psql('postgres', 'VACUUM (INDEX_CLEANUP ON) frozen_b');
 is(rows_off_frozen_pages('frozen_b'), '0', 'kill: after one VACUUM every row is on an all-frozen page');
 
 # (c) stop() mid-load: the chunks in flight roll back, their rows stay.
-my $job_c = start_frozen('frozen_c');
+my $job_c = start_frozen('frozen_c', 1);
 wait_for_uncommitted_rows($job_c, 'frozen_c');
 is($node->safe_psql('postgres', "SELECT petagen.stop($job_c)"),
 	'stopped', 'stop: stop() returns stopped');

@@ -4,8 +4,10 @@ package PetagenTest;
 use strict;
 use warnings;
 use Exporter 'import';
+use IPC::Run;
+use Time::HiRes qw(usleep);
 
-our @EXPORT = qw(usertable_sql);
+our @EXPORT = qw(usertable_sql poll_after_crash);
 
 # SQL that creates the canonical YCSB table $name: varchar(64) primary key,
 # ten varchar(100) fields, hash-partitioned into 8 leaves ${name}_0 .. _7.
@@ -27,6 +29,25 @@ BEGIN
 END
 \$\$;
 };
+}
+
+# poll_query_until for a server restarting after a crash: the query goes on
+# psql's command line, not its stdin, so a psql that exits at once (the
+# server is in recovery) cannot make IPC::Run die of a broken pipe.  True
+# once $query on database postgres returns $expected, false after 180 s.
+sub poll_after_crash
+{
+	my ($node, $query, $expected) = @_;
+	foreach (1 .. 1800)
+	{
+		my ($stdout, $stderr) = ('', '');
+		IPC::Run::run([ 'psql', '-XAtq', '-d', $node->connstr('postgres'), '-c', $query ],
+			'>', \$stdout, '2>', \$stderr);
+		chomp $stdout;
+		return 1 if $stdout eq $expected;
+		usleep(100_000);
+	}
+	return 0;
 }
 
 1;
