@@ -42,7 +42,7 @@ copy_tree() {
 # Build, install and test against the pg_config $1 in a fresh copy; returns
 # non-zero when pg_regress or the TAP tests failed.
 test_major() {
-    local pg_config=$1 work pgbin regress_rc=0 tap_rc=0 tmpfs="" run only=()
+    local pg_config=$1 work pgbin regress_rc=0 tap_rc=0 tmpfs="" run regress=() tap=()
     work=$(mktemp -d "${TMPDIR:-/tmp}/petagen-test.XXXXXX")
     copy_tree "$work"
     PG_CONFIG=$pg_config bash "$work/scripts/build.sh" >"$work/build.log" 2>&1 || {
@@ -74,15 +74,15 @@ test_major() {
     # (ifdef REGRESS) and then prove (ifdef TAP_TESTS). Run each half on its
     # own by emptying the other variable, so one failing half does not hide
     # the other.
-    [ -n "${ONLY_REGRESS:-}" ] && only+=("REGRESS=$ONLY_REGRESS")
-    [ -n "${ONLY_TAP:-}" ] && only+=("PROVE_TESTS=$ONLY_TAP")
+    [ -n "${ONLY_REGRESS:-}" ] && regress+=("REGRESS=$ONLY_REGRESS")
+    [ -n "${ONLY_TAP:-}" ] && tap+=("PROVE_TESTS=$ONLY_TAP")
     if [ -z "${ONLY_TAP:-}" ] || [ -n "${ONLY_REGRESS:-}" ]; then
         echo "== pg_regress ($work)"
-        "${run[@]}" TAP_TESTS= "${only[@]}" || regress_rc=$?
+        "${run[@]}" TAP_TESTS= "${regress[@]}" || regress_rc=$?
     fi
     if [ -z "${ONLY_REGRESS:-}" ] || [ -n "${ONLY_TAP:-}" ]; then
         echo "== TAP tests ($work)"
-        "${run[@]}" REGRESS= "${only[@]}" || tap_rc=$?
+        "${run[@]}" REGRESS= "${tap[@]}" || tap_rc=$?
     fi
     if [ -n "$tmpfs" ]; then umount "$tmpfs" && rmdir "$tmpfs"; fi
 
