@@ -68,8 +68,8 @@
 
 /*
  * ExecInsertIndexTuples(): 16 added the trailing onlySummarizing argument
- * (true only for HOT updates); 17 and 18 keep it.  petagen only inserts, so it is
- * always false.
+ * (true only for HOT updates); 17 and 18 keep it.  petagen only inserts, so
+ * it is always false.
  */
 #if PG_VERSION_NUM >= 160000
 #define compat_insert_index_tuples(rri, slot, estate) \
