@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
-# Build petagen with PGXS and install it into the PostgreSQL 15 tree.
+# Build petagen with PGXS, warnings as errors (the project's own build), and
+# install it into the PostgreSQL that PG_CONFIG names (default: Debian's 15).
+# sudo only when that tree is not writable (Debian's is root's; the wheel's
+# 18 under ~/.cache is the user's own).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 export PG_CONFIG
 
-make -j"$(nproc)" PG_CONFIG="$PG_CONFIG"
-if [ "$(id -u)" -eq 0 ]; then
+# Objects built for another server are not reused.
+if [ "$(cat .build-pg-config 2>/dev/null)" != "$PG_CONFIG" ]; then
+    make clean PG_CONFIG="$PG_CONFIG" >/dev/null
+    echo "$PG_CONFIG" >.build-pg-config
+fi
+make -j"$(nproc)" PG_CONFIG="$PG_CONFIG" PETAGEN_WERROR=1
+if [ -w "$("$PG_CONFIG" --pkglibdir)" ] && [ -w "$("$PG_CONFIG" --sharedir)/extension" ]; then
     make install PG_CONFIG="$PG_CONFIG"
 else
     sudo make install PG_CONFIG="$PG_CONFIG"

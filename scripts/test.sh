@@ -1,88 +1,151 @@
 #!/usr/bin/env bash
-# The whole test suite: dependencies, build + install, then pg_regress
-# (test/sql, with its own temp instance) and the TAP tests (test/t/*.pl).
-# initdb refuses to run as root, so as root the tests run as the `postgres`
-# OS user in a copy of the source tree; as a normal user they run in place.
-# Exits non-zero, after printing regression.diffs and TAP logs, on failure.
+# The whole test suite on every supported PostgreSQL major CI has: for each,
+# dependencies, build + install, then pg_regress (test/sql, with its own temp
+# instance) and the TAP tests (test/t/*.pl), in a copy of the source tree of
+# its own (a temp dir), so the majors' builds never mix. initdb refuses to run
+# as root, so as root the tests run as the `postgres` OS user.
+# The majors run in parallel (PETAGEN_TEST_SERIAL=1: one after another); each
+# one's output is printed when all are done, then a line per major with its
+# wall time. Exits non-zero, after printing regression.diffs and TAP logs,
+# when any major failed.
+#   PG_MAJORS="15 18"   the majors to test (default both; see scripts/pg_config.sh)
+#   PG_CONFIG=...       test only this server instead (any PGXS-capable 15+)
+#   ONLY_REGRESS="01_keys 03_rows", ONLY_TAP="test/t/010_load.pl"  a subset
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
 
-# PG_CONFIG picks the PostgreSQL to build and test against (default: Debian's 15).
-export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
-
+if [ -n "${PG_CONFIG:-}" ]; then
+    configs=("$PG_CONFIG")
+    PG_MAJORS=""
+else
+    PG_MAJORS=${PG_MAJORS:-15 18}
+    configs=()
+    for m in $PG_MAJORS; do configs+=("$(bash scripts/pg_config.sh "$m")"); done
+fi
+export PG_MAJORS
 bash scripts/deps.sh
-bash scripts/build.sh
-# Citus for the Citus TAP tests, built from ../shared/vendor when missing;
-# exit 3 means no vendored release serves this major (those tests skip).
-citus_rc=0
-bash scripts/citus.sh || citus_rc=$?
-[ "$citus_rc" -eq 0 ] || [ "$citus_rc" -eq 3 ] || { echo "FAILED: building Citus"; exit 1; }
-PGBIN=$("$PG_CONFIG" --bindir)
 
-# Where the tests run, and as whom.
-if [ "$(id -u)" -eq 0 ]; then
-    work=$(mktemp -d "${TMPDIR:-/tmp}/petagen-test.XXXXXX")
-    # Copy tracked and untracked-but-not-ignored files (no build products).
+# Copy tracked and untracked-but-not-ignored files (no build products) to $1.
+copy_tree() {
     if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
         git -C "$src" ls-files -z --cached --others --exclude-standard |
             tar -C "$src" --null -T - --ignore-failed-read -cf - |
-            tar -C "$work" -xf -
+            tar -C "$1" -xf -
     else
         tar -C "$src" --exclude-vcs --exclude='*.o' --exclude='*.so' \
             --exclude='*.bc' --exclude='tmp_check*' --exclude=results \
-            --exclude=log --exclude=./demo -cf - . | tar -C "$work" -xf -
+            --exclude=log --exclude=./demo -cf - . | tar -C "$1" -xf -
     fi
-    chown -R postgres: "$work"
-    run=(runuser -u postgres -- env "PATH=$PGBIN:$PATH" HOME="$work")
-    # A small tmpfs lets 012_reserve fill a real filesystem; without mount
-    # rights (a container) that part of the test is skipped.
-    tmpfs=$(mktemp -d /tmp/petagen-tmpfs.XXXXXX)
-    if mount -t tmpfs -o size=64m,mode=0700 petagen-test "$tmpfs" 2>/dev/null; then
-        chown postgres: "$tmpfs"
-        trap 'umount "$tmpfs"; rmdir "$tmpfs"' EXIT
-        run+=("PETAGEN_TEST_TMPFS=$tmpfs")
+}
+
+# Build, install and test against the pg_config $1 in a fresh copy; returns
+# non-zero when pg_regress or the TAP tests failed.
+test_major() {
+    local pg_config=$1 work pgbin regress_rc=0 tap_rc=0 tmpfs="" run regress=() tap=()
+    work=$(mktemp -d "${TMPDIR:-/tmp}/petagen-test.XXXXXX")
+    copy_tree "$work"
+    PG_CONFIG=$pg_config bash "$work/scripts/build.sh" >"$work/build.log" 2>&1 || {
+        cat "$work/build.log"
+        echo "FAILED: build against $pg_config (in $work)"
+        return 1
+    }
+    # Citus for the Citus TAP tests, built from ../shared/vendor when missing;
+    # exit 3 means no vendored release serves this major (those tests skip).
+    local citus_rc=0
+    PG_CONFIG=$pg_config bash "$src/scripts/citus.sh" >"$work/citus.log" 2>&1 || citus_rc=$?
+    if [ "$citus_rc" -ne 0 ] && [ "$citus_rc" -ne 3 ]; then
+        cat "$work/citus.log"
+        echo "FAILED: building Citus for $pg_config (in $work)"
+        return 1
+    fi
+    pgbin=$("$pg_config" --bindir)
+    if [ "$(id -u)" -eq 0 ]; then
+        chown -R postgres: "$work"
+        # The postgres user's own temp dir (sockets, TAP data) inside $work.
+        run=(runuser -u postgres -- env "PATH=$pgbin:$PATH" HOME="$work" TMPDIR="$work")
+        # A small tmpfs lets 012_reserve fill a real filesystem; without mount
+        # rights (a container) that part of the test is skipped.
+        tmpfs=$(mktemp -d /tmp/petagen-tmpfs.XXXXXX)
+        if mount -t tmpfs -o size=64m,mode=0700 petagen-test "$tmpfs" 2>/dev/null; then
+            chown postgres: "$tmpfs"
+            run+=("PETAGEN_TEST_TMPFS=$tmpfs")
+        else
+            rmdir "$tmpfs"
+            tmpfs=""
+        fi
     else
-        rmdir "$tmpfs"
+        run=(env "PATH=$pgbin:$PATH")
     fi
-else
-    work=$src
-    run=(env "PATH=$PGBIN:$PATH")
-fi
+    run+=(make -C "$work" installcheck "PG_CONFIG=$pg_config")
 
-# PGXS has no `prove_installcheck` target; `installcheck` runs pg_regress
-# (ifdef REGRESS) and then prove (ifdef TAP_TESTS). Run each half on its own
-# by emptying the other variable, so one failing half does not hide the other.
-# ONLY_REGRESS="01_keys 03_rows" or ONLY_TAP="test/t/010_load.pl" run a subset.
-regress_rc=0 tap_rc=0
-only=()
-[ -n "${ONLY_REGRESS:-}" ] && only+=("REGRESS=$ONLY_REGRESS")
-[ -n "${ONLY_TAP:-}" ] && only+=("PROVE_TESTS=$ONLY_TAP")
-if [ -z "${ONLY_TAP:-}" ] || [ -n "${ONLY_REGRESS:-}" ]; then
-    echo "== pg_regress ($work)"
-    "${run[@]}" make -C "$work" installcheck TAP_TESTS= "${only[@]}" || regress_rc=$?
-fi
-if [ -z "${ONLY_REGRESS:-}" ] || [ -n "${ONLY_TAP:-}" ]; then
-    echo "== TAP tests ($work)"
-    "${run[@]}" make -C "$work" installcheck REGRESS= "${only[@]}" || tap_rc=$?
-fi
+    # PGXS has no `prove_installcheck` target; `installcheck` runs pg_regress
+    # (ifdef REGRESS) and then prove (ifdef TAP_TESTS). Run each half on its
+    # own by emptying the other variable, so one failing half does not hide
+    # the other.
+    [ -n "${ONLY_REGRESS:-}" ] && regress+=("REGRESS=$ONLY_REGRESS")
+    [ -n "${ONLY_TAP:-}" ] && tap+=("PROVE_TESTS=$ONLY_TAP")
+    if [ -z "${ONLY_TAP:-}" ] || [ -n "${ONLY_REGRESS:-}" ]; then
+        echo "== pg_regress ($work)"
+        "${run[@]}" TAP_TESTS= "${regress[@]}" || regress_rc=$?
+    fi
+    if [ -z "${ONLY_REGRESS:-}" ] || [ -n "${ONLY_TAP:-}" ]; then
+        echo "== TAP tests ($work)"
+        "${run[@]}" REGRESS= "${tap[@]}" || tap_rc=$?
+    fi
+    if [ -n "$tmpfs" ]; then umount "$tmpfs" && rmdir "$tmpfs"; fi
 
-if [ "$regress_rc" -ne 0 ] && [ -f "$work/regression.diffs" ]; then
-    echo "== $work/regression.diffs"
-    cat "$work/regression.diffs"
-fi
-if [ "$tap_rc" -ne 0 ]; then
-    for f in "$work"/tmp_check/log/*; do
-        [ -f "$f" ] || continue
-        echo "== $f"
-        cat "$f"
-    done
-fi
+    if [ "$regress_rc" -ne 0 ] && [ -f "$work/regression.diffs" ]; then
+        echo "== $work/regression.diffs"
+        cat "$work/regression.diffs"
+    fi
+    if [ "$tap_rc" -ne 0 ]; then
+        for f in "$work"/tmp_check/log/*; do
+            [ -f "$f" ] || continue
+            echo "== $f"
+            cat "$f"
+        done
+    fi
+    if [ "$regress_rc" -ne 0 ] || [ "$tap_rc" -ne 0 ]; then
+        echo "FAILED: pg_regress exit $regress_rc, TAP exit $tap_rc (results in $work)"
+        return 1
+    fi
+    rm -rf "$work"
+}
 
-if [ "$regress_rc" -ne 0 ] || [ "$tap_rc" -ne 0 ]; then
-    echo "FAILED: pg_regress exit $regress_rc, TAP exit $tap_rc (results in $work)"
+# The majors run at the same time (most of a test's time is spent waiting
+# for servers and workers, not computing), each into its own log, printed
+# in turn when all are done; PETAGEN_TEST_SERIAL=1 runs one after another.
+# TAP nodes of every run reserve their ports in one lock directory.
+export PG_TEST_PORT_DIR=${TMPDIR:-/tmp}/petagen-portlock-$(id -u)
+mkdir -p "$PG_TEST_PORT_DIR"
+chmod 1777 "$PG_TEST_PORT_DIR"
+logs=$(mktemp -d "${TMPDIR:-/tmp}/petagen-logs.XXXXXX")
+pids=()
+for i in "${!configs[@]}"; do
+    (
+        start=$SECONDS
+        if test_major "${configs[i]}" >"$logs/$i.log" 2>&1; then r=passed; else r=FAILED; fi
+        echo "$("${configs[i]}" --version): $r ($((SECONDS - start)) s)" >"$logs/$i.result"
+    ) &
+    pids+=($!)
+    if [ "${PETAGEN_TEST_SERIAL:-0}" = 1 ]; then wait "${pids[-1]}"; fi
+done
+wait "${pids[@]}"
+
+failed=0
+for i in "${!configs[@]}"; do
+    echo "==== $("${configs[i]}" --version) (${configs[i]})"
+    cat "$logs/$i.log"
+done
+echo "==== summary"
+for i in "${!configs[@]}"; do
+    cat "$logs/$i.result"
+    grep -q ': passed' "$logs/$i.result" || failed=1
+done
+rm -rf "$logs"
+if [ "$failed" -ne 0 ]; then
+    echo "SOME MAJORS FAILED"
     exit 1
 fi
-# A copy made for the postgres user is not needed after a clean pass.
-if [ "$work" != "$src" ]; then rm -rf "$work"; fi
 echo "ALL TESTS PASSED"

@@ -46,6 +46,7 @@
 
 #include "bench.h"
 #include "catalog.h"
+#include "compat.h"
 #include "guard.h"
 #include "job.h"
 #include "route.h"
@@ -535,7 +536,7 @@ static void
 bench_sleep(void)
 {
 	(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-					 10L, PG_WAIT_EXTENSION);
+					 10L, compat_wait_event("PetagenBenchWorkers"));
 	ResetLatch(MyLatch);
 	CHECK_FOR_INTERRUPTS();
 }

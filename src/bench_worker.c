@@ -37,6 +37,7 @@
 
 #include "bench.h"
 #include "catalog.h"
+#include "compat.h"
 #include "job.h"
 #include "route.h"
 #include "rowgen.h"
@@ -500,7 +501,7 @@ bench_wait_go(BenchCtx *ctx)
 		if (bench_now_ns() > deadline)
 			return false;
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 1L, PG_WAIT_EXTENSION);
+						 1L, compat_wait_event("PetagenBenchStart"));
 		ResetLatch(MyLatch);
 		CHECK_FOR_INTERRUPTS();
 	}
@@ -564,7 +565,8 @@ petagen_bench_main(Datum main_arg)
 	ctx->shared = shared;
 	ctx->slot = &shared->slots[ctx->args.index];
 	ctx->mix = bench_mix(shared->kind);
-	BackgroundWorkerInitializeConnectionByOid(shared->database, shared->role, 0);
+	BackgroundWorkerInitializeConnectionByOid(shared->database, shared->role,
+											  COMPAT_BGW_CONNECT_FLAGS);
 	SetConfigOption("search_path", CATALOG_SEARCH_PATH, PGC_USERSET, PGC_S_SESSION);
 	MemoryContextSwitchTo(ctx->cxt);
 	dist_rng_seed(&ctx->rng, (uint64) shared->run, ctx->args.index);

@@ -2,7 +2,8 @@
  * compat.h
  *		Every PG_VERSION_NUM difference petagen cares about, in one place.
  *
- * petagen is developed on PostgreSQL 15 and must build on 16 and 17.
+ * petagen supports PostgreSQL 15 and later; CI builds and tests 15 and 18.
+ * Each block names the release that changed what it wraps.
  *-------------------------------------------------------------------------
  */
 #ifndef PETAGEN_COMPAT_H
@@ -13,9 +14,62 @@
 #endif
 
 /*
+ * Materialized set-returning functions: 15.0 named the helper
+ * SetSingleFuncCall() and its flag SRF_SINGLE_USE_EXPECTED; 15.1 renamed
+ * them InitMaterializedSRF() and MAT_SRF_USE_EXPECTED_DESC (keeping the old
+ * names as wrappers), the names every later release has.
+ */
+#if PG_VERSION_NUM < 150001
+#define InitMaterializedSRF(fcinfo, flags) SetSingleFuncCall((fcinfo), (flags))
+#define MAT_SRF_USE_EXPECTED_DESC SRF_SINGLE_USE_EXPECTED
+#endif
+
+/* 16 moved the varlena macros (VARDATA, SET_VARSIZE, ...) out of postgres.h. */
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"
+#endif
+
+/*
+ * index_beginscan(): 18 added an IndexScanInstrumentation argument (for
+ * EXPLAIN ANALYZE) before nkeys; petagen's own scans are not instrumented.
+ */
+#if PG_VERSION_NUM >= 180000
+#define compat_index_beginscan(heap, index, snapshot, nkeys, norderbys) \
+	index_beginscan((heap), (index), (snapshot), NULL, (nkeys), (norderbys))
+#else
+#define compat_index_beginscan(heap, index, snapshot, nkeys, norderbys) \
+	index_beginscan((heap), (index), (snapshot), (nkeys), (norderbys))
+#endif
+
+/*
+ * Background workers connecting as a role without LOGIN: 17 added
+ * BGWORKER_BYPASS_ROLELOGINCHECK, so petagen's workers, which connect as the
+ * caller, can run for a NOLOGIN role (e.g. after SET ROLE).  Before 17 such a
+ * worker fails to connect, so petagen refuses the call up front.
+ */
+#if PG_VERSION_NUM >= 170000
+#define COMPAT_BGW_NOLOGIN_OK true
+#define COMPAT_BGW_CONNECT_FLAGS BGWORKER_BYPASS_ROLELOGINCHECK
+#else
+#define COMPAT_BGW_NOLOGIN_OK false
+#define COMPAT_BGW_CONNECT_FLAGS 0
+#endif
+
+/*
+ * Wait events: 17 lets an extension name its own (WaitEventExtensionNew), so
+ * pg_stat_activity.wait_event says what a petagen process waits for; before
+ * 17 every extension's wait is "Extension".
+ */
+#if PG_VERSION_NUM >= 170000
+#define compat_wait_event(name) WaitEventExtensionNew(name)
+#else
+#define compat_wait_event(name) PG_WAIT_EXTENSION
+#endif
+
+/*
  * ExecInsertIndexTuples(): 16 added the trailing onlySummarizing argument
- * (true only for HOT updates); 17 keeps it.  petagen only inserts, so it is
- * always false.
+ * (true only for HOT updates); 17 and 18 keep it.  petagen only inserts, so
+ * it is always false.
  */
 #if PG_VERSION_NUM >= 160000
 #define compat_insert_index_tuples(rri, slot, estate) \

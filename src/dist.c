@@ -28,6 +28,7 @@
 #include "funcapi.h"
 #include "utils/builtins.h"
 
+#include "compat.h"
 #include "dist.h"
 #include "keys.h"
 

@@ -43,6 +43,7 @@
 
 #include "catalog.h"
 #include "check.h"
+#include "compat.h"
 #include "frozen.h"
 #include "guard.h"
 #include "indexes.h"
@@ -118,14 +119,18 @@ job_check_operator(void)
 
 /*
  * Raise an error unless workers can connect as role: before PostgreSQL 17
- * a background worker cannot connect as a role without LOGIN.
+ * a background worker cannot connect as a role without LOGIN; from 17 on
+ * they bypass that check (compat.h), so every role can.
  */
 void
 job_check_login(Oid role, const char *funcname)
 {
-	HeapTuple	tuple = SearchSysCache1(AUTHOID, ObjectIdGetDatum(role));
+	HeapTuple	tuple;
 	bool		canlogin;
 
+	if (COMPAT_BGW_NOLOGIN_OK)
+		return;
+	tuple = SearchSysCache1(AUTHOID, ObjectIdGetDatum(role));
 	if (!HeapTupleIsValid(tuple))
 		elog(ERROR, "cache lookup failed for role %u", role);
 	canlogin = ((Form_pg_authid) GETSTRUCT(tuple))->rolcanlogin;
@@ -963,7 +968,7 @@ job_wait_final(const JobDef *first, long timeout_ms)
 			 TimestampDifferenceExceeds(start, GetCurrentTimestamp(), timeout_ms)))
 			return state;
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 100L, PG_WAIT_EXTENSION);
+						 100L, compat_wait_event("PetagenJobWait"));
 		ResetLatch(MyLatch);
 		CHECK_FOR_INTERRUPTS();
 	}

@@ -27,6 +27,7 @@
 #include "mb/pg_wchar.h"
 #include "utils/builtins.h"
 
+#include "compat.h"
 #include "keys.h"
 
 #define FNV_OFFSET_BASIS_64	UINT64CONST(0xCBF29CE484222325)

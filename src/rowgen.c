@@ -20,6 +20,7 @@
 
 #include "port/pg_bswap.h"
 
+#include "compat.h"
 #include "rowgen.h"
 
 #define SPLITMIX_GAMMA	UINT64CONST(0x9E3779B97F4A7C15)

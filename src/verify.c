@@ -129,7 +129,7 @@ verify_open_leaf(VerifyLeaf *vl, Oid relid)
 						   vl->index->rd_opcintype[0],
 						   vl->index->rd_indcollation[0], get_opcode(opno),
 						   (Datum) 0);
-	vl->scan = index_beginscan(vl->heap, vl->index, GetActiveSnapshot(), 1, 0);
+	vl->scan = compat_index_beginscan(vl->heap, vl->index, GetActiveSnapshot(), 1, 0);
 	vl->slot = table_slot_create(vl->heap, NULL);
 }
 

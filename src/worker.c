@@ -46,6 +46,7 @@
 #include "utils/timestamp.h"
 
 #include "catalog.h"
+#include "compat.h"
 #include "debug_pause.h"
 #include "disk.h"
 #include "frozen.h"
@@ -132,7 +133,7 @@ static void
 worker_sleep(long ms)
 {
 	(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-					 ms, PG_WAIT_EXTENSION);
+					 ms, compat_wait_event("PetagenWorkerSleep"));
 	ResetLatch(MyLatch);
 	CHECK_FOR_INTERRUPTS();
 	worker_reload_config();
@@ -806,7 +807,8 @@ petagen_worker_main(Datum main_arg)
 	ctx->cxt = AllocSetContextCreate(TopMemoryContext, "petagen worker",
 									 ALLOCSET_DEFAULT_SIZES);
 	memcpy(&ctx->args, MyBgworkerEntry->bgw_extra, sizeof(WorkerArgs));
-	BackgroundWorkerInitializeConnectionByOid(ctx->args.database, ctx->args.role, 0);
+	BackgroundWorkerInitializeConnectionByOid(ctx->args.database, ctx->args.role,
+											  COMPAT_BGW_CONNECT_FLAGS);
 	SetConfigOption("search_path", CATALOG_SEARCH_PATH, PGC_USERSET, PGC_S_SESSION);
 	MemoryContextSwitchTo(ctx->cxt);
 

@@ -172,7 +172,7 @@ writer_init_probe(WriterLeaf *wl)
 				(Datum) 0);
 	wl->probekey.sk_collation = idx->rd_indcollation[0];
 	wl->probeslot = table_slot_create(wl->rel, NULL);
-	wl->probe = index_beginscan(wl->rel, idx, SnapshotSelf, 1, 0);
+	wl->probe = compat_index_beginscan(wl->rel, idx, SnapshotSelf, 1, 0);
 	wl->pending = palloc0(sizeof(uint64) * WRITER_PENDING_SIZE);
 }
 

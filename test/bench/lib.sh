@@ -8,6 +8,7 @@
 #   BENCH_PORT  port                       (default set by each script, 5460+)
 #   PETAGEN_BUILD=1  build and install petagen into PGBIN's tree first
 #   BENCH_MWM   maintenance_work_mem       (default 64MB, PostgreSQL's default)
+#   BENCH_INITDB_OPTS  more initdb options (e.g. --no-data-checksums)
 #
 # As root the instance is owned and run by the `postgres` OS user (initdb
 # refuses root); as a normal user it runs as that user.
@@ -48,8 +49,9 @@ bench_start() {
     if ! as_owner test -w "$BENCH_DIR"; then
         echo "$BENCH_DIR is not writable by the instance owner" >&2; exit 1
     fi
+    # shellcheck disable=SC2086
     as_owner "$PGBIN/initdb" -D "$BENCH_DIR/data" -U postgres -A trust -E UTF8 --no-sync \
-        --no-locale >"$BENCH_DIR/initdb.log"
+        --no-locale ${BENCH_INITDB_OPTS:-} >"$BENCH_DIR/initdb.log"
     cat >>"$BENCH_DIR/data/postgresql.conf" <<CONF
 port = $BENCH_PORT
 listen_addresses = ''

@@ -121,9 +121,8 @@ my $pid = $node->safe_psql('postgres',
 	"SELECT pid FROM petagen.status($job_a) WHERE worker = 0");
 like($pid, qr/^\d+$/, 'kill: status shows the pid of worker 0');
 ok(kill('KILL', $pid), 'kill: SIGKILL sent to worker 0');
-ok( $node->poll_query_until(
-		'postgres',
-		"SELECT state FROM petagen.status($job_a) WHERE worker IS NULL",
+ok( poll_after_crash(
+		$node, "SELECT state FROM petagen.status($job_a) WHERE worker IS NULL",
 		'interrupted'),
 	'kill: after the crash restart status shows the job interrupted');
 check_ledger_matches_table($job_a, 'usertable_a', 'kill');

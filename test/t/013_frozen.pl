@@ -92,6 +92,18 @@ sub frozen_fraction
 		  . " pg_visibility_map(t.relid) WHERE t.isleaf");
 }
 
+# Rows of the local leaves of $table on pages that are not all-frozen.
+sub rows_off_frozen_pages
+{
+	my ($table) = @_;
+	return seqscan_psql(
+		"SET enable_nestloop = off; CREATE TEMP TABLE nf AS SELECT p.relid, m.blkno"
+		  . " FROM pg_partition_tree('$table') p, pg_visibility_map(p.relid) m"
+		  . " WHERE p.isleaf AND NOT m.all_frozen; ANALYZE nf;"
+		  . " SELECT count(*) FROM $table t JOIN nf"
+		  . " ON nf.relid = t.tableoid AND nf.blkno = (t.ctid::text::point)[0]::bigint");
+}
+
 # The exactly-once checks of a finished job on $table.
 sub check_exact
 {
@@ -125,8 +137,22 @@ sub check_exact
 # (a) An uninterrupted frozen load.
 my $job_a = start_frozen('frozen_a');
 check_exact($job_a, 'frozen_a', 'clean');
-cmp_ok(frozen_fraction('frozen_a'), '>=', 0.99,
-	'clean: at least 99% of the heap pages are all-frozen');
+is(rows_off_frozen_pages('frozen_a'), '0', 'clean: every row is on an all-frozen page');
+# Before 16 a leaf grows a page at a time, as the rows need it.  From 16 on
+# heap_multi_insert extends it by many pages at once; a chunk's bulk insert
+# state keeps the ones it did not fill, and a frozen load skips the free
+# space map, so they stay empty (no rows, all zeroes, not in the visibility
+# map), which the row check above allows for.
+if ($node->safe_psql('postgres', 'SHOW server_version_num') < 160000)
+{
+	cmp_ok(frozen_fraction('frozen_a'), '>=', 0.99,
+		'clean: at least 99% of the heap pages are all-frozen');
+}
+else
+{
+	note('clean: ' . frozen_fraction('frozen_a')
+		  . ' of the heap pages are all-frozen, the rest empty pages of bulk extension');
+}
 is( $node->safe_psql('postgres',
 		"SELECT count(*) FROM pg_partition_tree('frozen_a') t,"
 		  . " pg_check_frozen(t.relid) WHERE t.isleaf"),
@@ -137,9 +163,8 @@ my $job_b = start_held_before_commit('frozen_b', 1);
 my $pid = $node->safe_psql('postgres',
 	"SELECT pid FROM petagen.status($job_b) WHERE worker = 0");
 ok(kill('KILL', $pid), 'kill: SIGKILL sent to worker 0');
-ok( $node->poll_query_until(
-		'postgres',
-		"SELECT state FROM petagen.status($job_b) WHERE worker IS NULL",
+ok( poll_after_crash(
+		$node, "SELECT state FROM petagen.status($job_b) WHERE worker IS NULL",
 		'interrupted'),
 	'kill: after the crash restart the job is interrupted');
 my $left = seqscan_psql(excess_sql($job_b, 'frozen_b'));
@@ -163,13 +188,7 @@ is($removed, $left, 'kill: the repair removed exactly the leftover rows');
 # which VACUUM leaves out of the visibility map.  After one VACUUM, every
 # row is on an all-frozen page.
 $node->safe_psql('postgres', 'VACUUM (INDEX_CLEANUP ON) frozen_b');
-is( seqscan_psql(
-		"SET enable_nestloop = off; CREATE TEMP TABLE nf AS SELECT p.relid, m.blkno"
-		  . " FROM pg_partition_tree('frozen_b') p, pg_visibility_map(p.relid) m"
-		  . " WHERE p.isleaf AND NOT m.all_frozen; ANALYZE nf;"
-		  . " SELECT count(*) FROM frozen_b t JOIN nf"
-		  . " ON nf.relid = t.tableoid AND nf.blkno = (t.ctid::text::point)[0]::bigint"),
-	'0', 'kill: after one VACUUM every row is on an all-frozen page');
+is(rows_off_frozen_pages('frozen_b'), '0', 'kill: after one VACUUM every row is on an all-frozen page');
 
 # (c) stop() mid-load: the chunks in flight roll back, their rows stay.
 my $job_c = start_held_before_commit('frozen_c', 2);

@@ -4,8 +4,10 @@ package PetagenTest;
 use strict;
 use warnings;
 use Exporter 'import';
+use IPC::Run;
+use Time::HiRes qw(usleep);
 
-our @EXPORT = qw(usertable_sql set_debug_pause wait_for_debug_pause);
+our @EXPORT = qw(usertable_sql set_debug_pause wait_for_debug_pause poll_after_crash);
 
 # SQL that creates the canonical YCSB table $name: varchar(64) primary key,
 # ten varchar(100) fields, hash-partitioned into 8 leaves ${name}_0 .. _7.
@@ -57,6 +59,25 @@ sub wait_for_debug_pause
 	die "job $job: not $n workers held by petagen.debug_pause; status():\n"
 	  . $node->safe_psql('postgres',
 		"SELECT worker, state, keys_done, reason, last_error FROM petagen.status($job)");
+}
+
+# poll_query_until for a server restarting after a crash: the query goes on
+# psql's command line, not its stdin, so a psql that exits at once (the
+# server is in recovery) cannot make IPC::Run die of a broken pipe.  True
+# once $query on database postgres returns $expected, false after 180 s.
+sub poll_after_crash
+{
+	my ($node, $query, $expected) = @_;
+	foreach (1 .. 1800)
+	{
+		my ($stdout, $stderr) = ('', '');
+		IPC::Run::run([ 'psql', '-XAtq', '-d', $node->connstr('postgres'), '-c', $query ],
+			'>', \$stdout, '2>', \$stderr);
+		chomp $stdout;
+		return 1 if $stdout eq $expected;
+		usleep(100_000);
+	}
+	return 0;
 }
 
 1;
