@@ -35,9 +35,9 @@ fi
 archive="$vendor/citus-$version.tar.gz"
 [ -f "$archive" ] || { echo "citus: $archive not found" >&2; exit 3; }
 
-build=${CITUS_BUILD_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/petagen/citus-$version-pg$major}
-rm -rf "$build"
-mkdir -p "$build"
+# A build directory of this run's own (removed once installed), so that two
+# runs building at once cannot mix their objects.
+build=$(mktemp -d "${TMPDIR:-/tmp}/petagen-citus-$version-pg$major.XXXXXX")
 tar -C "$build" --strip-components=1 -xzf "$archive"
 
 # PostgreSQL 15.20 declares have_createdb_privilege() extern; Citus 13.2.2
@@ -65,4 +65,5 @@ echo "citus: building $version for PostgreSQL $major in $build"
         { tail -40 make.log >&2; exit 1; }
     as_owner make install >install.log 2>&1 || { tail -20 install.log >&2; exit 1; }
 )
+rm -rf "$build"
 echo "$version"
