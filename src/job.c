@@ -444,7 +444,12 @@ job_check_no_other(Oid relid, int64 except_job)
 	CatalogScope scope;
 
 	catalog_connect(&scope, true);
-	job_spi("LOCK TABLE petagen.jobs IN SHARE ROW EXCLUSIVE MODE", 0, NULL,
+	/*
+	 * Held until commit, so starts and resumes take turns; SHARE UPDATE
+	 * EXCLUSIVE conflicts with itself but not with the row writes of
+	 * workers and stop(), which a caller's open transaction must not hold up.
+	 */
+	job_spi("LOCK TABLE petagen.jobs IN SHARE UPDATE EXCLUSIVE MODE", 0, NULL,
 			NULL, SPI_OK_UTILITY);
 	if (job_spi("SELECT job, \"table\"::pg_catalog.oid FROM petagen.jobs j"
 				" WHERE state = 'running' AND job <> $2 AND (\"table\" = $1"

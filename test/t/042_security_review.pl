@@ -1,6 +1,7 @@
 # The security review's findings that need workers: two jobs whose tables
 # share partitions (a root and one of its leaves) cannot run at once, and
-# resume() of a job whose owner was dropped says so.  Jobs are held before
+# resume() of a job whose owner was dropped says so, and an open start()
+# transaction does not hold up other roles' jobs.  Jobs are held before
 # their first chunk by a disk reserve larger than any disk.
 use strict;
 use warnings;
@@ -113,6 +114,29 @@ like($err, qr/HINT:  Start a new job/, 'with a hint to start a new one');
 is($node->safe_psql('postgres',
 		"SELECT state FROM petagen.status($orphan) WHERE worker IS NULL"),
 	'stopped', 'status() of that job still works');
+
+# 3. A start() whose transaction stays open (BEGIN; SELECT petagen.start(…)
+# and then anything slow, as the README's "workers begin when start()
+# commits" invites) held a lock on petagen.jobs that stopped every other
+# role's workers and stop() from recording a job's end.
+$node->safe_psql('postgres', q{
+CREATE ROLE victim LOGIN IN ROLE petagen_operator;
+CREATE ROLE holder LOGIN IN ROLE petagen_operator;
+CREATE TABLE vt (ycsb_key text PRIMARY KEY, field0 text);
+CREATE TABLE ht (ycsb_key text PRIMARY KEY, field0 text);
+ALTER TABLE vt OWNER TO victim;
+ALTER TABLE ht OWNER TO holder;
+});
+my $vjob = start_held('vt', 'victim');
+my $open = $node->background_psql('postgres');
+$open->query_safe("SET ROLE holder; BEGIN;"
+	  . " SELECT petagen.start(10, workers => 1, \"table\" => 'ht', force => true)");
+is($node->safe_psql('postgres', "SET ROLE victim; SELECT petagen.stop($vjob)"),
+	'stopped', 'another role\'s open start() does not hold up stop() of a job');
+is($node->safe_psql('postgres', "SELECT state FROM petagen.jobs WHERE job = $vjob"),
+	'stopped', 'and the worker recorded the end in the catalog');
+$open->query_safe('COMMIT');
+$open->quit;
 
 $node->stop;
 done_testing();
