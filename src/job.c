@@ -739,7 +739,7 @@ job_parse_load_options(FunctionCallInfo fcinfo, const char *funcname,
 	def->frozen = PG_GETARG_BOOL(11);
 	def->indexes_after = indexes_option(text_to_cstring(PG_GETARG_TEXT_PP(12)));
 	if (def->frozen)
-		frozen_check_spec(&def->spec);
+		frozen_check(def->relid, &def->spec);
 	if (def->indexes_after)
 		indexes_check(def->relid, &def->spec);
 }
@@ -853,6 +853,8 @@ job_check_resumable(const JobDef *def)
 	GetUserIdAndSecContext(&save_userid, &save_sec_context);
 	SetUserIdAndSecContext(def->owner,
 						   save_sec_context | SECURITY_LOCAL_USERID_CHANGE);
+	if (def->frozen)
+		frozen_check(def->relid, &def->spec);
 	if (def->indexes_after)
 		indexes_check(def->relid, &def->spec);
 	job_check_table(def->relid, &def->spec, def->rows);

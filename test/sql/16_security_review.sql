@@ -8,7 +8,7 @@ DROP ROLE IF EXISTS regress_review_cols;
 RESET client_min_messages;
 CREATE SCHEMA review16;
 SET search_path = review16, public;
-SELECT plan(13);
+SELECT plan(15);
 
 -- Rules: a plain INSERT runs an ON INSERT rule (here an audit trail);
 -- petagen would not, so it refuses the table, also as a partition target.
@@ -52,7 +52,7 @@ SELECT throws_ok($$SELECT * FROM petagen.load('uniq', 0, 10)$$, '23505',
     NULL, 'a unique index on a field is enforced');
 
 -- Column privileges: INSERT on some columns only is not enough.
-CREATE ROLE regress_review_cols IN ROLE petagen_operator;
+CREATE ROLE regress_review_cols LOGIN IN ROLE petagen_operator;
 CREATE TABLE cols (ycsb_key text PRIMARY KEY, field0 text, field1 text);
 GRANT USAGE ON SCHEMA review16 TO regress_review_cols;
 GRANT INSERT (ycsb_key, field0) ON cols TO regress_review_cols;
@@ -61,6 +61,19 @@ SELECT throws_ok($$SELECT * FROM petagen.load('review16.cols', 0, 10)$$, '42501'
     'permission denied for table cols',
     'INSERT on some columns only: refused');
 RESET ROLE;
+
+-- A frozen load makes rows visible before they commit and keeps them after
+-- a rollback until resume(): only the table's owner may choose that, as
+-- COPY FREEZE works only on a table no other transaction can see yet.
+CREATE TABLE frz (ycsb_key text PRIMARY KEY, field0 text);
+GRANT INSERT ON frz TO regress_review_cols;
+SET ROLE regress_review_cols;
+SELECT throws_ok($$SELECT petagen.start(10, 1, 'review16.frz', frozen => true)$$, '42501',
+    'must be owner of table frz to load it with frozen => true',
+    'a frozen load of a table the caller does not own: refused');
+RESET ROLE;
+SELECT is((SELECT count(*) FROM petagen.jobs WHERE "table" = 'frz'::regclass), 0::bigint,
+    'and no job was recorded');
 
 -- NOT NULL and CHECK constraints inherited from a plain (non-partition)
 -- inheritance parent are enforced on the child.
