@@ -78,6 +78,7 @@
 #include "storage/bufmgr.h"
 #include "storage/lmgr.h"
 #include "storage/procarray.h"
+#include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -85,6 +86,7 @@
 #include "utils/xid8.h"
 
 #include "catalog.h"
+#include "compat.h"
 #include "frozen.h"
 #include "route.h"
 
@@ -95,10 +97,21 @@ typedef struct XidVerdict
 	bool		left_over;		/* aborted or crashed: its rows must go */
 } XidVerdict;
 
-/* Refuse key modes whose duplicate probe cannot work with frozen rows. */
+/*
+ * Refuse a frozen load of relid by a role that does not own it (its rows
+ * are visible before they commit and outlive a rollback until resume()),
+ * and key modes whose duplicate probe cannot work with frozen rows.
+ */
 void
-frozen_check_spec(const GenSpec *spec)
+frozen_check(Oid relid, const GenSpec *spec)
 {
+	if (!compat_class_ownercheck(relid, GetUserId()))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("must be owner of table %s to load it with frozen => true",
+						get_rel_name(relid)),
+				 errdetail("Frozen rows are visible to every transaction before they commit, and stay after a rollback until the job is resumed."),
+				 errhint("Run the job as the table's owner, or load without frozen.")));
 	if (spec->keys.mode == KEYS_YCSB || spec->keys.mode == KEYS_GO_YCSB)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),

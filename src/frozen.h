@@ -22,7 +22,7 @@ typedef struct FrozenIntent
 	FullTransactionId xid_bound;	/* no attempt of the chunk has an older XID */
 } FrozenIntent;
 
-extern void frozen_check_spec(const GenSpec *spec);
+extern void frozen_check(Oid relid, const GenSpec *spec);
 extern void frozen_prepare_chunk(int64 job, int64 chunk, Oid relid,
 								 int worker, int run, MemoryContext cxt,
 								 FrozenIntent *intent);

@@ -162,6 +162,20 @@ job_check_owner(const JobDef *def, const char *funcname)
 						 GetUserNameFromId(def->owner, false), funcname)));
 }
 
+/* Raise an error if the role that owns def's job was dropped. */
+static void
+job_check_owner_exists(const JobDef *def)
+{
+	if (!SearchSysCacheExists1(AUTHOID, ObjectIdGetDatum(def->owner)))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("the owner of load job " INT64_FORMAT " no longer exists",
+						def->job),
+				 errdetail("Its workers would run as the role with OID %u, which was dropped.",
+						   def->owner),
+				 errhint("Start a new job with petagen.start(): its workers run as you.")));
+}
+
 /* Run one SPI statement with int8 or text arguments; returns SPI_processed. */
 static uint64
 job_spi(const char *sql, int nargs, Oid *types, Datum *values, int expect)
@@ -419,7 +433,13 @@ job_check_table(Oid relid, const GenSpec *spec, int64 rows)
 	}
 }
 
-/* Raise an error if another job on relid is running or resumable. */
+/*
+ * Raise an error if another job the catalog says is running (live or
+ * interrupted) loads relid or a table that shares
+ * partitions with it (an ancestor or a descendant in its partition tree):
+ * both would write the same leaves, and a frozen job's repair could delete
+ * the other's rows.
+ */
 static void
 job_check_no_other(Oid relid, int64 except_job)
 {
@@ -429,19 +449,32 @@ job_check_no_other(Oid relid, int64 except_job)
 	CatalogScope scope;
 
 	catalog_connect(&scope, true);
-	job_spi("LOCK TABLE petagen.jobs IN SHARE ROW EXCLUSIVE MODE", 0, NULL,
+	/*
+	 * Held until commit, so starts and resumes take turns; SHARE UPDATE
+	 * EXCLUSIVE conflicts with itself but not with the row writes of
+	 * workers and stop(), which a caller's open transaction must not hold up.
+	 */
+	job_spi("LOCK TABLE petagen.jobs IN SHARE UPDATE EXCLUSIVE MODE", 0, NULL,
 			NULL, SPI_OK_UTILITY);
-	if (job_spi("SELECT job FROM petagen.jobs WHERE \"table\" = $1"
-				" AND state = 'running' AND job <> $2",
+	if (job_spi("SELECT job, \"table\"::pg_catalog.oid FROM petagen.jobs j"
+				" WHERE state = 'running' AND job <> $2 AND (\"table\" = $1"
+				" OR EXISTS (SELECT FROM pg_catalog.pg_partition_ancestors($1) a"
+				" WHERE a.relid = j.\"table\")"
+				" OR EXISTS (SELECT FROM pg_catalog.pg_partition_ancestors(j.\"table\") a"
+				" WHERE a.relid = $1)) ORDER BY job LIMIT 1",
 				2, types, values, SPI_OK_SELECT) > 0)
 	{
 		int64		other = DatumGetInt64(job_col(1, &isnull));
+		Oid			other_rel = DatumGetObjectId(job_col(2, &isnull));
 
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_IN_USE),
 				 errmsg("\"%s\" already has load job " INT64_FORMAT,
 						get_rel_name(relid), other),
-				 errdetail("One table takes one load job at a time."),
+				 other_rel == relid ?
+				 errdetail("One table takes one load job at a time.") :
+				 errdetail("Load job " INT64_FORMAT " loads \"%s\", which shares partitions with \"%s\".",
+						   other, get_rel_name(other_rel), get_rel_name(relid)),
 				 errhint("Wait for it with petagen.wait(" INT64_FORMAT "), or stop it with petagen.stop(" INT64_FORMAT ").",
 						 other, other)));
 	}
@@ -708,7 +741,7 @@ job_parse_load_options(FunctionCallInfo fcinfo, const char *funcname,
 	def->frozen = PG_GETARG_BOOL(11);
 	def->indexes_after = indexes_option(text_to_cstring(PG_GETARG_TEXT_PP(12)));
 	if (def->frozen)
-		frozen_check_spec(&def->spec);
+		frozen_check(def->relid, &def->spec);
 	if (def->indexes_after)
 		indexes_check(def->relid, &def->spec);
 }
@@ -822,6 +855,8 @@ job_check_resumable(const JobDef *def)
 	GetUserIdAndSecContext(&save_userid, &save_sec_context);
 	SetUserIdAndSecContext(def->owner,
 						   save_sec_context | SECURITY_LOCAL_USERID_CHANGE);
+	if (def->frozen)
+		frozen_check(def->relid, &def->spec);
 	if (def->indexes_after)
 		indexes_check(def->relid, &def->spec);
 	job_check_table(def->relid, &def->spec, def->rows);
@@ -845,6 +880,7 @@ petagen_resume(PG_FUNCTION_ARGS)
 	job = PG_GETARG_INT64(0);
 	job_read(job, &def, false);
 	job_check_owner(&def, "petagen.resume()");
+	job_check_owner_exists(&def);
 	job_check_login(def.owner, "petagen.resume()");
 	if (strcmp(def.state, "done") == 0)
 		ereport(ERROR,

@@ -18,7 +18,7 @@
  * petagen writes rows straight into the heap: it checks the INSERT
  * privilege and the leaves' CHECK constraints, but refuses tables where
  * rows would bypass something a plain INSERT enforces: row-level security
- * and triggers on INSERT (including foreign key checks).
+ * and triggers or rules on INSERT (including foreign key checks).
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -28,6 +28,8 @@
 #include "commands/trigger.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "rewrite/prs2lock.h"
+#include "rewrite/rewriteDefine.h"
 #include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
@@ -69,7 +71,20 @@ load_insert_trigger(Relation rel)
 	return NULL;
 }
 
-/* Refuse a relation whose row-level security or triggers petagen would skip. */
+/* Does a relation have an enabled ON INSERT rule? */
+static bool
+load_has_insert_rule(Relation rel)
+{
+	RuleLock   *rules = rel->rd_rules;
+
+	for (int i = 0; rules != NULL && i < rules->numLocks; i++)
+		if (rules->rules[i]->event == CMD_INSERT &&
+			rules->rules[i]->enabled != RULE_DISABLED)
+			return true;
+	return false;
+}
+
+/* Refuse a relation whose policies, triggers or rules petagen would skip. */
 static void
 load_check_bypass(Relation rel)
 {
@@ -98,6 +113,13 @@ load_check_bypass(Relation rel)
 						RelationGetRelationName(rel), trig->tgname),
 				 errdetail("petagen writes rows directly and would bypass triggers."),
 				 errhint("Drop or disable the trigger for the load.")));
+	if (load_has_insert_rule(rel))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("petagen cannot load \"%s\": it has a rule on INSERT",
+						RelationGetRelationName(rel)),
+				 errdetail("petagen writes rows directly and would bypass rules."),
+				 errhint("Drop or disable the table's ON INSERT rules (listed in pg_rules) for the load.")));
 }
 
 /* Check the table's shape against spec and range; fill its shape. */
@@ -115,7 +137,7 @@ load_check_table(Oid relid, const GenSpec *spec, int64 first, int64 count,
 	table_close(rel, NoLock);
 }
 
-/* Check every local leaf for row-level security and triggers. */
+/* Check every local leaf for row-level security, triggers and rules. */
 static void
 load_check_leaves(const Router *router)
 {

@@ -146,11 +146,11 @@ verify_probe(VerifyLeaf *vl, Datum key)
 	return n;
 }
 
-/* count(*) of a leaf. */
+/* count(*) of a leaf, without inheritance children (its index has none). */
 static int64
 verify_count_rows(Oid relid)
 {
-	char	   *sql = psprintf("SELECT count(*) FROM %s",
+	char	   *sql = psprintf("SELECT pg_catalog.count(*) FROM ONLY %s",
 							   quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
 														  get_rel_name(relid)));
 	bool		isnull;
