@@ -42,12 +42,15 @@ SELECT l FROM (
     LEFT JOIN pg_description d
         ON d.classoid = m.classid AND d.objoid = m.objid AND d.objsubid = 0
     UNION ALL
+    -- A NULL ACL is the owner's default privileges, which a REVOKE writes out:
+    -- ACLs are compared as what they grant.
     SELECT format('function %s owner %s acl %s%s', p.oid::regprocedure, p.proowner::regrole,
-                  p.proacl, E'\n' || CASE WHEN p.prokind <> 'a' THEN pg_get_functiondef(p.oid) END)
+                  coalesce(p.proacl, acldefault('f', p.proowner)), E'\n' || CASE WHEN p.prokind <> 'a' THEN pg_get_functiondef(p.oid) END)
     FROM pg_proc p, ext WHERE p.pronamespace = ext.extnamespace
     UNION ALL
     SELECT format('relation %s kind %s owner %s persistence %s acl %s options %s rls %s/%s comment %L',
-                  c.oid::regclass, c.relkind, c.relowner::regrole, c.relpersistence, c.relacl,
+                  c.oid::regclass, c.relkind, c.relowner::regrole, c.relpersistence,
+                  coalesce(c.relacl, acldefault(CASE WHEN c.relkind = 'S' THEN 's' ELSE 'r' END, c.relowner)),
                   c.reloptions, c.relrowsecurity, c.relforcerowsecurity,
                   obj_description(c.oid, 'pg_class'))
     FROM rels c
