@@ -73,8 +73,8 @@ my $pid = $node->safe_psql('postgres',
 	"SELECT pid FROM petagen.status($job) WHERE current_index LIKE 'usertable_7%' LIMIT 1");
 ok(kill('KILL', $pid), 'kill: SIGKILL sent to the worker building an index');
 eval { $blocker->quit; };
-ok( $node->poll_query_until(
-		'postgres',
+ok( poll_after_crash(
+		$node,
 		"SELECT state || '/' || phase FROM petagen.status($job) WHERE worker IS NULL",
 		'interrupted/indexing'),
 	'kill: the job is interrupted in its indexing phase');

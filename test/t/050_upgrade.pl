@@ -50,7 +50,7 @@ SELECT l FROM (
     UNION ALL
     SELECT format('relation %s kind %s owner %s persistence %s acl %s options %s rls %s/%s comment %L',
                   c.oid::regclass, c.relkind, c.relowner::regrole, c.relpersistence,
-                  coalesce(c.relacl, acldefault(CASE WHEN c.relkind = 'S' THEN 's' ELSE 'r' END, c.relowner)),
+                  coalesce(c.relacl, acldefault((CASE WHEN c.relkind = 'S' THEN 's' ELSE 'r' END)::"char", c.relowner)),
                   c.reloptions, c.relrowsecurity, c.relforcerowsecurity,
                   obj_description(c.oid, 'pg_class'))
     FROM rels c
