@@ -45,9 +45,13 @@ like($before, qr/usertable_2_pkey:-:usertable_pkey/,
 	'setup: usertable_2 lives in ts2, its key still in the default tablespace');
 (my $expected = $before) =~ s/(usertable_2_\w+):-:/$1:ts2:/g;
 
+# Both workers are held before their first chunk while the test looks, so
+# that no index is rebuilt (nor usertable_7's claimed) before the lock below.
+set_debug_pause($node, 'before_chunk');
 my $job = $node->safe_psql('postgres',
 	qq{SELECT petagen.start($rows, workers => 2, "table" => 'usertable',
 	   chunk_rows => 30000, frozen => true, indexes => 'after')});
+wait_for_debug_pause($node, $job, 2);
 is($node->safe_psql('postgres', $indexes_sql), '',
 	'start: every index of the tree is set aside');
 is( $node->safe_psql('postgres',
@@ -59,6 +63,7 @@ is( $node->safe_psql('postgres',
 # indexing phase can then be watched and interrupted at leisure.
 my $blocker = $node->background_psql('postgres');
 $blocker->query_safe('BEGIN; LOCK TABLE usertable_7 IN ROW EXCLUSIVE MODE');
+set_debug_pause($node, '');
 ok( $node->poll_query_until(
 		'postgres',
 		"SELECT count(*) > 0 FROM petagen.status($job)"
@@ -113,15 +118,19 @@ my ($ret, $stdout, $stderr) = $node->psql('postgres',
 like($stderr, qr/duplicate key value violates unique constraint "usertable_\d_pkey"/,
 	'the rebuilt primary key refuses a duplicate');
 
-# A plain table with a unique constraint, one worker.
+# A plain table with a unique constraint, one worker, held before its first
+# chunk while the test looks (it could otherwise finish and rebuild first).
 $node->safe_psql('postgres', q{
 CREATE TABLE plain (ycsb_key text CONSTRAINT plain_key UNIQUE, field0 text);
 });
+set_debug_pause($node, 'before_chunk');
 my $job2 = $node->safe_psql('postgres',
 	q{SELECT petagen.start(20000, workers => 1, "table" => 'plain', indexes => 'after')});
+wait_for_debug_pause($node, $job2, 1);
 is( $node->safe_psql('postgres',
 		"SELECT count(*) FROM pg_index WHERE indrelid = 'plain'::regclass"),
 	'0', 'plain table: its unique index is set aside');
+set_debug_pause($node, '');
 is($node->safe_psql('postgres', "SELECT petagen.wait($job2, '60s')"),
 	'done', 'plain table: the job is done');
 is( $node->safe_psql('postgres',
