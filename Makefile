@@ -1,7 +1,7 @@
 # petagen — PGXS build.  `make && make install`, then README's test command.
 EXTENSION = petagen
 MODULE_big = petagen
-OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c)))
+OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c src/*/*.c)))
 DATA = $(wildcard sql/petagen--*.sql)
 
 REGRESS = $(patsubst test/sql/%.sql,%,$(sort $(wildcard test/sql/*.sql)))
@@ -10,6 +10,8 @@ REGRESS_OPTS = --inputdir=test --temp-instance=./tmp_check_regress \
 TAP_TESTS = 1
 PROVE_TESTS = $(sort $(wildcard test/t/*.pl))
 
+# Headers are included by their path under src/: "job/jobdef.h".
+PG_CPPFLAGS += -I$(srcdir)/src
 SHLIB_LINK += -lxxhash
 PG_CFLAGS += -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
 	-Wno-missing-field-initializers
@@ -45,4 +47,4 @@ override CFLAGS := $(foreach f,$(CFLAGS),$(if $(filter -W%,$(filter-out -Wno-%,$
 	$(if $(call cc_accepts,$(f)),$(f)),$(f)))
 
 # The src/*.h headers are internal to the module.
-$(OBJS): $(wildcard src/*.h)
+$(OBJS): $(wildcard src/*.h src/*/*.h)

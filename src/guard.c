@@ -31,7 +31,7 @@
 
 #include "compat.h"
 #include "guard.h"
-#include "job.h"
+#include "job/jobdef.h"
 
 /* Raise PostgreSQL's errors for a write in a read-only transaction or recovery. */
 void

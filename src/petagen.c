@@ -23,7 +23,7 @@
 
 #include "compat.h"
 #include "debug_pause.h"
-#include "job.h"
+#include "job/jobdef.h"
 
 PG_MODULE_MAGIC;
 
