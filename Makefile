@@ -2,7 +2,11 @@
 EXTENSION = petagen
 MODULE_big = petagen
 OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c src/*/*.c)))
-DATA = $(wildcard sql/petagen--*.sql)
+# Released install scripts and update scripts are files of their own; the
+# install script of the current version is assembled from sql/parts/, in
+# order: generator, load jobs, benchmarks, charts.
+DATA = sql/petagen--0.1.sql sql/petagen--0.1--0.2.sql
+DATA_built = sql/petagen--0.2.sql
 
 REGRESS = $(patsubst test/sql/%.sql,%,$(sort $(wildcard test/sql/*.sql)))
 REGRESS_OPTS = --inputdir=test --temp-instance=./tmp_check_regress \
@@ -45,6 +49,9 @@ cc_accepts = $(shell echo 'int x;' | $(CC) -Wall -Werror $(1) -x c -c -o /dev/nu
 	>/dev/null 2>&1 && echo yes)
 override CFLAGS := $(foreach f,$(CFLAGS),$(if $(filter -W%,$(filter-out -Wno-%,$(f))),\
 	$(if $(call cc_accepts,$(f)),$(f)),$(f)))
+
+sql/petagen--0.2.sql: $(sort $(wildcard sql/parts/*.sql))
+	cat $^ > $@
 
 # The src/*.h headers are internal to the module.
 $(OBJS): $(wildcard src/*.h src/*/*.h)

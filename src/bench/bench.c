@@ -48,7 +48,9 @@
 #include "catalog.h"
 #include "compat.h"
 #include "guard.h"
-#include "job/jobdef.h"
+#include "gen/keys.h"
+#include "job/ledger.h"
+#include "launch.h"
 #include "route/route.h"
 #include "gen/rowgen.h"
 
@@ -235,7 +237,7 @@ bench_named_targets(BenchDef *def, const Router *router, ArrayType *names)
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("target must not contain nulls")));
-		relid = job_table_arg(DatumGetTextPP(elems[i]));
+		relid = guard_table_name(DatumGetTextPP(elems[i]));
 		if (bench_leaf_index(router, relid) < 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -346,38 +348,16 @@ bench_text_arg(FunctionCallInfo fcinfo, int argno, char *fallback)
 static void
 bench_key_space(BenchDef *def, FunctionCallInfo fcinfo)
 {
-	MemoryContext cxt = CurrentMemoryContext;
-	Oid			types[1] = {OIDOID};
-	Datum		values[1] = {ObjectIdGetDatum(def->relid)};
-	char	   *keys = "scrambled";
-	char	   *prefix = "user";
-	int64		seed = 0;
-	int32		fieldlength = 100;
-	int32		zeropadding = 1;
-	bool		isnull;
-	CatalogScope scope;
+	JobDef		job;
 
 	def->rows = -1;
-	catalog_connect(&scope, false);
-	if (SPI_execute_with_args("SELECT job, rows, keys, seed, fieldlength, prefix, zeropadding"
-							  " FROM petagen.jobs WHERE \"table\" = $1"
-							  " ORDER BY state = 'done' DESC, job DESC LIMIT 1",
-							  1, types, values, NULL, true, 1) != SPI_OK_SELECT)
-		elog(ERROR, "petagen: could not read petagen.jobs");
-	if (SPI_processed > 0)
-	{
-		HeapTuple	tup = SPI_tuptable->vals[0];
-		TupleDesc	desc = SPI_tuptable->tupdesc;
-
-		def->job = DatumGetInt64(SPI_getbinval(tup, desc, 1, &isnull));
-		def->rows = DatumGetInt64(SPI_getbinval(tup, desc, 2, &isnull));
-		keys = MemoryContextStrdup(cxt, SPI_getvalue(tup, desc, 3));
-		seed = DatumGetInt64(SPI_getbinval(tup, desc, 4, &isnull));
-		fieldlength = DatumGetInt32(SPI_getbinval(tup, desc, 5, &isnull));
-		prefix = MemoryContextStrdup(cxt, SPI_getvalue(tup, desc, 6));
-		zeropadding = DatumGetInt32(SPI_getbinval(tup, desc, 7, &isnull));
-	}
-	catalog_finish(&scope);
+	def->job = ledger_newest_job_of(def->relid);
+	if (def->job == 0 || !job_read(def->job, &job, true))
+		spec_init(&job.spec, SPEC_DEFAULT_KEYS, SPEC_DEFAULT_PREFIX,
+				  SPEC_DEFAULT_ZEROPADDING, SPEC_DEFAULT_SEED,
+				  SPEC_DEFAULT_FIELDLENGTH);
+	else
+		def->rows = job.rows;
 	if (!PG_ARGISNULL(BENCH_ARG_ROWS))
 		def->rows = spec_count_arg(PG_GETARG_NUMERIC(BENCH_ARG_ROWS), "rows");
 	if (def->rows < 0)
@@ -390,11 +370,13 @@ bench_key_space(BenchDef *def, FunctionCallInfo fcinfo)
 		ereport(ERROR,
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 				 errmsg("rows must be at least 1")));
-	spec_init(&def->spec, bench_text_arg(fcinfo, BENCH_ARG_KEYS, keys),
-			  bench_text_arg(fcinfo, BENCH_ARG_PREFIX, prefix),
-			  PG_ARGISNULL(BENCH_ARG_ZEROPADDING) ? zeropadding : PG_GETARG_INT32(BENCH_ARG_ZEROPADDING),
-			  PG_ARGISNULL(BENCH_ARG_SEED) ? seed : PG_GETARG_INT64(BENCH_ARG_SEED),
-			  PG_ARGISNULL(BENCH_ARG_FIELDLENGTH) ? fieldlength : PG_GETARG_INT32(BENCH_ARG_FIELDLENGTH));
+	spec_init(&def->spec,
+			  bench_text_arg(fcinfo, BENCH_ARG_KEYS,
+							 (char *) keys_mode_name(job.spec.keys.mode)),
+			  bench_text_arg(fcinfo, BENCH_ARG_PREFIX, job.spec.keys.prefix),
+			  PG_ARGISNULL(BENCH_ARG_ZEROPADDING) ? job.spec.keys.zeropadding : PG_GETARG_INT32(BENCH_ARG_ZEROPADDING),
+			  PG_ARGISNULL(BENCH_ARG_SEED) ? (int64) job.spec.seed : PG_GETARG_INT64(BENCH_ARG_SEED),
+			  PG_ARGISNULL(BENCH_ARG_FIELDLENGTH) ? job.spec.fieldlength : PG_GETARG_INT32(BENCH_ARG_FIELDLENGTH));
 }
 
 /* Raise an error unless the keys and values the run writes fit the table. */
@@ -442,8 +424,8 @@ bench_read_args(FunctionCallInfo fcinfo, BenchDef *def)
 		dist_parse(text_to_cstring(PG_GETARG_TEXT_PP(BENCH_ARG_DISTRIBUTION)));
 	def->zipfian_constant = PG_GETARG_FLOAT8(BENCH_ARG_ZIPFIAN_CONSTANT);
 	dist_check_constant(def->zipfian_constant);
-	def->relid = job_table_arg(PG_GETARG_TEXT_PP(BENCH_ARG_TABLE));
-	job_check_login(GetUserId(), "petagen.bench()");
+	def->relid = guard_table_name(PG_GETARG_TEXT_PP(BENCH_ARG_TABLE));
+	launch_check_login(GetUserId(), "petagen.bench()");
 	bench_key_space(def, fcinfo);
 	bench_check_shape(def);
 	bench_resolve_target(def, fcinfo);
@@ -502,33 +484,21 @@ bench_create_shared(const BenchDef *def, int64 id, int nworkers)
 	return seg;
 }
 
+/* What a benchmark run's workers are. */
+static const LaunchKind bench_worker_kind = {
+	"petagen_bench_main", "petagen bench worker",
+	"petagen bench " INT64_FORMAT " worker %d", true
+};
+
 /* Register worker index of a run; its handle. */
 static BackgroundWorkerHandle *
 bench_register_worker(dsm_segment *seg, int64 id, int index, int nworkers)
 {
-	BackgroundWorker worker;
-	BackgroundWorkerHandle *handle;
 	BenchWorkerArgs args = {dsm_segment_handle(seg), index};
 
-	memset(&worker, 0, sizeof(worker));
-	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
-	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
-	worker.bgw_restart_time = BGW_NEVER_RESTART;
-	worker.bgw_notify_pid = MyProcPid;
-	strlcpy(worker.bgw_library_name, "petagen", BGW_MAXLEN);
-	strlcpy(worker.bgw_function_name, "petagen_bench_main", BGW_MAXLEN);
-	snprintf(worker.bgw_name, BGW_MAXLEN, "petagen bench " INT64_FORMAT " worker %d",
-			 id, index);
-	strlcpy(worker.bgw_type, "petagen bench worker", BGW_MAXLEN);
 	StaticAssertStmt(sizeof(BenchWorkerArgs) <= BGW_EXTRALEN, "BenchWorkerArgs too large");
-	memcpy(worker.bgw_extra, &args, sizeof(args));
-	if (!RegisterDynamicBackgroundWorker(&worker, &handle))
-		ereport(ERROR,
-				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
-				 errmsg("could not register background worker %d of %d",
-						index + 1, nworkers),
-				 errhint("You may need to increase \"max_worker_processes\".")));
-	return handle;
+	return launch_worker(&bench_worker_kind, id, index, nworkers, &args,
+						 sizeof(args));
 }
 
 /* Sleep a little on the latch (set when a worker starts or stops). */
@@ -770,16 +740,15 @@ bench_record(const BenchDef *def, const BenchResult *res, int64 sweep)
 	values[25] = TimestampTzGetDatum(res->started_at);
 	values[26] = ObjectIdGetDatum(GetUserId());
 	catalog_connect(&scope, true);
-	if (SPI_execute_with_args("INSERT INTO petagen.bench_results (id, sweep, kind, workers,"
-							  " duration, warmup, \"table\", target, target_node, distribution,"
-							  " options, operations, tps, errors, not_found, reads, updates,"
-							  " inserts, scans, rmws, p50_us, p95_us, p99_us, p999_us, max_us,"
-							  " started_at, run_by, finished_at) OVERRIDING SYSTEM VALUE VALUES"
-							  " ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::pg_catalog.jsonb,"
-							  " $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24,"
-							  " $25, $26, $27::pg_catalog.regrole, pg_catalog.clock_timestamp())",
-							  27, types, values, nulls, false, 0) != SPI_OK_INSERT)
-		elog(ERROR, "petagen: could not record the benchmark run");
+	catalog_exec("INSERT INTO petagen.bench_results (id, sweep, kind, workers,"
+				 " duration, warmup, \"table\", target, target_node, distribution,"
+				 " options, operations, tps, errors, not_found, reads, updates,"
+				 " inserts, scans, rmws, p50_us, p95_us, p99_us, p999_us, max_us,"
+				 " started_at, run_by, finished_at) OVERRIDING SYSTEM VALUE VALUES"
+				 " ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::pg_catalog.jsonb,"
+				 " $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24,"
+				 " $25, $26, $27::pg_catalog.regrole, pg_catalog.clock_timestamp())",
+				 27, types, values, nulls, SPI_OK_INSERT);
 	catalog_finish(&scope);
 }
 
@@ -852,7 +821,7 @@ petagen_bench(PG_FUNCTION_ARGS)
 
 	bench_read_args(fcinfo, &def);
 	nworkers = PG_GETARG_INT32(BENCH_ARG_WORKERS);
-	job_check_workers(nworkers);
+	launch_check_workers(nworkers);
 	InitMaterializedSRF(fcinfo, 0);
 	bench_run(fcinfo, &def, nworkers, 0);
 	return (Datum) 0;
@@ -884,10 +853,10 @@ petagen_bench_sweep(PG_FUNCTION_ARGS)
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("workers must not contain nulls")));
 		if (DatumGetInt32(elems[i]) < 1)
-			job_check_workers(DatumGetInt32(elems[i]));
+			launch_check_workers(DatumGetInt32(elems[i]));
 		most = Max(most, DatumGetInt32(elems[i]));
 	}
-	job_check_workers(most);
+	launch_check_workers(most);
 	InitMaterializedSRF(fcinfo, 0);
 	for (int i = 0; i < n; i++)
 	{

@@ -38,7 +38,7 @@
 #include "bench/bench.h"
 #include "catalog.h"
 #include "compat.h"
-#include "job/jobdef.h"
+#include "launch.h"
 #include "route/route.h"
 #include "gen/rowgen.h"
 
@@ -133,8 +133,7 @@ static void
 bench_prepare_leaf(BenchCtx *ctx, Oid relid, BenchPlans *plans)
 {
 	const double *p = ctx->mix->proportion;
-	char	   *leaf = quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
-												  get_rel_name(relid));
+	char	   *leaf = catalog_relation_name(relid);
 	Oid			types[2] = {TEXTOID, INT8OID};
 	Oid		   *row_types = palloc(sizeof(Oid) * (ctx->shape.nfields + 1));
 
@@ -478,7 +477,7 @@ bench_step(BenchCtx *ctx)
 	{
 		ErrorData  *edata;
 
-		edata = job_catch_and_abort(ctx->cxt);
+		edata = launch_catch_and_abort(ctx->cxt);
 		if ((t0 ? t0 : bench_now_ns()) >= shared->measure_ns)
 		{
 			slot->errors++;

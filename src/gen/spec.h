@@ -26,6 +26,13 @@ typedef struct GenSpec
 	int			fieldlength;
 } GenSpec;
 
+/* The generation arguments' defaults, as the SQL functions declare them. */
+#define SPEC_DEFAULT_KEYS			"scrambled"
+#define SPEC_DEFAULT_PREFIX			"user"
+#define SPEC_DEFAULT_ZEROPADDING	1
+#define SPEC_DEFAULT_SEED			0
+#define SPEC_DEFAULT_FIELDLENGTH	100
+
 extern void spec_init(GenSpec *spec, const char *mode, const char *prefix,
 					  int zeropadding, int64 seed, int fieldlength);
 extern void spec_check_shape(const GenSpec *spec, const RowShape *shape,

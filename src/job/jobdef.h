@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
- * job.h
- *		Load jobs: the catalog row, the live state in dynamic shared memory
- *		that workers publish and status() reads, and the worker arguments.
+ * jobdef.h
+ *		The types of load jobs: the catalog row, the live state in dynamic
+ *		shared memory that workers publish and status() reads, and the
+ *		worker arguments.
  *
  * A job's key space 0 .. rows-1 is cut into chunks of chunk_rows key
  * numbers.  A chunk is loaded in one transaction that also inserts its row
@@ -17,8 +18,8 @@
  * destroys it, and status() then reports the job as interrupted.
  *-------------------------------------------------------------------------
  */
-#ifndef PETAGEN_JOB_H
-#define PETAGEN_JOB_H
+#ifndef PETAGEN_JOBDEF_H
+#define PETAGEN_JOBDEF_H
 
 #include "datatype/timestamp.h"
 #include "port/atomics.h"
@@ -28,7 +29,6 @@
 #include "gen/spec.h"
 
 #define JOB_MAGIC			0x50475447	/* "PGTG" */
-#define JOB_MAX_WORKERS		128
 /*
  * Most chunks of a job: each is a transaction, so more would approach XID
  * wraparound, and each worker keeps a bitmap of them (128 MB at most).
@@ -134,30 +134,4 @@ typedef struct WorkerArgs
 	dsm_handle	handle;
 } WorkerArgs;
 
-/* GUCs */
-extern int	petagen_disk_reserve_mb;
-extern int	petagen_progress_log_interval;
-
-extern const char *job_state_name(JobState state);
-extern Size job_shared_size(int nworkers);
-extern bool job_read(int64 job, JobDef *def, bool missing_ok);
-extern JobShared *job_attach(const JobDef *def, dsm_segment **seg);
-extern bool job_worker_alive(WorkerSlot *slot);
-extern void job_record_end(int64 job, int32 run, JobState state,
-						   const char *error);
-extern void job_init_gucs(void);
-extern ErrorData *job_catch_and_abort(MemoryContext cxt);
-extern void job_check_login(Oid role, const char *funcname);
-extern void job_check_workers(int nworkers);
-extern Oid	job_table_arg(text *name);
-extern void job_parse_args(FunctionCallInfo fcinfo, const char *funcname,
-						   JobDef *def);
-extern void job_check_table(Oid relid, const GenSpec *spec, int64 rows);
-extern int	job_free_worker_slots(void);
-extern int64 job_reserve(const JobDef *def);
-
-extern const char *job_phase_name(JobPhase phase);
-extern JobState job_current_state(const JobDef *def);
-extern JobState job_total_state(JobShared *shared);
-extern int64 job_nchunks(int64 rows, int64 chunk_rows);
-#endif							/* PETAGEN_JOB_H */
+#endif							/* PETAGEN_JOBDEF_H */

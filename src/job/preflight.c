@@ -1,10 +1,11 @@
 /*-------------------------------------------------------------------------
- * check.c
- *		The preflight check of a load: petagen.check(), and the refusal of
- *		petagen.start() when it finds an error.
+ * preflight.c
+ *		The preflight check of a load: petagen.check(), the refusal of
+ *		petagen.start() when it finds an error, and the refusals start() and
+ *		resume() share (a table that cannot be loaded, another job on it).
  *
- * Every pain of the story's 863 TB load that can be seen before it starts
- * is a finding here, one row each with a severity (error, warning, info),
+ * Everything that can hurt a multi-day load and can be seen before it
+ * starts is a finding here, one row each with a severity (error, warning, info),
  * the object it is about, what was found ("topic: ...") and what to do:
  *
  *	- table: anything start() itself would refuse (shape, privileges,
@@ -56,9 +57,17 @@
 #include "utils/rel.h"
 #include "utils/resowner.h"
 
-#include "job/preflight.h"
+#include "catalog/pg_class.h"
+#include "utils/acl.h"
+
+#include "catalog.h"
 #include "compat.h"
+#include "launch.h"
+#include "job/ledger.h"
+#include "job/options.h"
+#include "job/preflight.h"
 #include "load/disk.h"
+#include "load/load.h"
 #include "route/route.h"
 
 /* Key numbers routed to estimate the leaves' shares: at least, per leaf, at most. */
@@ -156,19 +165,67 @@ check_size(double bytes)
 															  Int64GetDatum(b))));
 }
 
-/* A relation's name, schema-qualified and quoted for SQL. */
-static char *
-check_qualified(Oid relid)
-{
-	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
-									  get_rel_name(relid));
-}
-
 /* A setting as SHOW spells it. */
 static const char *
 check_setting(const char *name)
 {
 	return GetConfigOptionByName(name, NULL, false);
+}
+
+/* Raise an error unless the current role can load the table with a job. */
+void
+check_table_loadable(Oid relid, const GenSpec *spec, int64 rows)
+{
+	Router	   *router;
+	int			nlocal = 0;
+
+	load_check_privilege(relid);
+	if (get_rel_persistence(relid) == RELPERSISTENCE_TEMP)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("petagen cannot load temporary table \"%s\" with a job",
+						get_rel_name(relid)),
+				 errdetail("Background workers cannot access the temporary tables of other sessions."),
+				 errhint("Use petagen.load() in this session, or load a permanent or unlogged table.")));
+	router = route_open(relid);
+	for (int i = 0; i < route_nleaves(router); i++)
+		nlocal += route_leaf(router, i)->local ? 1 : 0;
+	route_close(router);
+	if (nlocal == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" has no local leaf on this node", get_rel_name(relid)),
+				 get_rel_relkind(relid) == RELKIND_FOREIGN_TABLE ?
+				 errdetail("It is a foreign table.") :
+				 errdetail("All of its partitions are foreign tables."),
+				 errhint("Run petagen.start() on the nodes that store the rows.")));
+	load_check(relid, spec, rows - 1);
+}
+
+/*
+ * Raise an error if another job the catalog says is running (live or
+ * interrupted) loads relid or a table that shares partitions with it: both
+ * would write the same leaves, and a frozen job's repair could delete the
+ * other's rows.  Starts and resumes take turns from here to commit.
+ */
+void
+check_no_other_job(Oid relid, int64 except_job)
+{
+	int64		other;
+	Oid			other_rel;
+
+	if (!ledger_running_conflict(relid, except_job, &other, &other_rel))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_IN_USE),
+			 errmsg("\"%s\" already has load job " INT64_FORMAT,
+					get_rel_name(relid), other),
+			 other_rel == relid ?
+			 errdetail("One table takes one load job at a time.") :
+			 errdetail("Load job " INT64_FORMAT " loads \"%s\", which shares partitions with \"%s\".",
+					   other, get_rel_name(other_rel), get_rel_name(relid)),
+			 errhint("Wait for it with petagen.wait(" INT64_FORMAT "), or stop it with petagen.stop(" INT64_FORMAT ").",
+					 other, other)));
 }
 
 /* Run what start() checks of the table; an error finding and false if it fails. */
@@ -183,7 +240,7 @@ check_table(CheckCtx *ctx)
 	MemoryContextSwitchTo(cxt);
 	PG_TRY();
 	{
-		job_check_table(ctx->def->relid, &ctx->def->spec, ctx->def->rows);
+		check_table_loadable(ctx->def->relid, &ctx->def->spec, ctx->def->rows);
 		ReleaseCurrentSubTransaction();
 	}
 	PG_CATCH();
@@ -382,7 +439,7 @@ check_index_tablespace(CheckCtx *ctx, const RouteLeaf *leaf, Oid indexid,
 
 	check_add(ctx, CHECK_WARNING, 0, get_rel_name(indexid),
 			  psprintf("ALTER INDEX %s SET TABLESPACE %s; puts it beside its table (quick while the index is small).",
-					   check_qualified(indexid), quote_identifier(heap_ts)),
+					   catalog_relation_name(indexid), quote_identifier(heap_ts)),
 			  "index tablespace: index \"%s\" of \"%s\" is in tablespace \"%s\", its table in \"%s\"",
 			  get_rel_name(indexid), get_rel_name(leaf->relid),
 			  get_tablespace_name(spcoid), heap_ts);
@@ -543,7 +600,7 @@ check_spaces(CheckCtx *ctx)
 static void
 check_workers(CheckCtx *ctx)
 {
-	int			free_slots = Max(job_free_worker_slots(), 0);
+	int			free_slots = Max(launch_free_slots(), 0);
 	int			nworkers = ctx->def->nworkers;
 
 	if (nworkers > free_slots)
@@ -686,7 +743,7 @@ petagen_check(PG_FUNCTION_ARGS)
 	List	   *findings;
 	ListCell   *lc;
 
-	job_parse_args(fcinfo, "petagen.check()", &def);
+	options_parse(fcinfo, "petagen.check()", &def);
 	findings = check_run(&def);
 	InitMaterializedSRF(fcinfo, 0);
 	foreach(lc, findings)

@@ -1,11 +1,12 @@
 /*-------------------------------------------------------------------------
- * check.h
+ * preflight.h
  *		The preflight check of a load: what petagen.check() reports and
- *		petagen.start() refuses on.
+ *		petagen.start() refuses on, and the refusals start() and resume()
+ *		share.  See preflight.c.
  *-------------------------------------------------------------------------
  */
-#ifndef PETAGEN_CHECK_H
-#define PETAGEN_CHECK_H
+#ifndef PETAGEN_PREFLIGHT_H
+#define PETAGEN_PREFLIGHT_H
 
 #include "nodes/pg_list.h"
 
@@ -30,5 +31,7 @@ typedef struct CheckFinding
 
 extern List *check_run(const JobDef *def);
 extern void check_refuse_errors(const JobDef *def);
+extern void check_table_loadable(Oid relid, const GenSpec *spec, int64 rows);
+extern void check_no_other_job(Oid relid, int64 except_job);
 
-#endif							/* PETAGEN_CHECK_H */
+#endif							/* PETAGEN_PREFLIGHT_H */

@@ -1,5 +1,5 @@
 /*-------------------------------------------------------------------------
- * progress.c
+ * status.c
  *		petagen.status(): a row per worker and a total row per job, from
  *		the live shared state while a run is going and from the catalog and
  *		the ledger afterwards.  Cheap enough for \watch 1.
@@ -9,15 +9,15 @@
 
 #include <math.h>
 
-#include "executor/spi.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
-#include "catalog.h"
 #include "compat.h"
-#include "job/jobdef.h"
+#include "job/ledger.h"
+#include "job/live.h"
+#include "load/indexes.h"
 
 #define STATUS_COLS		23
 #define STATUS_BAR_LEN	20
@@ -228,24 +228,6 @@ status_add_worker(StatusRow *total, const StatusRow *w)
 		strlcpy(total->reason, w->reason, JOB_TEXT_LEN);
 }
 
-/* Count the set-aside indexes of a job, built and all, into r. */
-static void
-status_index_counts(int64 job, StatusRow *r)
-{
-	Oid			types[1] = {INT8OID};
-	Datum		values[1] = {Int64GetDatum(job)};
-	bool		isnull;
-	CatalogScope scope;
-
-	catalog_connect(&scope, false);
-	if (SPI_execute_with_args("SELECT count(built_at), count(*) FROM petagen.job_indexes"
-							  " WHERE job = $1", 1, types, values, NULL, true, 1) != SPI_OK_SELECT)
-		elog(ERROR, "petagen: could not count the indexes of job " INT64_FORMAT, job);
-	r->indexes_built = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	r->indexes_total = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
-	catalog_finish(&scope);
-}
-
 /* Emit the rows of a job whose run is live, from its shared state. */
 static void
 status_live(ReturnSetInfo *rsinfo, const JobDef *def, JobShared *shared)
@@ -261,7 +243,7 @@ status_live(ReturnSetInfo *rsinfo, const JobDef *def, JobShared *shared)
 	total.state = job_total_state(shared);
 	total.keys_total = def->rows;
 	total.phase = pg_atomic_read_u32(&shared->phase);
-	status_index_counts(def->job, &total);
+	indexes_progress(def->job, &total.indexes_built, &total.indexes_total);
 	for (int i = 0; i < shared->nworkers; i++)
 	{
 		status_worker_row(def, &shared->workers[i], i, &w);
@@ -292,10 +274,7 @@ static void
 status_from_catalog(ReturnSetInfo *rsinfo, const JobDef *def, JobState state)
 {
 	StatusRow	total;
-	Oid			types[1] = {INT8OID};
-	Datum		values[1] = {Int64GetDatum(def->job)};
-	bool		isnull;
-	CatalogScope scope;
+	LedgerSummary sum;
 
 	memset(&total, 0, sizeof(total));
 	total.job = def->job;
@@ -304,43 +283,19 @@ status_from_catalog(ReturnSetInfo *rsinfo, const JobDef *def, JobState state)
 	total.keys_total = def->rows;
 	total.eta_s = -1;
 	total.headroom = -1;
-	catalog_connect(&scope, false);
-	if (SPI_execute_with_args("SELECT coalesce(sum(c.keys), 0)::int8,"
-							  " coalesce(sum(c.rows_written), 0)::int8,"
-							  " coalesce(sum(c.duplicates), 0)::int8,"
-							  " j.last_error, j.last_error_at,"
-							  " extract(epoch FROM j.finished_at - j.started_at)::float8,"
-							  " coalesce(sum(c.rows_written) FILTER (WHERE c.run = j.run), 0)::float8,"
-							  " coalesce(sum(c.bytes) FILTER (WHERE c.run = j.run), 0)::float8"
-							  " FROM petagen.jobs j LEFT JOIN petagen.chunks c USING (job)"
-							  " WHERE j.job = $1 GROUP BY j.job",
-							  1, types, values, NULL, true, 1) != SPI_OK_SELECT)
-		elog(ERROR, "petagen: could not read the ledger");
-	total.keys_done = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	total.rows = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
-	total.duplicates = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3, &isnull));
+	ledger_summary(def->job, &sum);
+	total.keys_done = sum.keys;
+	total.rows = sum.rows;
+	total.duplicates = sum.duplicates;
+	strlcpy(total.last_error, sum.last_error, JOB_TEXT_LEN);
+	total.last_error_at = sum.last_error_at;
+	/* averages of the last run */
+	if (sum.run_seconds > 0)
 	{
-		char	   *err = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 4);
-		Datum		at = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 5, &isnull);
-
-		Datum		secs;
-
-		if (err)
-			strlcpy(total.last_error, err, JOB_TEXT_LEN);
-		if (!isnull)
-			total.last_error_at = DatumGetTimestampTz(at);
-		/* averages of the last run */
-		secs = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 6, &isnull);
-		if (!isnull && DatumGetFloat8(secs) > 0)
-		{
-			total.avg_rows_per_s = DatumGetFloat8(SPI_getbinval(SPI_tuptable->vals[0],
-																SPI_tuptable->tupdesc, 7, &isnull)) / DatumGetFloat8(secs);
-			total.avg_bytes_per_s = DatumGetFloat8(SPI_getbinval(SPI_tuptable->vals[0],
-																 SPI_tuptable->tupdesc, 8, &isnull)) / DatumGetFloat8(secs);
-		}
+		total.avg_rows_per_s = sum.run_rows / sum.run_seconds;
+		total.avg_bytes_per_s = sum.run_bytes / sum.run_seconds;
 	}
-	catalog_finish(&scope);
-	status_index_counts(def->job, &total);
+	indexes_progress(def->job, &total.indexes_built, &total.indexes_total);
 	/* a run that ended with the heaps complete but indexes unbuilt was indexing */
 	if (state == JOB_DONE)
 		total.phase = PHASE_DONE;
@@ -377,9 +332,8 @@ Datum
 petagen_status(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	MemoryContext outer = CurrentMemoryContext;
 	int64	   *jobs;
-	uint64		njobs = 1;
+	int			njobs = 1;
 
 	InitMaterializedSRF(fcinfo, 0);
 	if (!PG_ARGISNULL(0))
@@ -388,25 +342,9 @@ petagen_status(PG_FUNCTION_ARGS)
 		jobs[0] = PG_GETARG_INT64(0);
 	}
 	else
-	{
-		CatalogScope scope;
-
-		catalog_connect(&scope, false);
-		if (SPI_execute("SELECT job FROM petagen.jobs ORDER BY job", true, 0) != SPI_OK_SELECT)
-			elog(ERROR, "petagen: could not list the jobs");
-		njobs = SPI_processed;
-		jobs = MemoryContextAlloc(outer, sizeof(int64) * (njobs + 1));
-		for (uint64 i = 0; i < njobs; i++)
-		{
-			bool		isnull;
-
-			jobs[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i],
-												  SPI_tuptable->tupdesc, 1, &isnull));
-		}
-		catalog_finish(&scope);
-	}
+		jobs = ledger_job_ids(false, &njobs);
 	/* a job asked for by number must exist; one listed may be gone since */
-	for (uint64 i = 0; i < njobs; i++)
+	for (int i = 0; i < njobs; i++)
 		status_job(rsinfo, jobs[i], PG_ARGISNULL(0));
 	return (Datum) 0;
 }

@@ -13,7 +13,7 @@
  * recorded.  The last worker to leave records the job's end, and commits
  * it before its own slot shows the end: a final state in shared memory is
  * already in petagen.jobs, which is what wait() relies on.  Catalog rows
- * are written through catalog.c (as the catalog owner, search_path pinned);
+ * are written through ledger.c (as the catalog owner, search_path pinned);
  * the worker itself runs as the job's owner.
  *
  * A frozen job (frozen.c) writes each chunk's intent in a transaction of
@@ -27,7 +27,6 @@
 #include "postgres.h"
 
 #include "access/xact.h"
-#include "executor/spi.h"
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "pgstat.h"
@@ -48,10 +47,14 @@
 #include "catalog.h"
 #include "compat.h"
 #include "debug_pause.h"
+#include "launch.h"
+#include "petagen.h"
+#include "job/ledger.h"
+#include "job/live.h"
+#include "job/options.h"
 #include "load/disk.h"
 #include "load/frozen.h"
 #include "load/indexes.h"
-#include "job/jobdef.h"
 #include "load/load.h"
 
 #define WORKER_MAX_RETRIES	10
@@ -293,28 +296,10 @@ worker_live_totals(WorkerCtx *ctx, const LoadStats *st, LoadStats *live)
 static void
 worker_record_chunk(WorkerCtx *ctx, int64 chunk, const LoadStats *st)
 {
-	Oid			types[9] = {INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID,
-	INT8OID, INT4OID, INT4OID};
-	Datum		values[9];
 	TimestampTz now = GetCurrentTimestamp();
 	uint64		due = pg_atomic_read_u64(&ctx->shared->next_log_at);
-	CatalogScope scope;
 
-	values[0] = Int64GetDatum(ctx->def.job);
-	values[1] = Int64GetDatum(chunk);
-	values[2] = Int64GetDatum(st->keys);
-	values[3] = Int64GetDatum(st->rows);
-	values[4] = Int64GetDatum(st->bytes);
-	values[5] = Int64GetDatum(st->duplicates);
-	values[6] = Int64GetDatum(st->foreign);
-	values[7] = Int32GetDatum(ctx->args.index);
-	values[8] = Int32GetDatum(ctx->def.run);
-	catalog_connect(&scope, true);
-	if (SPI_execute_with_args("INSERT INTO petagen.chunks (job, chunk, keys, rows_written,"
-							  " bytes, duplicates, foreign_skipped, worker, run)"
-							  " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-							  9, types, values, NULL, false, 0) != SPI_OK_INSERT)
-		elog(ERROR, "petagen: could not record chunk " INT64_FORMAT, chunk);
+	ledger_record_chunk(&ctx->def, ctx->args.index, chunk, st);
 	if ((uint64) now >= due &&
 		pg_atomic_compare_exchange_u64(&ctx->shared->next_log_at, &due,
 									   (uint64) now + (uint64) petagen_progress_log_interval * USECS_PER_SEC))
@@ -322,17 +307,8 @@ worker_record_chunk(WorkerCtx *ctx, int64 chunk, const LoadStats *st)
 		LoadStats	live;
 
 		worker_live_totals(ctx, st, &live);
-		values[1] = Int64GetDatum(live.keys);
-		values[2] = Int64GetDatum(live.rows);
-		values[3] = Int64GetDatum(live.bytes);
-		/* logged_at: when the chunk is done, not when its transaction began */
-		if (SPI_execute_with_args("INSERT INTO petagen.progress_log (job, keys_done,"
-								  " rows_written, bytes, logged_at)"
-								  " VALUES ($1, $2, $3, $4, pg_catalog.clock_timestamp())",
-								  4, types, values, NULL, false, 0) != SPI_OK_INSERT)
-			elog(ERROR, "petagen: could not add to progress_log");
+		ledger_log_progress(ctx->def.job, &live);
 	}
-	catalog_finish(&scope);
 }
 
 /* In a transaction of its own: repair a frozen chunk and record its intent. */
@@ -411,7 +387,7 @@ worker_attempt_chunk(WorkerCtx *ctx, int64 chunk)
 	}
 	PG_CATCH();
 	{
-		edata = job_catch_and_abort(ctx->cxt);
+		edata = launch_catch_and_abort(ctx->cxt);
 		/* the slot's live counters go back to what is committed */
 		pg_atomic_write_u64(&ctx->slot->keys, ctx->total.keys);
 		pg_atomic_write_u64(&ctx->slot->rows, ctx->total.rows);
@@ -514,58 +490,17 @@ worker_read_job(WorkerCtx *ctx)
 static void
 worker_prepare(WorkerCtx *ctx)
 {
-	Oid			types[1] = {INT8OID};
-	Datum		values[1] = {Int64GetDatum(ctx->def.job)};
 	int64		nchunks = ctx->shared->nchunks;
-	AclResult	acl;
-	CatalogScope scope;
 
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
-	acl = pg_class_aclcheck(ctx->def.relid, GetUserId(), ACL_INSERT);
-	if (acl != ACLCHECK_OK)
-		aclcheck_error(acl, OBJECT_TABLE, get_rel_name(ctx->def.relid));
+	load_check_privilege(ctx->def.relid);
 	ctx->done = MemoryContextAllocZero(ctx->cxt, nchunks / 8 + 1);
-	catalog_connect(&scope, false);
-	if (SPI_execute_with_args("SELECT chunk FROM petagen.chunks WHERE job = $1",
-							  1, types, values, NULL, true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "petagen: could not read the ledger");
-	for (uint64 i = 0; i < SPI_processed; i++)
-	{
-		bool		isnull;
-		int64		chunk = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i],
-														SPI_tuptable->tupdesc, 1, &isnull));
-
-		if ((i & 65535) == 0)
-			CHECK_FOR_INTERRUPTS();
-		if (chunk >= 0 && chunk < nchunks)
-			ctx->done[chunk / 8] |= 1 << (chunk % 8);
-	}
-	catalog_finish(&scope);
+	ledger_done_chunks(ctx->def.job, nchunks, ctx->done);
 	disk_find_targets(ctx->def.relid, &ctx->disk);
 	PopActiveSnapshot();
 	CommitTransactionCommand();
 	MemoryContextSwitchTo(ctx->cxt);
-}
-
-/* Count the chunks in the ledger: a run is done only when all are there. */
-static int64
-worker_ledger_count(WorkerCtx *ctx)
-{
-	Oid			types[1] = {INT8OID};
-	Datum		values[1] = {Int64GetDatum(ctx->def.job)};
-	bool		isnull;
-	int64		n;
-	CatalogScope scope;
-
-	catalog_connect(&scope, false);
-	if (SPI_execute_with_args("SELECT count(*) FROM petagen.chunks WHERE job = $1",
-							  1, types, values, NULL, true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "petagen: could not read the ledger");
-	n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
-									1, &isnull));
-	catalog_finish(&scope);
-	return n;
 }
 
 /* Stop counting this worker among those still loading chunks. */
@@ -585,7 +520,7 @@ worker_ledger_complete(WorkerCtx *ctx)
 
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
-	complete = worker_ledger_count(ctx) == ctx->shared->nchunks;
+	complete = ledger_count_chunks(ctx->def.job) == ctx->shared->nchunks;
 	PopActiveSnapshot();
 	CommitTransactionCommand();
 	MemoryContextSwitchTo(ctx->cxt);
@@ -639,7 +574,7 @@ worker_build_next_index(WorkerCtx *ctx, bool leaves_only)
 	{
 		ErrorData  *edata;
 
-		edata = job_catch_and_abort(ctx->cxt);
+		edata = launch_catch_and_abort(ctx->cxt);
 		worker_set_error(ctx, edata->message);
 		strlcpy(ctx->error, edata->message, sizeof(ctx->error));
 		elog(LOG, "petagen job " INT64_FORMAT " worker %d failed to build an index: %s",
@@ -708,7 +643,7 @@ worker_finish_job(WorkerCtx *ctx)
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
-	if (state == JOB_DONE && worker_ledger_count(ctx) != ctx->shared->nchunks)
+	if (state == JOB_DONE && ledger_count_chunks(ctx->def.job) != ctx->shared->nchunks)
 	{
 		snprintf(missing, sizeof(missing), "the ledger lacks chunks of the key space");
 		state = JOB_FAILED;
@@ -725,7 +660,7 @@ worker_finish_job(WorkerCtx *ctx)
 		pg_atomic_write_u32(&ctx->shared->phase, PHASE_DONE);
 	/* an interrupted run stays "running" in the catalog: resume() continues it */
 	if (state != JOB_INTERRUPTED)
-		job_record_end(ctx->def.job, ctx->def.run, state, error);
+		ledger_record_end(ctx->def.job, ctx->def.run, job_state_name(state), error);
 	PopActiveSnapshot();
 	CommitTransactionCommand();
 	dsm_unpin_segment(ctx->args.handle);

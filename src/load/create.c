@@ -7,8 +7,8 @@
  * The parent carries the primary key; PostgreSQL clones it onto every leaf.
  * A cloned index goes to default_tablespace, not to its leaf's tablespace,
  * so each leaf is created with default_tablespace set to its tablespace
- * (and no TABLESPACE clause): heap and index land together, the trap of
- * the story's forgotten ALTER INDEX cannot happen.  The setting is saved
+ * (and no TABLESPACE clause): heap and index land together, and an index
+ * left behind on the old disk when heaps are moved cannot happen.  The setting is saved
  * and restored around each statement as a function's SET clause would be.
  *
  * Everything is validated before the first statement runs; the statements
@@ -137,8 +137,7 @@ create_run(const char *sql, const char *tablespace)
 		(void) set_config_option("default_tablespace", tablespace,
 								 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
 								 true, 0, false);
-	if (SPI_execute(sql, false, 0) != SPI_OK_UTILITY)
-		elog(ERROR, "petagen: SPI statement failed: %s", sql);
+	catalog_exec(sql, 0, NULL, NULL, NULL, SPI_OK_UTILITY);
 	AtEOXact_GUC(true, nestlevel);
 }
 

@@ -3,8 +3,8 @@
  *		Free space on the filesystems a load writes.
  *
  * A load writes the heap of every local leaf, every index of those leaves
- * (which may live in other tablespaces: the story's disk filled because
- * an index was forgotten on the old one) and WAL.  Workers compare the
+ * (which may live in other tablespaces: a disk fills up when a leaf's
+ * heap was moved and its index left behind) and WAL.  Workers compare the
  * smallest free space among them with the reserve before every batch.
  *-------------------------------------------------------------------------
  */

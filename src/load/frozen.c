@@ -319,15 +319,14 @@ frozen_write_intent(int64 job, int64 chunk, int worker, int run,
 	values[4] = FullTransactionIdGetDatum(intent->xid_bound);
 	values[5] = Int32GetDatum(worker);
 	values[6] = Int32GetDatum(run);
-	if (SPI_execute_with_args("INSERT INTO petagen.chunk_intents (job, chunk, leaves,"
-							  " from_blocks, xid_bound, worker, run)"
-							  " VALUES ($1, $2, $3, $4, $5, $6, $7)"
-							  " ON CONFLICT (job, chunk) DO UPDATE SET leaves = EXCLUDED.leaves,"
-							  " from_blocks = EXCLUDED.from_blocks, xid_bound = EXCLUDED.xid_bound,"
-							  " worker = EXCLUDED.worker, run = EXCLUDED.run,"
-							  " written_at = pg_catalog.now()",
-							  7, types, values, NULL, false, 0) != SPI_OK_INSERT)
-		elog(ERROR, "petagen: could not record the intent of chunk " INT64_FORMAT, chunk);
+	catalog_exec("INSERT INTO petagen.chunk_intents (job, chunk, leaves,"
+				 " from_blocks, xid_bound, worker, run)"
+				 " VALUES ($1, $2, $3, $4, $5, $6, $7)"
+				 " ON CONFLICT (job, chunk) DO UPDATE SET leaves = EXCLUDED.leaves,"
+				 " from_blocks = EXCLUDED.from_blocks, xid_bound = EXCLUDED.xid_bound,"
+				 " worker = EXCLUDED.worker, run = EXCLUDED.run,"
+				 " written_at = pg_catalog.now()",
+				 7, types, values, NULL, SPI_OK_INSERT);
 }
 
 /*
@@ -387,9 +386,8 @@ frozen_forget_chunk(int64 job, int64 chunk)
 	CatalogScope scope;
 
 	catalog_connect(&scope, true);
-	if (SPI_execute_with_args("DELETE FROM petagen.chunk_intents WHERE job = $1 AND chunk = $2",
-							  2, types, values, NULL, false, 0) != SPI_OK_DELETE)
-		elog(ERROR, "petagen: could not clear the intent of chunk " INT64_FORMAT, chunk);
+	catalog_exec("DELETE FROM petagen.chunk_intents WHERE job = $1 AND chunk = $2",
+				 2, types, values, NULL, SPI_OK_DELETE);
 	catalog_finish(&scope);
 }
 

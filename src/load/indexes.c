@@ -186,8 +186,7 @@ indexes_drop_one(Oid table, const char *name)
 	if (SPI_processed == 0)
 		return;					/* went with its parent's */
 	drop = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
-	if (SPI_execute(drop, false, 0) != SPI_OK_UTILITY)
-		elog(ERROR, "petagen: could not run: %s", drop);
+	catalog_exec(drop, 0, NULL, NULL, NULL, SPI_OK_UTILITY);
 }
 
 /* Record and drop the indexes of relid's partition tree for job (in start()). */
@@ -206,13 +205,11 @@ indexes_set_aside(int64 job, Oid relid)
 	indexes_check_exclusion(relid);
 	/* definitions spelled with the pinned search_path the workers run */
 	catalog_connect(&owner_scope, true);
-	if (SPI_execute_with_args(indexes_record_sql, 2, types, values, NULL, false, 0) != SPI_OK_INSERT)
-		elog(ERROR, "petagen: could not record the indexes of job " INT64_FORMAT, job);
+	catalog_exec(indexes_record_sql, 2, types, values, NULL, SPI_OK_INSERT);
 	catalog_finish(&owner_scope);
-	if (SPI_execute_with_args("SELECT on_table::pg_catalog.oid, index_name::text"
-							  " FROM petagen.job_indexes WHERE job = $1 ORDER BY stage DESC",
-							  1, types, values, NULL, false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "petagen: could not read the indexes of job " INT64_FORMAT, job);
+	catalog_exec("SELECT on_table::pg_catalog.oid, index_name::text"
+				 " FROM petagen.job_indexes WHERE job = $1 ORDER BY stage DESC",
+				 1, types, values, NULL, SPI_OK_SELECT);
 	n = SPI_processed;
 	tables = palloc(sizeof(Oid) * (n + 1));
 	names = palloc(sizeof(char *) * (n + 1));
@@ -307,8 +304,7 @@ static void
 indexes_run(const char *sql, Oid relid, const char *name)
 {
 	indexes_check_sql(sql, relid, name);
-	if (SPI_execute(sql, false, 0) != SPI_OK_UTILITY)
-		elog(ERROR, "petagen: could not build index \"%s\"", name);
+	catalog_exec(sql, 0, NULL, NULL, NULL, SPI_OK_UTILITY);
 }
 
 /*
@@ -335,11 +331,27 @@ indexes_build(int64 job, const IndexBuild *ib, int worker)
 		indexes_run(ib->constraint_sql, ib->on_table, ib->name);
 	catalog_finish(&scope);
 	catalog_connect(&scope, true);
-	if (SPI_execute_with_args("UPDATE petagen.job_indexes SET built_at = pg_catalog.now(),"
-							  " built_by = $4, tablespace = NULLIF($5, '')"
-							  " WHERE job = $1 AND on_table = $2 AND index_name = $3",
-							  5, types, values, NULL, false, 0) != SPI_OK_UPDATE)
-		elog(ERROR, "petagen: could not mark index \"%s\" built", ib->name);
+	catalog_exec("UPDATE petagen.job_indexes SET built_at = pg_catalog.now(),"
+				 " built_by = $4, tablespace = NULLIF($5, '')"
+				 " WHERE job = $1 AND on_table = $2 AND index_name = $3",
+				 5, types, values, NULL, SPI_OK_UPDATE);
+	catalog_finish(&scope);
+}
+
+/* Count the indexes job set aside, and how many of them are built. */
+void
+indexes_progress(int64 job, int64 *built, int64 *total)
+{
+	Oid			types[1] = {INT8OID};
+	Datum		values[1] = {Int64GetDatum(job)};
+	bool		isnull;
+	CatalogScope scope;
+
+	catalog_connect(&scope, false);
+	catalog_exec("SELECT count(built_at), count(*) FROM petagen.job_indexes"
+				 " WHERE job = $1", 1, types, values, NULL, SPI_OK_SELECT);
+	*built = DatumGetInt64(catalog_value(0, 1, &isnull));
+	*total = DatumGetInt64(catalog_value(0, 2, &isnull));
 	catalog_finish(&scope);
 }
 
@@ -347,18 +359,9 @@ indexes_build(int64 job, const IndexBuild *ib, int worker)
 int64
 indexes_unbuilt(int64 job)
 {
-	Oid			types[1] = {INT8OID};
-	Datum		values[1] = {Int64GetDatum(job)};
-	bool		isnull;
-	int64		n;
-	CatalogScope scope;
+	int64		built;
+	int64		total;
 
-	catalog_connect(&scope, false);
-	if (SPI_execute_with_args("SELECT count(*) FROM petagen.job_indexes"
-							  " WHERE job = $1 AND built_at IS NULL",
-							  1, types, values, NULL, true, 1) != SPI_OK_SELECT)
-		elog(ERROR, "petagen: could not count the indexes of job " INT64_FORMAT, job);
-	n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	catalog_finish(&scope);
-	return n;
+	indexes_progress(job, &built, &total);
+	return total - built;
 }

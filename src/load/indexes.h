@@ -25,6 +25,7 @@ extern void indexes_check(Oid relid, const GenSpec *spec);
 extern void indexes_set_aside(int64 job, Oid relid);
 extern bool indexes_claim(int64 job, bool leaves_only, IndexBuild *ib);
 extern void indexes_build(int64 job, const IndexBuild *ib, int worker);
+extern void indexes_progress(int64 job, int64 *built, int64 *total);
 extern int64 indexes_unbuilt(int64 job);
 
 #endif							/* PETAGEN_INDEXES_H */

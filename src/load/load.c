@@ -48,7 +48,7 @@
 #define LOAD_PROGRESS_KEYS	10000
 
 /* Raise an error unless the current user may insert into the table. */
-static void
+void
 load_check_privilege(Oid relid)
 {
 	if (pg_class_aclcheck(relid, GetUserId(), ACL_INSERT) != ACLCHECK_OK)
@@ -122,17 +122,15 @@ load_check_bypass(Relation rel)
 				 errhint("Drop or disable the table's ON INSERT rules (listed in pg_rules) for the load.")));
 }
 
-/* Check the table's shape against spec and range; fill its shape. */
+/* Check the table's shape against spec up to key number last; fill its shape. */
 static void
-load_check_table(Oid relid, const GenSpec *spec, int64 first, int64 count,
-				 RowShape *shape)
+load_check_table(Oid relid, const GenSpec *spec, int64 last, RowShape *shape)
 {
 	Relation	rel = table_open(relid, NoLock);
 	const char *name = RelationGetRelationName(rel);
 
 	shape_from_tupdesc(RelationGetDescr(rel), name, shape);
-	spec_check_shape(spec, shape, count > 0 ? first + (count - 1) : first,
-					 name);
+	spec_check_shape(spec, shape, last, name);
 	load_check_bypass(rel);
 	table_close(rel, NoLock);
 }
@@ -152,6 +150,36 @@ load_check_leaves(const Router *router)
 		load_check_bypass(rel);
 		table_close(rel, NoLock);
 	}
+}
+
+/*
+ * Check everything a load of key numbers up to last into relid needs, and
+ * lock it as INSERT does; returns its router, open, and fills its shape.
+ */
+static Router *
+load_open_checked(Oid relid, const GenSpec *spec, int64 last, RowShape *shape)
+{
+	Router	   *router;
+
+	load_check_privilege(relid);
+	LockRelationOid(relid, RowExclusiveLock);
+	load_check_table(relid, spec, last, shape);
+	router = route_open(relid);
+	load_check_leaves(router);
+	return router;
+}
+
+/*
+ * Raise an error unless the current role could load key numbers up to
+ * last of spec into relid: privileges, shape, policies, triggers, rules,
+ * leaves.  Writes nothing.
+ */
+void
+load_check(Oid relid, const GenSpec *spec, int64 last)
+{
+	RowShape	shape;
+
+	route_close(load_open_checked(relid, spec, last, &shape));
 }
 
 /* Raise PostgreSQL's error for a row that no partition accepts. */
@@ -220,11 +248,8 @@ load_range(Oid relid, const GenSpec *spec, bool frozen, int64 first,
 	Router	   *router;
 	Writer	   *writer;
 
-	load_check_privilege(relid);
-	LockRelationOid(relid, RowExclusiveLock);
-	load_check_table(relid, spec, first, count, &shape);
-	router = route_open(relid);
-	load_check_leaves(router);
+	router = load_open_checked(relid, spec,
+							   count > 0 ? first + (count - 1) : first, &shape);
 	rowgen_init(&rg, &shape, spec);
 	writer = writer_open(router, spec, frozen);
 

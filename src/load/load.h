@@ -28,6 +28,8 @@ typedef struct LoadStats
  */
 typedef void (*LoadProgressFn) (void *arg, const LoadStats *so_far);
 
+extern void load_check_privilege(Oid relid);
+extern void load_check(Oid relid, const GenSpec *spec, int64 last);
 extern void load_range(Oid relid, const GenSpec *spec, bool frozen,
 					   int64 first, int64 count, LoadStats *stats,
 					   LoadProgressFn progress, void *progress_arg);

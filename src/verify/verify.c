@@ -46,7 +46,7 @@
 #include "catalog.h"
 #include "compat.h"
 #include "guard.h"
-#include "job/jobdef.h"
+#include "job/ledger.h"
 #include "gen/keys.h"
 #include "route/route.h"
 #include "gen/spec.h"
@@ -151,15 +151,13 @@ static int64
 verify_count_rows(Oid relid)
 {
 	char	   *sql = psprintf("SELECT pg_catalog.count(*) FROM ONLY %s",
-							   quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
-														  get_rel_name(relid)));
+							   catalog_relation_name(relid));
 	bool		isnull;
 	int64		n;
 	CatalogScope scope;
 
 	catalog_connect(&scope, false);
-	if (SPI_execute(sql, true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "petagen: could not count the rows of %u", relid);
+	catalog_exec(sql, 0, NULL, NULL, NULL, SPI_OK_SELECT);
 	n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
 									1, &isnull));
 	catalog_finish(&scope);

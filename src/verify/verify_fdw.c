@@ -55,8 +55,7 @@ fdwprobe_open(Oid relid)
 
 	sql = psprintf("SELECT pg_catalog.count(*), pg_catalog.count(DISTINCT ycsb_key)"
 				   " FROM %s WHERE ycsb_key OPERATOR(pg_catalog.=) ANY ($1)",
-				   quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
-											  get_rel_name(relid)));
+				   catalog_relation_name(relid));
 	probe->keycxt = AllocSetContextCreate(CurrentMemoryContext,
 										  "petagen fdw probe",
 										  ALLOCSET_DEFAULT_SIZES);
