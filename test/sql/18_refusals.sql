@@ -1,9 +1,9 @@
 -- The refusals a DBA meets most, as psql prints them: ERROR, DETAIL and
 -- HINT (07, 09, 10 and 11 check each refusal's SQLSTATE and message; this
--- file checks the words around them).  Every refusal changes nothing: no
--- job row is added and no worker starts.  Job numbers are fixed (rows
--- written with OVERRIDING SYSTEM VALUE), so the output is the same on
--- every run.
+-- file checks the words around them).  At the end, the job rows are as
+-- written and no benchmark run was recorded: the refusals changed nothing.
+-- Job numbers are fixed (rows written with OVERRIDING SYSTEM VALUE), so
+-- the output is the same on every run.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS petagen;
 DROP ROLE IF EXISTS regress_refuse_op;
