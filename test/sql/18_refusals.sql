@@ -39,7 +39,7 @@ CREATE TRIGGER keep BEFORE INSERT ON with_trigger FOR EACH ROW EXECUTE FUNCTION 
 CREATE TEMP TABLE a_temp (ycsb_key text, field0 text);
 
 -- Who may start a job: a role outside petagen_operator, an operator
--- without INSERT on the table (start() and load() say it differently).
+-- without INSERT on the table (start() and load() alike).
 SET ROLE regress_refuse_outsider;
 SELECT petagen.start(10, 1, 'usertable');
 SET ROLE regress_refuse_op;
