@@ -11,6 +11,7 @@
 #   PG_MAJORS="15 18"   the majors to test (default both; see scripts/pg_config.sh)
 #   PG_CONFIG=...       test only this server instead (any PGXS-capable 15+)
 #   ONLY_REGRESS="01_keys 03_rows", ONLY_TAP="test/t/010_load.pl"  a subset
+#                       (00_setup, the regress files' shared helpers, always runs first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
@@ -83,7 +84,13 @@ test_major() {
     # (ifdef REGRESS) and then prove (ifdef TAP_TESTS). Run each half on its
     # own by emptying the other variable, so one failing half does not hide
     # the other.
-    [ -n "${ONLY_REGRESS:-}" ] && regress+=("REGRESS=$ONLY_REGRESS")
+    # test/sql/00_setup.sql defines the helpers the other files use.
+    if [ -n "${ONLY_REGRESS:-}" ]; then
+        case " $ONLY_REGRESS " in
+            *" 00_setup "*) regress+=("REGRESS=$ONLY_REGRESS") ;;
+            *) regress+=("REGRESS=00_setup $ONLY_REGRESS") ;;
+        esac
+    fi
     [ -n "${ONLY_TAP:-}" ] && tap+=("PROVE_TESTS=$ONLY_TAP")
     if [ -z "${ONLY_TAP:-}" ] || [ -n "${ONLY_REGRESS:-}" ]; then
         echo "== pg_regress ($work)"

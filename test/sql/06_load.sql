@@ -8,13 +8,7 @@ RESET client_min_messages;
 CREATE SCHEMA load06;
 SET search_path = load06, public;
 
-CREATE TABLE usertable (ycsb_key varchar(64) PRIMARY KEY,
-    field0 varchar(100), field1 varchar(100), field2 varchar(100),
-    field3 varchar(100), field4 varchar(100), field5 varchar(100),
-    field6 varchar(100), field7 varchar(100), field8 varchar(100),
-    field9 varchar(100)) PARTITION BY HASH (ycsb_key);
-SELECT format('CREATE TABLE usertable_%s PARTITION OF usertable FOR VALUES WITH (MODULUS 8, REMAINDER %s)', i, i)
-FROM generate_series(0, 7) i \gexec
+SELECT petagen.create_table('usertable');
 
 -- 20000 rows into the 8-way table.
 SELECT * FROM petagen.load('usertable', 0, 20000);
@@ -22,7 +16,7 @@ SELECT count(*) AS rows, count(DISTINCT ycsb_key) AS distinct_keys FROM usertabl
 -- Each row is in the leaf PostgreSQL's own hash routing names.
 SELECT tableoid::regclass AS leaf, count(*),
        bool_and(satisfies_hash_partition('usertable'::regclass, 8,
-                substr(tableoid::regclass::text, 11)::int, ycsb_key)) AS right_leaf
+                substr(tableoid::regclass::text, 12)::int, ycsb_key)) AS right_leaf
 FROM usertable GROUP BY 1 ORDER BY 1;
 -- The content is exactly petagen.rows().
 SELECT (SELECT count(*) FROM (SELECT * FROM usertable
@@ -54,7 +48,7 @@ FROM (SELECT indexrelid FROM pg_index
                          WHERE inhparent = 'usertable'::regclass)) i;
 
 -- A plain table, ordered keys, options.
-CREATE TABLE plain (ycsb_key text PRIMARY KEY, field0 text, field1 text);
+SELECT ycsb_table('plain', 2);
 SELECT * FROM petagen.load('plain', 5, 1000, keys => 'ordered', seed => 3,
                            fieldlength => 10, prefix => 'k', zeropadding => 8);
 SELECT (SELECT count(*) FROM (SELECT * FROM plain EXCEPT
@@ -84,7 +78,7 @@ SELECT bool_and(bt_index_check(indexrelid, true) IS NOT NULL) AS indexes_ok
 FROM pg_index WHERE indrelid IN ('mixed_0'::regclass, 'mixed_1'::regclass);
 
 -- ycsb keys: a key already present is counted and skipped, never an error.
-CREATE TABLE ycsb (LIKE usertable INCLUDING ALL);
+SELECT ycsb_table('ycsb', 10);
 INSERT INTO ycsb (ycsb_key, field0) VALUES (petagen.key(5, 'ycsb'), 'already here');
 SELECT * FROM petagen.load('ycsb', 0, 10, keys => 'ycsb');
 SELECT count(*) AS rows, count(*) FILTER (WHERE field0 = 'already here') AS kept
@@ -103,18 +97,19 @@ SELECT * FROM petagen.load('ycsb_noindex', 0, 10, keys => 'ycsb');
 SELECT * FROM petagen.load('ycsb_noindex', 0, 10, keys => 'ycsb');
 
 -- A CHECK constraint of a leaf is enforced.
-CREATE TABLE checked (ycsb_key text PRIMARY KEY, field0 text
+CREATE TABLE checked (ycsb_key text PRIMARY KEY, field0 text  -- the CHECK is the point
     CHECK (length(field0) = 100));
 SELECT * FROM petagen.load('checked', 0, 10);
 
--- Bad inputs.
+-- Bad inputs: a table without ycsb_key, a hash tree missing a partition,
+-- a deferrable unique constraint are shapes of their own.
 CREATE TABLE not_ycsb (id int, field0 text);
 CREATE TABLE halfway (ycsb_key text PRIMARY KEY, field0 text) PARTITION BY HASH (ycsb_key);
 CREATE TABLE halfway_0 PARTITION OF halfway FOR VALUES WITH (MODULUS 2, REMAINDER 0);
-CREATE TABLE rls (ycsb_key text PRIMARY KEY, field0 text);
+SELECT ycsb_table('rls');
 ALTER TABLE rls ENABLE ROW LEVEL SECURITY;
 CREATE POLICY p ON rls USING (true);
-CREATE TABLE trig (ycsb_key text PRIMARY KEY, field0 text);
+SELECT ycsb_table('trig');
 CREATE FUNCTION trig_fn() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN RETURN NEW; END';
 CREATE TRIGGER t BEFORE INSERT ON trig FOR EACH ROW EXECUTE FUNCTION trig_fn();
 CREATE TABLE deferred (ycsb_key text, field0 text,

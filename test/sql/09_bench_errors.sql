@@ -19,13 +19,11 @@ GRANT USAGE ON SCHEMA b09, petagen TO regress_bench_op, regress_bench_outsider, 
 
 ALTER ROLE regress_bench_op LOGIN;
 
-CREATE TABLE t (ycsb_key varchar(64) PRIMARY KEY, field0 varchar(100), field1 varchar(100))
-    PARTITION BY HASH (ycsb_key);
-CREATE TABLE t_0 PARTITION OF t FOR VALUES WITH (MODULUS 2, REMAINDER 0);
-CREATE TABLE t_1 PARTITION OF t FOR VALUES WITH (MODULUS 2, REMAINDER 1);
+SELECT petagen.create_table('t', 2, fields => 2);
 SELECT keys FROM petagen.load('t', 0, 1000);
-GRANT SELECT ON t, t_0, t_1 TO regress_bench_op;
-CREATE TABLE other (ycsb_key text PRIMARY KEY, field0 text);
+GRANT SELECT ON t, t_p0, t_p1 TO regress_bench_op;
+SELECT ycsb_table('other');
+-- A list tree whose leaves hold no key, a tree of foreign leaves only.
 CREATE TABLE listed (ycsb_key text, field0 text) PARTITION BY LIST (ycsb_key);
 CREATE TABLE listed_none PARTITION OF listed FOR VALUES IN ('no-such-key');
 CREATE TABLE listed_rest PARTITION OF listed DEFAULT;
@@ -73,7 +71,7 @@ SELECT throws_ok($$SELECT * FROM petagen.bench('select', "table" => 'b09.t', tar
     '42P01', 'relation "b09.t_9" does not exist', 'target does not exist');
 SELECT throws_ok($$SELECT * FROM petagen.bench('select', "table" => 'b09.t', target => '{}', rows => 1000)$$,
     '22023', 'target must name at least one leaf partition', 'target empty');
-SELECT throws_ok($$SELECT * FROM petagen.bench('select', "table" => 'b09.t', target => '{b09.t_0,NULL}', rows => 1000)$$,
+SELECT throws_ok($$SELECT * FROM petagen.bench('select', "table" => 'b09.t', target => '{b09.t_p0,NULL}', rows => 1000)$$,
     '22004', 'target must not contain nulls', 'target with a NULL');
 SELECT throws_ok($$SELECT * FROM petagen.bench('select', "table" => 'b09.remote_only', rows => 1000)$$,
     '22023', '"remote_only" has no local leaf on this node', 'no local leaf and no target');
@@ -113,9 +111,9 @@ SELECT throws_ok($$SELECT * FROM petagen.bench('select', "table" => 'b09.t', row
 RESET ROLE;
 SET ROLE regress_bench_op;
 SELECT throws_ok($$SELECT * FROM petagen.bench('update', "table" => 'b09.t', rows => 1000)$$,
-    '42501', 'permission denied for table t_0', 'update needs UPDATE on the leaves');
+    '42501', 'permission denied for table t_p0', 'update needs UPDATE on the leaves');
 SELECT throws_ok($$SELECT * FROM petagen.bench('ycsb-d', "table" => 'b09.t', rows => 1000)$$,
-    '42501', 'permission denied for table t_0', 'ycsb-d needs INSERT on the leaves');
+    '42501', 'permission denied for table t_p0', 'ycsb-d needs INSERT on the leaves');
 RESET ROLE;
 SET ROLE regress_bench_nologin;
 -- Before PostgreSQL 17 workers cannot connect as a role without LOGIN; from
@@ -123,7 +121,7 @@ SET ROLE regress_bench_nologin;
 SELECT throws_ok($$SELECT * FROM petagen.bench('select', "table" => 'b09.t', rows => 1000)$$,
     '42501', CASE WHEN current_setting('server_version_num')::int < 170000
                   THEN 'role "regress_bench_nologin" cannot log in, so petagen workers cannot run as it'
-                  ELSE 'permission denied for table t_0' END,
+                  ELSE 'permission denied for table t_p0' END,
     'a role without LOGIN: refused before 17, where workers could not connect as it');
 RESET ROLE;
 
@@ -139,7 +137,7 @@ SELECT * FROM finish();
 -- values that do not depend on timing).
 SELECT kind, workers, operations > 0 AS ran, operations = reads AS all_reads,
        errors, not_found, p50_us <= p99_us AND p99_us <= max_us AS ordered_percentiles
-FROM petagen.bench('select', 1, '0.3 s', "table" => 'b09.t', target => '{b09.t_1,b09.t_1}', rows => 1000);
+FROM petagen.bench('select', 1, '0.3 s', "table" => 'b09.t', target => '{b09.t_p1,b09.t_p1}', rows => 1000);
 SELECT kind, workers, sweep IS NULL AS no_sweep, target, target_node, distribution,
        options - 'seconds' AS options, duration, warmup, "table"
 FROM petagen.bench_results ORDER BY id;

@@ -12,15 +12,14 @@ SET search_path = errs10, public;
 CREATE ROLE regress_petagen_frz_op LOGIN IN ROLE petagen_operator;
 GRANT USAGE ON SCHEMA errs10 TO regress_petagen_frz_op;
 
-CREATE TABLE ok (ycsb_key varchar(64) PRIMARY KEY, field0 varchar(100));
+SELECT ycsb_table('ok');
 CREATE INDEX ok_field0 ON ok (field0);
 GRANT INSERT ON ok TO regress_petagen_frz_op;
+-- An exclusion constraint is the point of excluded and of parted_p1's.
 CREATE TABLE excluded (ycsb_key text, field0 text,
     EXCLUDE USING btree (ycsb_key WITH =));
-CREATE TABLE parted (ycsb_key text PRIMARY KEY, field0 text) PARTITION BY HASH (ycsb_key);
-CREATE TABLE parted_0 PARTITION OF parted FOR VALUES WITH (MODULUS 2, REMAINDER 0);
-CREATE TABLE parted_1 PARTITION OF parted FOR VALUES WITH (MODULUS 2, REMAINDER 1);
-ALTER TABLE parted_1 ADD EXCLUDE USING btree (field0 WITH =);
+SELECT petagen.create_table('parted', 2, fields => 1);
+ALTER TABLE parted_p1 ADD EXCLUDE USING btree (field0 WITH =);
 
 SELECT plan(14);
 
@@ -50,15 +49,15 @@ SELECT throws_ok($$SELECT petagen.start(10, 1, 'excluded', indexes => 'after')$$
     'indexes => ''after'' cannot set aside exclusion constraint "excluded_ycsb_key_excl" of errs10.excluded',
     'indexes after with an exclusion constraint');
 SELECT throws_ok($$SELECT petagen.start(10, 1, 'parted', indexes => 'after')$$, '0A000',
-    'indexes => ''after'' cannot set aside exclusion constraint "parted_1_field0_excl" of errs10.parted_1',
+    'indexes => ''after'' cannot set aside exclusion constraint "parted_p1_field0_excl" of errs10.parted_p1',
     'indexes after with an exclusion constraint on a leaf');
 
 -- nothing was left behind
 SELECT is(count(*), 0::bigint, 'no job row left behind') FROM petagen.jobs;
 SELECT is(count(*), 0::bigint, 'no index recorded') FROM petagen.job_indexes;
-SELECT is(string_agg(indexname, ',' ORDER BY indexname), 'ok_field0,ok_pkey,parted_0_pkey,parted_1_field0_excl,parted_1_pkey',
+SELECT is(string_agg(indexname, ',' ORDER BY indexname), 'ok_field0,ok_pkey,parted_p0_pkey,parted_p1_field0_excl,parted_p1_pkey',
     'every index is still there')
-FROM pg_indexes WHERE schemaname = 'errs10' AND tablename IN ('ok', 'parted_0', 'parted_1');
+FROM pg_indexes WHERE schemaname = 'errs10' AND tablename IN ('ok', 'parted_p0', 'parted_p1');
 
 SELECT * FROM finish();
 

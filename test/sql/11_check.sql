@@ -15,13 +15,7 @@ SET allow_in_place_tablespaces = on;
 CREATE TABLESPACE regress_check_ts LOCATION '';
 RESET allow_in_place_tablespaces;
 
-CREATE TABLE usertable (ycsb_key varchar(64) PRIMARY KEY,
-    field0 varchar(100), field1 varchar(100), field2 varchar(100),
-    field3 varchar(100), field4 varchar(100), field5 varchar(100),
-    field6 varchar(100), field7 varchar(100), field8 varchar(100),
-    field9 varchar(100)) PARTITION BY HASH (ycsb_key);
-SELECT format('CREATE TABLE usertable_%s PARTITION OF usertable FOR VALUES WITH (MODULUS 4, REMAINDER %s)', i, i)
-FROM generate_series(0, 3) i \gexec
+SELECT petagen.create_table('usertable', 4);
 
 -- A small, well-placed load: information and the warnings every load gets.
 SELECT severity, object, split_part(finding, ':', 1) AS topic, hint IS NOT NULL AS has_hint
@@ -31,8 +25,8 @@ FROM petagen.check(1000, workers => 2, "table" => 'usertable');
 SELECT finding ~ '^leaves: 4 local and 0 foreign; this node writes about 1000 of the 1000 rows \(100\.0%\)$' AS all_local
 FROM petagen.check(1000, 2, 'usertable') WHERE finding LIKE 'leaves:%';
 
--- A misplaced index: usertable_2's primary key moved away from its heap.
-ALTER INDEX usertable_2_pkey SET TABLESPACE regress_check_ts;
+-- A misplaced index: usertable_p2's primary key moved away from its heap.
+ALTER INDEX usertable_p2_pkey SET TABLESPACE regress_check_ts;
 SELECT severity, object, split_part(finding, ':', 1) AS topic, hint
 FROM petagen.check(1000, 2, 'usertable') WHERE finding LIKE 'index tablespace:%';
 SELECT finding FROM petagen.check(1000, 2, 'usertable') WHERE finding LIKE 'index tablespace:%';
@@ -40,8 +34,8 @@ SELECT finding FROM petagen.check(1000, 2, 'usertable') WHERE finding LIKE 'inde
 SELECT severity, object FROM petagen.check(1000, 2, 'usertable') WHERE finding LIKE 'space:%';
 -- The hint's statement fixes it.
 SELECT hint FROM petagen.check(1000, 2, 'usertable') WHERE finding LIKE 'index tablespace:%' \gset
-SELECT :'hint' ~ '^ALTER INDEX check11\.usertable_2_pkey SET TABLESPACE pg_default; ' AS hint_is_the_fix;
-ALTER INDEX check11.usertable_2_pkey SET TABLESPACE pg_default;
+SELECT :'hint' ~ '^ALTER INDEX check11\.usertable_p2_pkey SET TABLESPACE pg_default; ' AS hint_is_the_fix;
+ALTER INDEX check11.usertable_p2_pkey SET TABLESPACE pg_default;
 SELECT count(*) AS misplaced FROM petagen.check(1000, 2, 'usertable') WHERE finding LIKE 'index tablespace:%';
 
 -- A filesystem too small for the estimate: here, a reserve larger than any disk.
@@ -52,7 +46,7 @@ WHERE severity = 'error';
 -- A leaf past PostgreSQL's 32 TB relation limit.
 SELECT severity, object, split_part(finding, ':', 1) AS topic
 FROM petagen.check(1e14, 2, 'usertable') WHERE finding LIKE 'relation size:%' ORDER BY object;
-SELECT hint FROM petagen.check(1e14, 2, 'usertable') WHERE object = 'usertable_0' AND finding LIKE 'relation size:%';
+SELECT hint FROM petagen.check(1e14, 2, 'usertable') WHERE object = 'usertable_p0' AND finding LIKE 'relation size:%';
 
 -- Too few worker slots: regress.conf has max_worker_processes = 16.
 SELECT severity, object, split_part(finding, ':', 1) AS topic
@@ -69,14 +63,14 @@ SELECT frozen, count(*) FILTER (WHERE finding LIKE 'freeze:%') AS freeze_finding
 FROM unnest(ARRAY[false, true]) frozen, petagen.check(1000, 2, 'usertable', frozen => frozen)
 GROUP BY frozen ORDER BY frozen;
 SELECT format('ALTER TABLE %s SET (autovacuum_enabled = off)', i)
-FROM generate_series(0, 3) g, format('usertable_%s', g) i \gexec
+FROM generate_series(0, 3) g, format('usertable_p%s', g) i \gexec
 SELECT count(*) AS autovacuum_findings FROM petagen.check(1000, 2, 'usertable')
 WHERE finding LIKE 'autovacuum:%';
-ALTER TABLE usertable_1 RESET (autovacuum_enabled);
+ALTER TABLE usertable_p1 RESET (autovacuum_enabled);
 SELECT finding ~ '^autovacuum: 1 of 4 local leaves' AS one_leaf FROM petagen.check(1000, 2, 'usertable')
 WHERE finding LIKE 'autovacuum:%';
 
--- Keys no partition accepts.
+-- Keys no partition accepts (a range tree: a shape of its own).
 CREATE TABLE ranged (ycsb_key text PRIMARY KEY, field0 text) PARTITION BY RANGE (ycsb_key);
 CREATE TABLE ranged_1 PARTITION OF ranged FOR VALUES FROM ('user1') TO ('user5');
 SELECT severity, object, split_part(finding, ':', 1) AS topic

@@ -102,7 +102,7 @@ VALUES (210, 'select', 2, '10 s', '2 s', 'usertable', '{}', 'n3', 'uniform', 111
         'n4', '2024-01-03 00:00:00+00', '2024-01-03 00:00:10+00');
 
 -- A load job with five progress_log rows five minutes apart, and one without.
-CREATE TABLE t (ycsb_key text PRIMARY KEY, field0 text);
+SELECT ycsb_table('t');
 INSERT INTO petagen.jobs ("table", rows, workers, chunk_rows, keys, seed, fieldlength,
                           prefix, zeropadding, started_by, state, created_at, started_at)
 VALUES ('t', 10000000, 2, 100000, 'scrambled', 0, 100, 'user', 1, current_user::regrole,

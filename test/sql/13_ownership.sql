@@ -18,7 +18,7 @@ CREATE ROLE regress_own_bob LOGIN IN ROLE petagen_operator;
 CREATE ROLE regress_own_alice_member LOGIN IN ROLE regress_own_alice;
 CREATE ROLE regress_own_watcher LOGIN IN ROLE pg_monitor;
 GRANT USAGE ON SCHEMA own13 TO PUBLIC;
-CREATE TABLE t (ycsb_key varchar(64) PRIMARY KEY, field0 varchar(100));
+SELECT ycsb_table('t');
 GRANT INSERT ON t TO regress_own_alice;
 
 -- A stopped job of alice's, as start() and stop() would have left it.

@@ -10,7 +10,7 @@ RESET client_min_messages;
 BEGIN;
 CREATE SCHEMA rates13;
 SET search_path = rates13, public;
-CREATE TABLE t (ycsb_key text PRIMARY KEY, field0 text);
+SELECT ycsb_table('t');
 
 -- A job created at 00:00:00, and its progress_log rows at (seconds, rows).
 CREATE FUNCTION job_with_log(VARIADIC points numeric[]) RETURNS bigint

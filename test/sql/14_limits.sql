@@ -13,7 +13,8 @@ SET search_path = lim14, public;
 CREATE ROLE regress_petagen_lim LOGIN IN ROLE petagen_operator;
 GRANT USAGE ON SCHEMA lim14 TO regress_petagen_lim;
 
-CREATE TABLE ok (ycsb_key varchar(64) PRIMARY KEY, field0 varchar(100));
+SELECT ycsb_table('ok');
+-- Fields of type text, no length limit: the point of the wide tables.
 SELECT format('CREATE TABLE %I (ycsb_key text, %s)', 'wide' || n,
               string_agg(format('field%s text', i), ', ' ORDER BY i))
 FROM (VALUES (256), (257)) w(n), generate_series(0, n - 1) i GROUP BY n \gexec
@@ -112,7 +113,7 @@ SELECT throws_ok($$SELECT count(*) FROM petagen.draw('uniform', 10, 100000001, 1
 
 -- 3. A table given by OID: the schema USAGE check name lookup would make.
 CREATE SCHEMA hidden14;
-CREATE TABLE hidden14.t (ycsb_key text PRIMARY KEY, field0 text);
+SELECT ycsb_table('hidden14.t');
 GRANT SELECT, INSERT ON hidden14.t TO regress_petagen_lim;
 SELECT 'hidden14.t'::regclass::oid AS hidden_oid \gset
 SELECT throws_ok(format($$SET ROLE regress_petagen_lim; SELECT * FROM petagen.load(%s::regclass, 0, 1)$$, :hidden_oid),
@@ -131,7 +132,7 @@ SELECT throws_ok($$SELECT * FROM petagen.verify(4000000000::oid::regclass, 1)$$,
     '42P01', 'relation with OID 4000000000 does not exist', 'verify() of an OID that is no relation');
 
 -- 4. A multibyte prefix is measured in characters against varchar(n).
-CREATE TABLE mb8 (ycsb_key varchar(8) PRIMARY KEY, field0 text);
+CREATE TABLE mb8 (ycsb_key varchar(8) PRIMARY KEY, field0 text);  -- a key of 8 characters
 SELECT is((SELECT rows_written FROM petagen.load('mb8', 0, 10, keys => 'ordered', prefix => 'ü', zeropadding => 7)),
     10::bigint, 'prefix ü + 7 digits fits varchar(8)');
 SELECT is((SELECT max(length(ycsb_key)) FROM mb8), 8, 'keys of 8 characters');
@@ -141,7 +142,7 @@ SELECT throws_ok($$SELECT * FROM petagen.load('mb8', 0, 10, keys => 'ordered', p
 
 -- 5. verify() refuses a table whose row-level security applies to the
 -- caller, and takes no partial index as proof that a key is present.
-CREATE TABLE rls (ycsb_key text PRIMARY KEY, field0 text);
+SELECT ycsb_table('rls');
 SELECT rows_written FROM petagen.load('rls', 0, 10, keys => 'ordered');
 ALTER TABLE rls ENABLE ROW LEVEL SECURITY;
 CREATE POLICY some_keys ON rls FOR SELECT USING (ycsb_key < 'user5');
@@ -152,7 +153,7 @@ SELECT throws_ok($$SET ROLE regress_petagen_lim; SELECT * FROM petagen.verify('r
 RESET ROLE;
 SELECT is((SELECT present FROM petagen.verify('rls', 20, keys => 'ordered')), 10::bigint,
     'the owner, whom RLS does not apply to, may verify');
-CREATE TABLE partial (ycsb_key text, field0 text);
+CREATE TABLE partial (ycsb_key text, field0 text);  -- no primary key: only a partial one
 SELECT rows_written FROM petagen.load('partial', 0, 10, keys => 'ordered');
 CREATE UNIQUE INDEX partial_low ON partial (ycsb_key) WHERE ycsb_key < 'user5';
 SELECT throws_ok($$SELECT * FROM petagen.verify('partial', 10, keys => 'ordered')$$,

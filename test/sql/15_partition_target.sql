@@ -11,7 +11,8 @@ CREATE SCHEMA part15;
 SET search_path = part15, public;
 SELECT plan(3);
 
--- hash, two levels: pt_1 is itself hash-partitioned by ycsb_key
+-- hash, two levels: pt_1 is itself hash-partitioned by ycsb_key (a tree
+-- create_table() does not make; so are the range and list trees below)
 CREATE TABLE pt (ycsb_key varchar(64) PRIMARY KEY, field0 varchar(100))
     PARTITION BY HASH (ycsb_key);
 CREATE TABLE pt_0 PARTITION OF pt FOR VALUES WITH (MODULUS 2, REMAINDER 0);

@@ -12,7 +12,7 @@ SELECT plan(15);
 
 -- Rules: a plain INSERT runs an ON INSERT rule (here an audit trail);
 -- petagen would not, so it refuses the table, also as a partition target.
-CREATE TABLE ruled (ycsb_key text PRIMARY KEY, field0 text);
+SELECT ycsb_table('ruled');
 CREATE TABLE audit (ycsb_key text);
 CREATE RULE audit_insert AS ON INSERT TO ruled
     DO ALSO INSERT INTO audit VALUES (NEW.ycsb_key);
@@ -27,13 +27,10 @@ SELECT is((SELECT finding FROM petagen.check(10, "table" => 'ruled')
 ALTER TABLE ruled DISABLE RULE audit_insert;
 SELECT is((SELECT rows_written FROM petagen.load('ruled', 0, 10)), 10::bigint,
     'with the rule disabled the load works');
-CREATE TABLE ruled_root (ycsb_key text PRIMARY KEY, field0 text)
-    PARTITION BY HASH (ycsb_key);
-CREATE TABLE ruled_leaf PARTITION OF ruled_root
-    FOR VALUES WITH (MODULUS 1, REMAINDER 0);
-CREATE RULE leaf_insert AS ON INSERT TO ruled_leaf DO INSTEAD NOTHING;
-SELECT throws_ok($$SELECT * FROM petagen.load('ruled_leaf', 0, 10)$$, '0A000',
-    'petagen cannot load "ruled_leaf": it has a rule on INSERT',
+SELECT petagen.create_table('ruled_root', 1, fields => 1);
+CREATE RULE leaf_insert AS ON INSERT TO ruled_root_p0 DO INSTEAD NOTHING;
+SELECT throws_ok($$SELECT * FROM petagen.load('ruled_root_p0', 0, 10)$$, '0A000',
+    'petagen cannot load "ruled_root_p0": it has a rule on INSERT',
     'load() into a partition with an ON INSERT rule is refused');
 
 -- Exclusion constraints are enforced (no unique index on ycsb_key here,
@@ -53,7 +50,7 @@ SELECT throws_ok($$SELECT * FROM petagen.load('uniq', 0, 10)$$, '23505',
 
 -- Column privileges: INSERT on some columns only is not enough.
 CREATE ROLE regress_review_cols LOGIN IN ROLE petagen_operator;
-CREATE TABLE cols (ycsb_key text PRIMARY KEY, field0 text, field1 text);
+SELECT ycsb_table('cols', 2);
 GRANT USAGE ON SCHEMA review16 TO regress_review_cols;
 GRANT INSERT (ycsb_key, field0) ON cols TO regress_review_cols;
 SET ROLE regress_review_cols;
@@ -65,7 +62,7 @@ RESET ROLE;
 -- A frozen load makes rows visible before they commit and keeps them after
 -- a rollback until resume(): only the table's owner may choose that, as
 -- COPY FREEZE works only on a table no other transaction can see yet.
-CREATE TABLE frz (ycsb_key text PRIMARY KEY, field0 text);
+SELECT ycsb_table('frz');
 GRANT INSERT ON frz TO regress_review_cols;
 SET ROLE regress_review_cols;
 SELECT throws_ok($$SELECT petagen.start(10, 1, 'review16.frz', frozen => true)$$, '42501',
@@ -89,7 +86,7 @@ SELECT is((SELECT count(*) FROM ONLY parent), 10::bigint,
 
 -- verify() of a plain inheritance parent counts the parent's own rows, as
 -- it probes the parent's own index: a child's rows are not "extra".
-CREATE TABLE heir (ycsb_key text PRIMARY KEY, field0 text);
+SELECT ycsb_table('heir');
 CREATE TABLE heir_child () INHERITS (heir);
 SELECT rows_written FROM petagen.load('heir', 0, 10);
 INSERT INTO heir_child VALUES ('not a key of the key space', 'x');

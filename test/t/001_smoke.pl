@@ -6,6 +6,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use PetagenTest;
 
 my $node = PostgreSQL::Test::Cluster->new('smoke');
 $node->init;
@@ -18,8 +21,7 @@ is($node->safe_psql('postgres', q{SELECT petagen.key(0, 'ycsb')}),
 	'user6284781860667377211', 'ycsb key of seq 0');
 
 # rows() over a small plain table: 1000 rows, 1000 distinct keys.
-$node->safe_psql('postgres',
-	'CREATE TABLE t3 (ycsb_key text PRIMARY KEY, field0 text, field1 text)');
+$node->safe_psql('postgres', ycsb_table_sql('t3', 2));
 is( $node->safe_psql(
 		'postgres',
 		'SELECT count(*), count(DISTINCT ycsb_key) '

@@ -18,10 +18,10 @@ my $node = PostgreSQL::Test::Cluster->new('load');
 $node->init;
 $node->start;
 
-$node->safe_psql('postgres', usertable_sql('usertable'));
 $node->safe_psql(
 	'postgres', q{
 CREATE EXTENSION petagen;
+SELECT petagen.create_table('usertable');
 CREATE EXTENSION amcheck;
 CREATE ROLE watcher LOGIN IN ROLE pg_monitor;
 CREATE ROLE outsider LOGIN;

@@ -28,7 +28,7 @@ $node->safe_psql('postgres', 'CREATE EXTENSION petagen');
 sub make_table
 {
 	my ($name) = @_;
-	$node->safe_psql('postgres', usertable_sql($name));
+	$node->safe_psql('postgres', "SELECT petagen.create_table('$name')");
 }
 
 # Start a load of $rows rows into $table whose workers will be held before

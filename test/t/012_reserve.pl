@@ -20,10 +20,10 @@ my $node = PostgreSQL::Test::Cluster->new('reserve');
 $node->init;
 $node->start;
 
-$node->safe_psql('postgres', usertable_sql('usertable'));
 $node->safe_psql(
 	'postgres', q{
 CREATE EXTENSION petagen;
+SELECT petagen.create_table('usertable');
 });
 
 # Let chunks 0 and 1 commit and hold the workers before chunks 2 and 3
@@ -95,12 +95,7 @@ SKIP:
 	$node->safe_psql(
 		'postgres', qq{
 CREATE TABLESPACE small LOCATION '$dir';
-CREATE TABLE tiny (ycsb_key varchar(64),
-    field0 varchar(100), field1 varchar(100), field2 varchar(100),
-    field3 varchar(100), field4 varchar(100), field5 varchar(100),
-    field6 varchar(100), field7 varchar(100), field8 varchar(100),
-    field9 varchar(100),
-    PRIMARY KEY (ycsb_key) USING INDEX TABLESPACE small) TABLESPACE small;
+SELECT petagen.create_table('tiny', 1, ARRAY['small']);
 });
 	my $log_offset = -s $node->logfile;
 

@@ -51,7 +51,7 @@ sub seqscan_psql
 sub start_frozen
 {
 	my ($table) = @_;
-	$node->safe_psql('postgres', usertable_sql($table));
+	$node->safe_psql('postgres', "SELECT petagen.create_table('$table')");
 	return $node->safe_psql('postgres',
 		qq{SELECT petagen.start($rows, workers => 2, "table" => '$table',
 		   chunk_rows => $chunk_rows, frozen => true)});

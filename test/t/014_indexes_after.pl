@@ -24,10 +24,10 @@ $node->safe_psql('postgres', qq{
 CREATE EXTENSION petagen;
 CREATE EXTENSION amcheck;
 CREATE TABLESPACE ts2 LOCATION '$tsdir';
-} . usertable_sql('usertable') . q{
-ALTER TABLE usertable_2 SET TABLESPACE ts2;
+SELECT petagen.create_table('usertable');
+ALTER TABLE usertable_p2 SET TABLESPACE ts2;
 CREATE INDEX usertable_field0 ON usertable (field0);
-CREATE INDEX usertable_5_field1 ON usertable_5 (field1);
+CREATE INDEX usertable_p5_field1 ON usertable_p5 (field1);
 });
 
 # The indexes of the tree: name, tablespace (or -), parent index (or -).
@@ -41,12 +41,12 @@ LEFT JOIN pg_tablespace s ON s.oid = ic.reltablespace
 LEFT JOIN pg_inherits p ON p.inhrelid = i.indexrelid};
 my $before = $node->safe_psql('postgres', $indexes_sql);
 # Moving a heap leaves its indexes behind (ALTER TABLE SET TABLESPACE moves no index).
-like($before, qr/usertable_2_pkey:-:usertable_pkey/,
-	'setup: usertable_2 lives in ts2, its key still in the default tablespace');
-(my $expected = $before) =~ s/(usertable_2_\w+):-:/$1:ts2:/g;
+like($before, qr/usertable_p2_pkey:-:usertable_pkey/,
+	'setup: usertable_p2 lives in ts2, its key still in the default tablespace');
+(my $expected = $before) =~ s/(usertable_p2_\w+):-:/$1:ts2:/g;
 
 # Both workers are held before their first chunk while the test looks, so
-# that no index is rebuilt (nor usertable_7's claimed) before the lock below.
+# that no index is rebuilt (nor usertable_p7's claimed) before the lock below.
 set_debug_pause($node, 'before_chunk');
 my $job = $node->safe_psql('postgres',
 	qq{SELECT petagen.start($rows, workers => 2, "table" => 'usertable',
@@ -58,24 +58,24 @@ is( $node->safe_psql('postgres',
 		"SELECT count(*), count(*) FILTER (WHERE stage = 0) FROM petagen.job_indexes WHERE job = $job"),
 	'19|17', 'start: 17 leaf and 2 partitioned indexes are recorded');
 
-# Hold a lock that makes the builds of usertable_7's indexes wait (indexes
+# Hold a lock that makes the builds of usertable_p7's indexes wait (indexes
 # are claimed in leaf order, so the 15 others get built first): the
 # indexing phase can then be watched and interrupted at leisure.
 my $blocker = $node->background_psql('postgres');
-$blocker->query_safe('BEGIN; LOCK TABLE usertable_7 IN ROW EXCLUSIVE MODE');
+$blocker->query_safe('BEGIN; LOCK TABLE usertable_p7 IN ROW EXCLUSIVE MODE');
 set_debug_pause($node, '');
 ok( $node->poll_query_until(
 		'postgres',
 		"SELECT count(*) > 0 FROM petagen.status($job)"
-		  . " WHERE phase = 'indexing' AND current_index LIKE 'usertable_7%'"),
-	'status: phase indexing, a worker on an index of usertable_7');
+		  . " WHERE phase = 'indexing' AND current_index LIKE 'usertable_p7%'"),
+	'status: phase indexing, a worker on an index of usertable_p7');
 ok( $node->poll_query_until(
 		'postgres',
 		"SELECT indexes_built >= 15 AND percent < 100 AND progress LIKE '[#%'"
 		  . " FROM petagen.status($job) WHERE worker IS NULL"),
 	'status: the total row counts indexes built, the bar follows them');
 my $pid = $node->safe_psql('postgres',
-	"SELECT pid FROM petagen.status($job) WHERE current_index LIKE 'usertable_7%' LIMIT 1");
+	"SELECT pid FROM petagen.status($job) WHERE current_index LIKE 'usertable_p7%' LIMIT 1");
 ok(kill('KILL', $pid), 'kill: SIGKILL sent to the worker building an index');
 eval { $blocker->quit; };
 ok( poll_after_crash(
@@ -103,8 +103,8 @@ is( $node->safe_psql('postgres',
 	'1', 'the parent primary key is back');
 is( $node->safe_psql('postgres',
 		"SELECT string_agg(DISTINCT tablespace, ',') FROM petagen.job_indexes"
-		  . " WHERE job = $job AND on_table = 'usertable_2'::regclass"),
-	'ts2', 'the catalog records ts2 for the indexes of usertable_2');
+		  . " WHERE job = $job AND on_table = 'usertable_p2'::regclass"),
+	'ts2', 'the catalog records ts2 for the indexes of usertable_p2');
 is( $node->safe_psql('postgres',
 		"SELECT count(*) FROM (SELECT bt_index_check(i.indexrelid, true)"
 		  . " FROM pg_partition_tree('usertable') t JOIN pg_index i ON i.indrelid = t.relid"
@@ -115,7 +115,7 @@ is( $node->safe_psql('postgres',
 	'8|8', 'verify() is ok on every leaf');
 my ($ret, $stdout, $stderr) = $node->psql('postgres',
 	"INSERT INTO usertable (ycsb_key) VALUES (petagen.key(7))");
-like($stderr, qr/duplicate key value violates unique constraint "usertable_\d_pkey"/,
+like($stderr, qr/duplicate key value violates unique constraint "usertable_p\d_pkey"/,
 	'the rebuilt primary key refuses a duplicate');
 
 # A plain table with a unique constraint, one worker, held before its first

@@ -19,8 +19,9 @@ $node->init;
 $node->append_conf('postgresql.conf', "max_worker_processes = 16\n");
 $node->start;
 my $version = $node->safe_psql('postgres', 'SHOW server_version_num');
-$node->safe_psql('postgres', usertable_sql('usertable') . q{
+$node->safe_psql('postgres', q{
 CREATE EXTENSION petagen;
+SELECT petagen.create_table('usertable');
 CREATE ROLE loaders NOLOGIN IN ROLE petagen_operator;
 GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA public TO loaders;
 });

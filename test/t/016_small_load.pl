@@ -17,7 +17,7 @@ use PetagenTest;
 my $node = PostgreSQL::Test::Cluster->new('small_load');
 $node->init;
 $node->start;
-$node->safe_psql('postgres', usertable_sql('usertable') . 'CREATE EXTENSION petagen;');
+$node->safe_psql('postgres', q{CREATE EXTENSION petagen; SELECT petagen.create_table('usertable');});
 
 # Both workers write their first chunk and are held before committing it.
 set_debug_pause($node, 'before_commit');

@@ -17,7 +17,7 @@ $node->append_conf('postgresql.conf', "max_worker_processes = 16\n");
 $node->start;
 my $version = $node->safe_psql('postgres', 'SHOW server_version_num');
 my $event = $version >= 170000 ? 'PetagenWorkerSleep' : 'Extension';
-$node->safe_psql('postgres', usertable_sql('usertable') . 'CREATE EXTENSION petagen');
+$node->safe_psql('postgres', q{CREATE EXTENSION petagen; SELECT petagen.create_table('usertable');});
 
 # 1 MB/s for a 200,000-row (about 220 MB) load: the worker mostly sleeps.
 my $job = $node->safe_psql('postgres',

@@ -72,17 +72,14 @@ CREATE ROLE mallory LOGIN IN ROLE petagen_operator;
 CREATE ROLE escalate_me NOLOGIN;
 GRANT CREATE ON SCHEMA public TO mallory;
 SET search_path = public;
-} . usertable_sql('su_t') . q{
-CREATE TABLE public.w9 (ycsb_key varchar(64) PRIMARY KEY, field0 varchar(100));
-CREATE TABLE public.ia_t (ycsb_key varchar(64) PRIMARY KEY, field0 varchar(100));
-CREATE TABLE public.r_t (ycsb_key varchar(64) PRIMARY KEY, field0 varchar(100));
-});
+SELECT petagen.create_table('su_t');
+} . join('', map { ycsb_table_sql("public.$_") } qw(w9 ia_t r_t)));
 
 # Mallory's traps: every one records who ran it in public.trap.
 q_as('mallory', q{
 CREATE TABLE public.trap (who name, what text);
 GRANT INSERT ON public.trap TO PUBLIC;
-CREATE TABLE public.m_t (ycsb_key varchar(64) PRIMARY KEY, field0 varchar(100));
+} . ycsb_table_sql('public.m_t') . q{
 CREATE FUNCTION public.trap_eq(a regclass, b oid) RETURNS boolean LANGUAGE plpgsql AS $$
 BEGIN INSERT INTO public.trap VALUES (current_user, 'regclass = oid');
 RETURN a::oid OPERATOR(pg_catalog.=) b; END $$;

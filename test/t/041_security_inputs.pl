@@ -16,8 +16,7 @@ use PetagenTest;
 my $node = PostgreSQL::Test::Cluster->new('primary');
 $node->init(allows_streaming => 1);
 $node->start;
-$node->safe_psql('postgres', 'CREATE EXTENSION petagen');
-$node->safe_psql('postgres', usertable_sql('usertable'));
+$node->safe_psql('postgres', q{CREATE EXTENSION petagen; SELECT petagen.create_table('usertable');});
 
 # psql with VERBOSITY verbose: (exit code, stderr) of $sql on $n.
 sub try_sql
@@ -31,20 +30,20 @@ sub try_sql
 # 1. start() into one leaf of an 8-way hash table: only the keys
 # PostgreSQL routes to that leaf, and the rest counted as skipped.
 my $job = $node->safe_psql('postgres',
-	q{SELECT petagen.start(5000, workers => 2, "table" => 'usertable_3', chunk_rows => 1000)});
+	q{SELECT petagen.start(5000, workers => 2, "table" => 'usertable_p3', chunk_rows => 1000)});
 is($node->safe_psql('postgres', "SELECT petagen.wait($job, '120s')"),
 	'done', 'the leaf job finishes');
 is( $node->safe_psql(
 		'postgres',
 		q{SELECT count(*), count(*) FILTER (WHERE NOT
 		    satisfies_hash_partition('usertable'::regclass, 8, 3, ycsb_key))
-		  FROM usertable_3}),
+		  FROM usertable_p3}),
 	$node->safe_psql(
 		'postgres',
 		q{SELECT count(*) || '|0' FROM petagen.rows(NULL::usertable, 0, 5000) r
-		  WHERE petagen.leaf('usertable', r.ycsb_key) = 'usertable_3'::regclass}),
+		  WHERE petagen.leaf('usertable', r.ycsb_key) = 'usertable_p3'::regclass}),
 	'the leaf holds exactly its own keys of the key space, none of another leaf');
-is($node->safe_psql('postgres', 'SELECT count(*) FROM usertable WHERE tableoid <> \'usertable_3\'::regclass'),
+is($node->safe_psql('postgres', 'SELECT count(*) FROM usertable WHERE tableoid <> \'usertable_p3\'::regclass'),
 	'0', 'no other leaf was written');
 is( $node->safe_psql(
 		'postgres',
@@ -56,8 +55,7 @@ is( $node->safe_psql(
 	't|1', 'verify(job) on the leaf: its keys all present, nothing extra');
 
 # 2. verify(job) after the job's table was dropped.
-$node->safe_psql('postgres',
-	'CREATE TABLE dropme (ycsb_key text PRIMARY KEY, field0 text)');
+$node->safe_psql('postgres', ycsb_table_sql('dropme'));
 my $job2 = $node->safe_psql('postgres',
 	q{SELECT petagen.start(100, workers => 1, "table" => 'dropme')});
 is($node->safe_psql('postgres', "SELECT petagen.wait($job2, '120s')"),
@@ -69,7 +67,7 @@ like($err, qr/42P01: the table of load job $job2 was dropped/,
 
 # 3. DROP EXTENSION while a job's workers run.  A disk reserve larger than
 # any disk holds the workers paused before their first chunk.
-$node->safe_psql('postgres', usertable_sql('held'));
+$node->safe_psql('postgres', q{SELECT petagen.create_table('held')});
 my $held = $node->safe_psql('postgres',
 	q{SELECT petagen.start(100000, workers => 2, "table" => 'held',
 	  disk_reserve => '1000 TB', force => true)});

@@ -15,9 +15,9 @@ use PetagenTest;
 my $node = PostgreSQL::Test::Cluster->new('review');
 $node->init;
 $node->start;
-$node->safe_psql('postgres', 'CREATE EXTENSION petagen');
-$node->safe_psql('postgres', usertable_sql('usertable'));
-# a two-level tree: usertable_1 of tree is itself partitioned
+$node->safe_psql('postgres', q{CREATE EXTENSION petagen; SELECT petagen.create_table('usertable');});
+# a two-level tree (tree_1 of tree is itself partitioned), which
+# create_table() does not make
 $node->safe_psql('postgres', q{
 CREATE TABLE tree (ycsb_key varchar(64) PRIMARY KEY, field0 varchar(100))
     PARTITION BY HASH (ycsb_key);
@@ -56,7 +56,7 @@ sub start_held
 # in both orders and at any depth, while disjoint subtrees may run at once.
 my $root = start_held('usertable');
 for my $case (
-	[ 'usertable_3', 'a leaf of a running job\'s root' ],
+	[ 'usertable_p3', 'a leaf of a running job\'s root' ],
 	[ 'usertable',   'the same table' ])
 {
 	my ($table, $what) = @$case;
@@ -122,8 +122,7 @@ is($node->safe_psql('postgres',
 $node->safe_psql('postgres', q{
 CREATE ROLE victim LOGIN IN ROLE petagen_operator;
 CREATE ROLE holder LOGIN IN ROLE petagen_operator;
-CREATE TABLE vt (ycsb_key text PRIMARY KEY, field0 text);
-CREATE TABLE ht (ycsb_key text PRIMARY KEY, field0 text);
+} . ycsb_table_sql('vt') . ycsb_table_sql('ht') . q{
 ALTER TABLE vt OWNER TO victim;
 ALTER TABLE ht OWNER TO holder;
 });

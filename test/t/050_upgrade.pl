@@ -177,7 +177,7 @@ is($old->safe_psql('postgres', q{SELECT extversion FROM pg_extension WHERE extna
 isnt($default_version, '0.1', "the default version is $default_version");
 
 # Data in 0.1's tables: a small load job and a benchmark run.
-$old->safe_psql('postgres', usertable_sql('usertable'));
+$old->safe_psql('postgres', q{SELECT petagen.create_table('usertable')});
 my $job = $old->safe_psql('postgres', 'SELECT petagen.start(5000, workers => 2, chunk_rows => 1000)');
 is($old->safe_psql('postgres', "SELECT petagen.wait($job, '120 s')"), 'done', '0.1: a load job ran');
 is( $old->safe_psql(
@@ -215,7 +215,7 @@ isnt(scalar(missing_from([ catalog($old) ], \@installed)), 0,
 	'a function changed after the update is a difference');
 
 # The upgraded extension works: another load, into another table.
-$old->safe_psql('postgres', usertable_sql('second'));
+$old->safe_psql('postgres', q{SELECT petagen.create_table('second')});
 $job = $old->safe_psql('postgres', q{SELECT petagen.start(1000, workers => 1, "table" => 'second')});
 is($old->safe_psql('postgres', "SELECT petagen.wait($job, '120 s')"), 'done',
 	'after the update a load job runs');

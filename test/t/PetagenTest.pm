@@ -7,28 +7,19 @@ use Exporter 'import';
 use IPC::Run;
 use Time::HiRes qw(usleep);
 
-our @EXPORT = qw(usertable_sql set_debug_pause wait_for_debug_pause poll_after_crash);
+our @EXPORT = qw(ycsb_table_sql set_debug_pause wait_for_debug_pause poll_after_crash);
 
-# SQL that creates the canonical YCSB table $name: varchar(64) primary key,
-# ten varchar(100) fields, hash-partitioned into 8 leaves ${name}_0 .. _7.
-sub usertable_sql
+# Test tables come from petagen.create_table() (the canonical, hash
+# partitioned table) or, when a test needs a plain table of that shape, from
+# this: SQL that creates table $name with create_table()'s columns (a
+# varchar(64) primary key ycsb_key, $fields (default 1) varchar(100) fields
+# field0 ..) and no partitions.  Tables of any other shape are written out
+# where they are used, with the reason.
+sub ycsb_table_sql
 {
-	my ($name) = @_;
-	return qq{
-CREATE TABLE $name (ycsb_key varchar(64) PRIMARY KEY,
-    field0 varchar(100), field1 varchar(100), field2 varchar(100),
-    field3 varchar(100), field4 varchar(100), field5 varchar(100),
-    field6 varchar(100), field7 varchar(100), field8 varchar(100),
-    field9 varchar(100)) PARTITION BY HASH (ycsb_key);
-DO \$\$
-BEGIN
-    FOR i IN 0..7 LOOP
-        EXECUTE format('CREATE TABLE %I PARTITION OF $name'
-                       ' FOR VALUES WITH (MODULUS 8, REMAINDER %s)', '${name}_' || i, i);
-    END LOOP;
-END
-\$\$;
-};
+	my ($name, $fields) = @_;
+	my $cols = join('', map { ", field$_ varchar(100)" } 0 .. ($fields // 1) - 1);
+	return "CREATE TABLE $name (ycsb_key varchar(64) PRIMARY KEY$cols);\n";
 }
 
 # Set petagen.debug_pause (for tests; '' releases every held worker) with
