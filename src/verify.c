@@ -4,35 +4,40 @@
  *		space, leaf by leaf, local and foreign.
  *
  * One pass over the key numbers: each key is routed with PostgreSQL's own
- * partition routing.  If its leaf is local, it is looked up in that leaf's
- * btree index on ycsb_key (the primary key); if its leaf is a foreign table,
- * it joins a batch that is probed on the remote node in one query
- * (verify_fdw.c).  A key not found is missing; a key found more than once
- * is duplicated; rows of a leaf that no key of the key space found are
- * extra.  No sort of the heap is needed: one index probe per key and one
- * count(*) per leaf (pushed down to the remote node for a foreign leaf).
- * From any node of a cluster this checks the whole key space, and each
- * leaf's row says which node holds it.  petagen.verify(job) does the same
- * for the table and key space recorded for a load job.
+ * partition routing.  If its leaf is local, the key is added to the leaf's
+ * expected fingerprint (verify_scan.c: count and a 128-bit sum of key
+ * hashes, order-independent); if its leaf is a foreign table, it joins a
+ * batch that is probed on the remote node in one query (verify_fdw.c).
+ * Then each local leaf is read once (an index-only scan of its key index,
+ * or a sequential scan) into the fingerprint of what it holds: equal
+ * fingerprints prove the leaf holds every expected key exactly once and
+ * nothing else.  Only for the local leaves whose fingerprints differ, a
+ * second pass over the key numbers probes each of their expected keys in
+ * the leaf's btree index on ycsb_key (verify_diff.c): a key not found is
+ * missing, a key found more than once duplicated, and the leaf's rows no
+ * expected key found are extra; a NOTICE names the first keys of each
+ * kind.  No sort of the heap is needed.  From any node of a cluster this
+ * checks the whole key space, and each leaf's row says which node holds
+ * it.  petagen.verify(job) does the same for the table and key space
+ * recorded for a load job.
  *
- * Index probes see every row, whatever row-level security would hide, so
- * verify() refuses a table or local leaf where RLS applies to the caller
- * (else it would be an oracle for hidden keys), and needs the SELECT
- * privilege on every local leaf it probes.  Only a valid, non-partial
- * btree index whose first column is ycsb_key proves a key present.  A
- * partition given as the table is checked for the keys PostgreSQL would
- * route into it (route.c); its rows of other keys show as extra.
+ * Index probes and scans see every row, whatever row-level security would
+ * hide, so verify() refuses a table or local leaf where RLS applies to the
+ * caller (else it would be an oracle for hidden keys), and needs the SELECT
+ * privilege on every local leaf it reads.  Only a valid, non-partial btree
+ * index whose first column is ycsb_key proves a key present (it has an
+ * entry for every row of its leaf).  A partition given as the table is
+ * checked for the keys PostgreSQL would route into it (route.c); its rows
+ * of other keys show as extra.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "access/genam.h"
-#include "access/nbtree.h"
-#include "access/relscan.h"
 #include "access/table.h"
+#include "catalog/pg_am.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
-#include "executor/tuptable.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -41,7 +46,6 @@
 #include "utils/acl.h"
 #include "utils/rel.h"
 #include "utils/rls.h"
-#include "utils/snapmgr.h"
 
 #include "catalog.h"
 #include "compat.h"
@@ -50,7 +54,9 @@
 #include "keys.h"
 #include "route.h"
 #include "spec.h"
+#include "verify_diff.h"
 #include "verify_fdw.h"
+#include "verify_scan.h"
 
 #define VERIFY_COLS 9
 
@@ -60,12 +66,12 @@ typedef struct VerifyLeaf
 	FdwProbe   *remote;			/* a foreign leaf's batch probe, or NULL */
 	Relation	heap;			/* else the local leaf and its key index */
 	Relation	index;
-	IndexScanDesc scan;
-	TupleTableSlot *slot;
-	ScanKeyData skey;
+	KeyPrint	want;			/* the keys routed to a local leaf */
+	LeafDiff   *diff;			/* its probes when it holds other keys */
 	int64		expected;
+	int64		rows;			/* rows the leaf holds */
 	int64		missing;
-	int64		found;			/* index matches, duplicates included */
+	int64		found;			/* expected keys' rows, duplicates included */
 } VerifyLeaf;
 
 /* The valid, non-partial btree index of a leaf on ycsb_key first, or an error. */
@@ -113,40 +119,36 @@ verify_check_visible(Oid relid)
 				 errhint("Verify as the table owner or a role with BYPASSRLS.")));
 }
 
-/* Open a local leaf for probing. */
+/* Open a local leaf and its key index. */
 static void
 verify_open_leaf(VerifyLeaf *vl, Oid relid)
 {
-	Oid			opno;
-
 	verify_check_visible(relid);
 	vl->heap = table_open(relid, AccessShareLock);
 	vl->index = verify_key_index(vl->heap);
-	opno = get_opfamily_member(vl->index->rd_opfamily[0],
-							   vl->index->rd_opcintype[0],
-							   vl->index->rd_opcintype[0], BTEqualStrategyNumber);
-	ScanKeyEntryInitialize(&vl->skey, 0, 1, BTEqualStrategyNumber,
-						   vl->index->rd_opcintype[0],
-						   vl->index->rd_indcollation[0], get_opcode(opno),
-						   (Datum) 0);
-	vl->scan = compat_index_beginscan(vl->heap, vl->index, GetActiveSnapshot(), 1, 0);
-	vl->slot = table_slot_create(vl->heap, NULL);
 }
 
-/* Count the index entries of one key in a leaf. */
-static int64
-verify_probe(VerifyLeaf *vl, Datum key)
+/* Read a local leaf's keys: its rows, and whether they are the expected ones. */
+static bool
+verify_leaf_matches(VerifyLeaf *vl)
 {
-	int64		n = 0;
+	LeafScan   *scan = leafscan_begin(vl->heap, vl->index);
+	KeyPrint	have = {0};
+	char	   *key;
+	int			len;
 
-	vl->skey.sk_argument = key;
-	index_rescan(vl->scan, &vl->skey, 1, NULL, 0);
-	while (index_getnext_slot(vl->scan, ForwardScanDirection, vl->slot))
-		n++;
-	return n;
+	while (leafscan_next(scan, &key, &len))
+	{
+		if ((have.count & 1023) == 0)
+			CHECK_FOR_INTERRUPTS();
+		keyprint_add(&have, key, len);
+	}
+	leafscan_end(scan);
+	vl->rows = have.count;
+	return keyprint_equal(&have, &vl->want);
 }
 
-/* count(*) of a leaf, without inheritance children (its index has none). */
+/* count(*) of a foreign leaf, pushed down to its node. */
 static int64
 verify_count_rows(Oid relid)
 {
@@ -166,12 +168,10 @@ verify_count_rows(Oid relid)
 	return n;
 }
 
-/* Close a leaf opened for probing. */
+/* Close a local leaf. */
 static void
 verify_close_leaf(VerifyLeaf *vl)
 {
-	index_endscan(vl->scan);
-	ExecDropSingleTupleTableSlot(vl->slot);
 	index_close(vl->index, AccessShareLock);
 	table_close(vl->heap, AccessShareLock);
 }
@@ -182,10 +182,9 @@ verify_emit(ReturnSetInfo *rsinfo, const RouteLeaf *leaf, VerifyLeaf *vl)
 {
 	Datum		values[VERIFY_COLS];
 	bool		nulls[VERIFY_COLS] = {false};
-	int64		rows = verify_count_rows(leaf->relid);
 	int64		present = vl->expected - vl->missing;
 	int64		duplicated = vl->found - present;
-	int64		extra = rows - vl->found;
+	int64		extra = vl->rows - vl->found;
 
 	values[0] = ObjectIdGetDatum(leaf->relid);
 	values[1] = BoolGetDatum(leaf->local);
@@ -199,35 +198,97 @@ verify_emit(ReturnSetInfo *rsinfo, const RouteLeaf *leaf, VerifyLeaf *vl)
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
-/* Route and probe every key number 0 .. rows-1. */
+/*
+ * Route every key number 0 .. rows-1: with probes false, count each leaf's
+ * expected keys, add them to a local leaf's fingerprint or a foreign leaf's
+ * probe; with probes true, probe them in the local leaves that differ.
+ */
 static void
-verify_scan_keys(Router *router, VerifyLeaf *leaves, const KeySpec *keys,
-				 int64 rows)
+verify_route_keys(Router *router, VerifyLeaf *leaves, const KeySpec *keys,
+				  int64 rows, bool probes)
 {
 	char		buf[VARHDRSZ + KEYS_MAX_LEN + 1];
 
 	for (int64 seq = 0; seq < rows; seq++)
 	{
+		VerifyLeaf *vl;
+		int			len;
 		int			leaf;
-		int64		n;
 
 		if ((seq & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
-		SET_VARSIZE(buf, VARHDRSZ + keys_format(keys, seq, buf + VARHDRSZ));
+		len = keys_format(keys, seq, buf + VARHDRSZ);
+		SET_VARSIZE(buf, VARHDRSZ + len);
 		leaf = route_key(router, PointerGetDatum(buf));
 		if (leaf < 0)
 			continue;
-		leaves[leaf].expected++;
-		if (leaves[leaf].remote != NULL)
+		vl = &leaves[leaf];
+		if (probes)
 		{
-			fdwprobe_add(leaves[leaf].remote, PointerGetDatum(buf));
+			if (vl->diff != NULL)
+				leafdiff_probe(vl->diff, PointerGetDatum(buf));
+		}
+		else if (vl->remote != NULL)
+		{
+			vl->expected++;
+			fdwprobe_add(vl->remote, PointerGetDatum(buf));
+		}
+		else
+		{
+			vl->expected++;
+			keyprint_add(&vl->want, buf + VARHDRSZ, len);
+		}
+	}
+}
+
+/*
+ * Read every local leaf; start probes for those that differ.  Room to name
+ * extra keys (8 bytes an expected key) goes to leaves in order while the
+ * total fits in work_mem; an empty leaf has no extra keys to name.
+ */
+static bool
+verify_compare_leaves(Router *router, VerifyLeaf *leaves)
+{
+	int64		room = (int64) work_mem * 1024 / sizeof(uint64);
+	bool		differ = false;
+
+	for (int i = 0; i < route_nleaves(router); i++)
+	{
+		VerifyLeaf *vl = &leaves[i];
+		int64		hashes = 0;
+
+		if (vl->remote != NULL)
+			continue;
+		if (verify_leaf_matches(vl))
+		{
+			vl->found = vl->expected;
 			continue;
 		}
-		n = verify_probe(&leaves[leaf], PointerGetDatum(buf));
-		leaves[leaf].found += n;
-		if (n == 0)
-			leaves[leaf].missing++;
+		if (vl->rows > 0 && vl->expected <= room)
+		{
+			hashes = vl->expected;
+			room -= hashes;
+		}
+		vl->diff = leafdiff_begin(vl->heap, vl->index, hashes);
+		differ = true;
 	}
+	return differ;
+}
+
+/* Finish a leaf's probes, close it and emit its row. */
+static void
+verify_finish_leaf(ReturnSetInfo *rsinfo, const RouteLeaf *leaf, VerifyLeaf *vl)
+{
+	if (vl->diff != NULL)
+		leafdiff_finish(vl->diff, vl->rows, &vl->found, &vl->missing);
+	if (leaf->local)
+		verify_close_leaf(vl);
+	else
+	{
+		fdwprobe_finish(vl->remote, &vl->found, &vl->missing);
+		vl->rows = verify_count_rows(leaf->relid);
+	}
+	verify_emit(rsinfo, leaf, vl);
 }
 
 /* Verify key numbers 0 .. rows-1 of table relid: a result row per leaf. */
@@ -254,16 +315,11 @@ verify_table(FunctionCallInfo fcinfo, Oid relid, int64 rows,
 		else
 			leaves[i].remote = fdwprobe_open(route_leaf(router, i)->relid);
 	}
-	verify_scan_keys(router, leaves, keys, rows);
+	verify_route_keys(router, leaves, keys, rows, false);
+	if (verify_compare_leaves(router, leaves))
+		verify_route_keys(router, leaves, keys, rows, true);
 	for (int i = 0; i < nleaves; i++)
-	{
-		if (route_leaf(router, i)->local)
-			verify_close_leaf(&leaves[i]);
-		else
-			fdwprobe_finish(leaves[i].remote, &leaves[i].found,
-							&leaves[i].missing);
-		verify_emit(rsinfo, route_leaf(router, i), &leaves[i]);
-	}
+		verify_finish_leaf(rsinfo, route_leaf(router, i), &leaves[i]);
 	route_close(router);
 }
 
