@@ -43,6 +43,7 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "optimizer/cost.h"
 #include "utils/acl.h"
 #include "utils/rel.h"
 #include "utils/rls.h"
@@ -56,9 +57,12 @@
 #include "spec.h"
 #include "verify_diff.h"
 #include "verify_fdw.h"
+#include "verify_par.h"
 #include "verify_scan.h"
 
 #define VERIFY_COLS 9
+/* Fewer keys than this are verified without parallel workers. */
+#define VERIFY_PARALLEL_MIN_KEYS 262144
 
 /* What verify knows of one leaf. */
 typedef struct VerifyLeaf
@@ -66,7 +70,6 @@ typedef struct VerifyLeaf
 	FdwProbe   *remote;			/* a foreign leaf's batch probe, or NULL */
 	Relation	heap;			/* else the local leaf and its key index */
 	Relation	index;
-	KeyPrint	want;			/* the keys routed to a local leaf */
 	LeafDiff   *diff;			/* its probes when it holds other keys */
 	int64		expected;
 	int64		rows;			/* rows the leaf holds */
@@ -128,26 +131,6 @@ verify_open_leaf(VerifyLeaf *vl, Oid relid)
 	vl->index = verify_key_index(vl->heap);
 }
 
-/* Read a local leaf's keys: its rows, and whether they are the expected ones. */
-static bool
-verify_leaf_matches(VerifyLeaf *vl)
-{
-	LeafScan   *scan = leafscan_begin(vl->heap, vl->index);
-	KeyPrint	have = {0};
-	char	   *key;
-	int			len;
-
-	while (leafscan_next(scan, &key, &len))
-	{
-		if ((have.count & 1023) == 0)
-			CHECK_FOR_INTERRUPTS();
-		keyprint_add(&have, key, len);
-	}
-	leafscan_end(scan);
-	vl->rows = have.count;
-	return keyprint_equal(&have, &vl->want);
-}
-
 /* count(*) of a foreign leaf, pushed down to its node. */
 static int64
 verify_count_rows(Oid relid)
@@ -198,68 +181,48 @@ verify_emit(ReturnSetInfo *rsinfo, const RouteLeaf *leaf, VerifyLeaf *vl)
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
-/*
- * Route every key number 0 .. rows-1: with probes false, count each leaf's
- * expected keys, add them to a local leaf's fingerprint or a foreign leaf's
- * probe; with probes true, probe them in the local leaves that differ.
- */
+/* Route every key number 0 .. rows-1; probe those of the leaves that differ. */
 static void
-verify_route_keys(Router *router, VerifyLeaf *leaves, const KeySpec *keys,
-				  int64 rows, bool probes)
+verify_probe_keys(Router *router, VerifyLeaf *leaves, const KeySpec *keys,
+				  int64 rows)
 {
 	char		buf[VARHDRSZ + KEYS_MAX_LEN + 1];
 
 	for (int64 seq = 0; seq < rows; seq++)
 	{
-		VerifyLeaf *vl;
-		int			len;
 		int			leaf;
 
 		if ((seq & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
-		len = keys_format(keys, seq, buf + VARHDRSZ);
-		SET_VARSIZE(buf, VARHDRSZ + len);
+		SET_VARSIZE(buf, VARHDRSZ + keys_format(keys, seq, buf + VARHDRSZ));
 		leaf = route_key(router, PointerGetDatum(buf));
-		if (leaf < 0)
-			continue;
-		vl = &leaves[leaf];
-		if (probes)
-		{
-			if (vl->diff != NULL)
-				leafdiff_probe(vl->diff, PointerGetDatum(buf));
-		}
-		else if (vl->remote != NULL)
-		{
-			vl->expected++;
-			fdwprobe_add(vl->remote, PointerGetDatum(buf));
-		}
-		else
-		{
-			vl->expected++;
-			keyprint_add(&vl->want, buf + VARHDRSZ, len);
-		}
+		if (leaf >= 0 && leaves[leaf].diff != NULL)
+			leafdiff_probe(leaves[leaf].diff, PointerGetDatum(buf));
 	}
 }
 
 /*
- * Read every local leaf; start probes for those that differ.  Room to name
- * extra keys (8 bytes an expected key) goes to leaves in order while the
- * total fits in work_mem; an empty leaf has no extra keys to name.
+ * Compare every local leaf's fingerprints; start probes for those that
+ * differ.  Room to name extra keys (8 bytes an expected key) goes to leaves
+ * in order while the total fits in work_mem; an empty leaf has none.
  */
 static bool
-verify_compare_leaves(Router *router, VerifyLeaf *leaves)
+verify_compare_leaves(VerifyLeaf *leaves, const VerifyPrint *prints,
+					  int nleaves)
 {
 	int64		room = (int64) work_mem * 1024 / sizeof(uint64);
 	bool		differ = false;
 
-	for (int i = 0; i < route_nleaves(router); i++)
+	for (int i = 0; i < nleaves; i++)
 	{
 		VerifyLeaf *vl = &leaves[i];
 		int64		hashes = 0;
 
+		vl->expected = prints[i].want.count;
 		if (vl->remote != NULL)
 			continue;
-		if (verify_leaf_matches(vl))
+		vl->rows = prints[i].have.count;
+		if (keyprint_equal(&prints[i].have, &prints[i].want))
 		{
 			vl->found = vl->expected;
 			continue;
@@ -273,6 +236,34 @@ verify_compare_leaves(Router *router, VerifyLeaf *leaves)
 		differ = true;
 	}
 	return differ;
+}
+
+/*
+ * Open every leaf: a local one and its key index, a foreign one's batch
+ * probe.  The number of parallel workers verify_prints() may use: none
+ * with a foreign or temporary leaf (workers reach neither).
+ */
+static int
+verify_open_leaves(Router *router, VerifyLeaf *leaves, VerifyPrint *prints,
+				   FdwProbe **remote, int nworkers)
+{
+	for (int i = 0; i < route_nleaves(router); i++)
+	{
+		const RouteLeaf *leaf = route_leaf(router, i);
+
+		prints[i].relid = leaf->relid;
+		if (!leaf->local)
+		{
+			remote[i] = leaves[i].remote = fdwprobe_open(leaf->relid);
+			nworkers = 0;
+			continue;
+		}
+		verify_open_leaf(&leaves[i], leaf->relid);
+		prints[i].index = RelationGetRelid(leaves[i].index);
+		if (leaves[i].heap->rd_rel->relpersistence == RELPERSISTENCE_TEMP)
+			nworkers = 0;
+	}
+	return nworkers;
 }
 
 /* Finish a leaf's probes, close it and emit its row. */
@@ -291,14 +282,19 @@ verify_finish_leaf(ReturnSetInfo *rsinfo, const RouteLeaf *leaf, VerifyLeaf *vl)
 	verify_emit(rsinfo, leaf, vl);
 }
 
-/* Verify key numbers 0 .. rows-1 of table relid: a result row per leaf. */
+/*
+ * Verify key numbers 0 .. rows-1 of table relid, with up to nworkers
+ * parallel workers: a result row per leaf.
+ */
 static void
 verify_table(FunctionCallInfo fcinfo, Oid relid, int64 rows,
-			 const KeySpec *keys)
+			 const KeySpec *keys, int nworkers)
 {
 	ReturnSetInfo *rsinfo;
 	Router	   *router;
 	VerifyLeaf *leaves;
+	VerifyPrint *prints;
+	FdwProbe  **remote;
 	int			nleaves;
 
 	guard_table(relid);
@@ -308,23 +304,23 @@ verify_table(FunctionCallInfo fcinfo, Oid relid, int64 rows,
 	router = route_open(relid);
 	nleaves = route_nleaves(router);
 	leaves = palloc0(sizeof(VerifyLeaf) * nleaves);
-	for (int i = 0; i < nleaves; i++)
-	{
-		if (route_leaf(router, i)->local)
-			verify_open_leaf(&leaves[i], route_leaf(router, i)->relid);
-		else
-			leaves[i].remote = fdwprobe_open(route_leaf(router, i)->relid);
-	}
-	verify_route_keys(router, leaves, keys, rows, false);
-	if (verify_compare_leaves(router, leaves))
-		verify_route_keys(router, leaves, keys, rows, true);
+	prints = palloc0(sizeof(VerifyPrint) * nleaves);
+	remote = palloc0(sizeof(FdwProbe *) * nleaves);
+	nworkers = verify_open_leaves(router, leaves, prints, remote,
+								  rows < VERIFY_PARALLEL_MIN_KEYS ? 0 : nworkers);
+	verify_prints(relid, keys, rows, prints, nleaves, remote, nworkers);
+	if (verify_compare_leaves(leaves, prints, nleaves))
+		verify_probe_keys(router, leaves, keys, rows);
 	for (int i = 0; i < nleaves; i++)
 		verify_finish_leaf(rsinfo, route_leaf(router, i), &leaves[i]);
 	route_close(router);
 }
 
 PG_FUNCTION_INFO_V1(petagen_verify);
-/* petagen.verify(table, rows, keys, prefix, zeropadding): a row per leaf. */
+/*
+ * petagen.verify(table, rows, keys, prefix, zeropadding): a row per leaf,
+ * with up to max_parallel_workers_per_gather parallel workers.
+ */
 Datum
 petagen_verify(PG_FUNCTION_ARGS)
 {
@@ -333,12 +329,13 @@ petagen_verify(PG_FUNCTION_ARGS)
 
 	keys_init_spec(&keys, text_to_cstring(PG_GETARG_TEXT_PP(2)),
 				   text_to_cstring(PG_GETARG_TEXT_PP(3)), PG_GETARG_INT32(4));
-	verify_table(fcinfo, PG_GETARG_OID(0), rows, &keys);
+	verify_table(fcinfo, PG_GETARG_OID(0), rows, &keys,
+				 max_parallel_workers_per_gather);
 	return (Datum) 0;
 }
 
 PG_FUNCTION_INFO_V1(petagen_verify_job);
-/* petagen.verify(job): the same for the key space of a load job. */
+/* petagen.verify(job): the same for a load job, with its number of workers. */
 Datum
 petagen_verify_job(PG_FUNCTION_ARGS)
 {
@@ -353,6 +350,6 @@ petagen_verify_job(PG_FUNCTION_ARGS)
 				 errdetail("The job loaded the relation with OID %u, which no longer exists.",
 						   def.relid),
 				 errhint("To check another table against the same key space, call petagen.verify(table, rows, keys, prefix, zeropadding).")));
-	verify_table(fcinfo, def.relid, def.rows, &def.spec.keys);
+	verify_table(fcinfo, def.relid, def.rows, &def.spec.keys, def.nworkers);
 	return (Datum) 0;
 }

@@ -198,3 +198,14 @@ leafscan_end(LeafScan *ls)
 	MemoryContextDelete(ls->keycxt);
 	pfree(ls);
 }
+
+/* Add the keys of fingerprint b to fingerprint a. */
+void
+keyprint_merge(KeyPrint *a, const KeyPrint *b)
+{
+	uint64		low = a->sum_low + b->sum_low;
+
+	a->sum_high += b->sum_high + (low < a->sum_low ? 1 : 0);
+	a->sum_low = low;
+	a->count += b->count;
+}

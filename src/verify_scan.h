@@ -20,6 +20,7 @@ typedef struct KeyPrint
 typedef struct LeafScan LeafScan;
 
 extern void keyprint_add(KeyPrint *kp, const char *key, int len);
+extern void keyprint_merge(KeyPrint *a, const KeyPrint *b);
 extern bool keyprint_equal(const KeyPrint *a, const KeyPrint *b);
 extern uint64 keyprint_hash(const char *key, int len);
 

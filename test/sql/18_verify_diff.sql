@@ -2,7 +2,8 @@
 -- probes key by key only a leaf that differs: a missing key, a duplicated
 -- key, an extra key and a key in the wrong leaf are each counted and named
 -- (NOTICE), read by an index-only scan (all-visible leaf) or a sequential
--- scan (pg_stat_user_tables tells which), within work_mem.
+-- scan (pg_stat_user_tables tells which), within work_mem; parallel
+-- workers give the same result as the calling backend alone.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS petagen;
 RESET client_min_messages;
@@ -82,6 +83,26 @@ SELECT expected, missing, extra, ok FROM petagen.verify('vbig', 10000, keys => '
 SELECT pg_stat_force_next_flush();
 SELECT seq_scan - :before AS sequential_scans FROM scans;
 RESET synchronous_commit;
+
+-- Parallel workers (max_parallel_workers_per_gather of them for
+-- verify(table, ...), from 262,144 keys) find what the calling backend
+-- alone finds, in leaves that differ too.
+CREATE TABLE vp (ycsb_key varchar(64) PRIMARY KEY, field0 text)
+    PARTITION BY HASH (ycsb_key);
+CREATE TABLE vp_p0 PARTITION OF vp FOR VALUES WITH (modulus 3, remainder 0);
+CREATE TABLE vp_p1 PARTITION OF vp FOR VALUES WITH (modulus 3, remainder 1);
+CREATE TABLE vp_p2 PARTITION OF vp FOR VALUES WITH (modulus 3, remainder 2);
+SELECT rows_written FROM petagen.load('vp', 0, 300000, fieldlength => 1);
+DELETE FROM vp WHERE ycsb_key = petagen.key(123456);
+INSERT INTO vp VALUES ('stray', 'x');
+SET max_parallel_workers_per_gather = 0;
+CREATE TABLE alone AS SELECT * FROM petagen.verify('vp', 300000);
+SET max_parallel_workers_per_gather = 2;
+CREATE TABLE parallel AS SELECT * FROM petagen.verify('vp', 300000);
+RESET max_parallel_workers_per_gather;
+SELECT * FROM parallel ORDER BY leaf::text;
+SELECT count(*) AS rows_that_differ
+FROM (SELECT * FROM alone EXCEPT SELECT * FROM parallel) d;
 
 RESET search_path;
 SET client_min_messages = warning;
