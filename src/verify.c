@@ -8,10 +8,11 @@
  * expected fingerprint (verify_scan.c: count and a 128-bit sum of key
  * hashes, order-independent); if its leaf is a foreign table, it joins a
  * batch that is probed on the remote node in one query (verify_fdw.c).
- * Then each local leaf is read once (an index-only scan of its key index,
- * or a sequential scan) into the fingerprint of what it holds: equal
+ * Each local leaf is read once (an index-only scan of its key index, or a
+ * sequential scan) into the fingerprint of what it holds: equal
  * fingerprints prove the leaf holds every expected key exactly once and
- * nothing else.  Only for the local leaves whose fingerprints differ, a
+ * nothing else.  The pass and the leaf scans are shared between the
+ * calling backend and parallel workers (verify_par.c).  Only for the local leaves whose fingerprints differ, a
  * second pass over the key numbers probes each of their expected keys in
  * the leaf's btree index on ycsb_key (verify_diff.c): a key not found is
  * missing, a key found more than once duplicated, and the leaf's rows no
