@@ -4,44 +4,50 @@
  *		space, leaf by leaf, local and foreign.
  *
  * One pass over the key numbers: each key is routed with PostgreSQL's own
- * partition routing.  If its leaf is local, it is looked up in that leaf's
- * btree index on ycsb_key (the primary key); if its leaf is a foreign table,
- * it joins a batch that is probed on the remote node in one query
- * (verify_fdw.c).  A key not found is missing; a key found more than once
- * is duplicated; rows of a leaf that no key of the key space found are
- * extra.  No sort of the heap is needed: one index probe per key and one
- * count(*) per leaf (pushed down to the remote node for a foreign leaf).
- * From any node of a cluster this checks the whole key space, and each
- * leaf's row says which node holds it.  petagen.verify(job) does the same
- * for the table and key space recorded for a load job.
+ * partition routing.  If its leaf is local, the key is added to the leaf's
+ * expected fingerprint (verify_scan.c: count and a 128-bit sum of key
+ * hashes, order-independent); if its leaf is a foreign table, it joins a
+ * batch that is probed on the remote node in one query (verify_fdw.c).
+ * Each local leaf is read once (an index-only scan of its key index, or a
+ * sequential scan) into the fingerprint of what it holds: equal
+ * fingerprints prove the leaf holds every expected key exactly once and
+ * nothing else.  The pass and the leaf scans are shared between the
+ * calling backend and parallel workers (verify_par.c).  Only for the local leaves whose fingerprints differ, a
+ * second pass over the key numbers probes each of their expected keys in
+ * the leaf's btree index on ycsb_key (verify_diff.c): a key not found is
+ * missing, a key found more than once duplicated, and the leaf's rows no
+ * expected key found are extra; a NOTICE names the first keys of each
+ * kind.  No sort of the heap is needed.  From any node of a cluster this
+ * checks the whole key space, and each leaf's row says which node holds
+ * it.  petagen.verify(job) does the same for the table and key space
+ * recorded for a load job.
  *
- * Index probes see every row, whatever row-level security would hide, so
- * verify() refuses a table or local leaf where RLS applies to the caller
- * (else it would be an oracle for hidden keys), and needs the SELECT
- * privilege on every local leaf it probes.  Only a valid, non-partial
- * btree index whose first column is ycsb_key proves a key present.  A
- * partition given as the table is checked for the keys PostgreSQL would
- * route into it (route.c); its rows of other keys show as extra.
+ * Index probes and scans see every row, whatever row-level security would
+ * hide, so verify() refuses a table or local leaf where RLS applies to the
+ * caller (else it would be an oracle for hidden keys), and needs the SELECT
+ * privilege on every local leaf it reads.  Only a valid, non-partial btree
+ * index whose first column is ycsb_key proves a key present (it has an
+ * entry for every row of its leaf).  A partition given as the table is
+ * checked for the keys PostgreSQL would route into it (route.c); its rows
+ * of other keys show as extra.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "access/genam.h"
-#include "access/nbtree.h"
-#include "access/relscan.h"
 #include "access/table.h"
+#include "catalog/pg_am.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
-#include "executor/tuptable.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "optimizer/cost.h"
 #include "utils/acl.h"
 #include "utils/rel.h"
 #include "utils/rls.h"
-#include "utils/snapmgr.h"
 
 #include "catalog.h"
 #include "compat.h"
@@ -50,9 +56,14 @@
 #include "gen/keys.h"
 #include "route/route.h"
 #include "gen/spec.h"
+#include "verify/verify_diff.h"
 #include "verify/verify_fdw.h"
+#include "verify/verify_par.h"
+#include "verify/verify_scan.h"
 
 #define VERIFY_COLS 9
+/* Fewer keys than this are verified without parallel workers. */
+#define VERIFY_PARALLEL_MIN_KEYS 262144
 
 /* What verify knows of one leaf. */
 typedef struct VerifyLeaf
@@ -60,12 +71,11 @@ typedef struct VerifyLeaf
 	FdwProbe   *remote;			/* a foreign leaf's batch probe, or NULL */
 	Relation	heap;			/* else the local leaf and its key index */
 	Relation	index;
-	IndexScanDesc scan;
-	TupleTableSlot *slot;
-	ScanKeyData skey;
+	LeafDiff   *diff;			/* its probes when it holds other keys */
 	int64		expected;
+	int64		rows;			/* rows the leaf holds */
 	int64		missing;
-	int64		found;			/* index matches, duplicates included */
+	int64		found;			/* expected keys' rows, duplicates included */
 } VerifyLeaf;
 
 /* The valid, non-partial btree index of a leaf on ycsb_key first, or an error. */
@@ -113,40 +123,16 @@ verify_check_visible(Oid relid)
 				 errhint("Verify as the table owner or a role with BYPASSRLS.")));
 }
 
-/* Open a local leaf for probing. */
+/* Open a local leaf and its key index. */
 static void
 verify_open_leaf(VerifyLeaf *vl, Oid relid)
 {
-	Oid			opno;
-
 	verify_check_visible(relid);
 	vl->heap = table_open(relid, AccessShareLock);
 	vl->index = verify_key_index(vl->heap);
-	opno = get_opfamily_member(vl->index->rd_opfamily[0],
-							   vl->index->rd_opcintype[0],
-							   vl->index->rd_opcintype[0], BTEqualStrategyNumber);
-	ScanKeyEntryInitialize(&vl->skey, 0, 1, BTEqualStrategyNumber,
-						   vl->index->rd_opcintype[0],
-						   vl->index->rd_indcollation[0], get_opcode(opno),
-						   (Datum) 0);
-	vl->scan = compat_index_beginscan(vl->heap, vl->index, GetActiveSnapshot(), 1, 0);
-	vl->slot = table_slot_create(vl->heap, NULL);
 }
 
-/* Count the index entries of one key in a leaf. */
-static int64
-verify_probe(VerifyLeaf *vl, Datum key)
-{
-	int64		n = 0;
-
-	vl->skey.sk_argument = key;
-	index_rescan(vl->scan, &vl->skey, 1, NULL, 0);
-	while (index_getnext_slot(vl->scan, ForwardScanDirection, vl->slot))
-		n++;
-	return n;
-}
-
-/* count(*) of a leaf, without inheritance children (its index has none). */
+/* count(*) of a foreign leaf, pushed down to its node. */
 static int64
 verify_count_rows(Oid relid)
 {
@@ -164,12 +150,10 @@ verify_count_rows(Oid relid)
 	return n;
 }
 
-/* Close a leaf opened for probing. */
+/* Close a local leaf. */
 static void
 verify_close_leaf(VerifyLeaf *vl)
 {
-	index_endscan(vl->scan);
-	ExecDropSingleTupleTableSlot(vl->slot);
 	index_close(vl->index, AccessShareLock);
 	table_close(vl->heap, AccessShareLock);
 }
@@ -180,10 +164,9 @@ verify_emit(ReturnSetInfo *rsinfo, const RouteLeaf *leaf, VerifyLeaf *vl)
 {
 	Datum		values[VERIFY_COLS];
 	bool		nulls[VERIFY_COLS] = {false};
-	int64		rows = verify_count_rows(leaf->relid);
 	int64		present = vl->expected - vl->missing;
 	int64		duplicated = vl->found - present;
-	int64		extra = rows - vl->found;
+	int64		extra = vl->rows - vl->found;
 
 	values[0] = ObjectIdGetDatum(leaf->relid);
 	values[1] = BoolGetDatum(leaf->local);
@@ -197,45 +180,120 @@ verify_emit(ReturnSetInfo *rsinfo, const RouteLeaf *leaf, VerifyLeaf *vl)
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
-/* Route and probe every key number 0 .. rows-1. */
+/* Route every key number 0 .. rows-1; probe those of the leaves that differ. */
 static void
-verify_scan_keys(Router *router, VerifyLeaf *leaves, const KeySpec *keys,
-				 int64 rows)
+verify_probe_keys(Router *router, VerifyLeaf *leaves, const KeySpec *keys,
+				  int64 rows)
 {
 	char		buf[VARHDRSZ + KEYS_MAX_LEN + 1];
 
 	for (int64 seq = 0; seq < rows; seq++)
 	{
 		int			leaf;
-		int64		n;
 
 		if ((seq & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
 		SET_VARSIZE(buf, VARHDRSZ + keys_format(keys, seq, buf + VARHDRSZ));
 		leaf = route_key(router, PointerGetDatum(buf));
-		if (leaf < 0)
-			continue;
-		leaves[leaf].expected++;
-		if (leaves[leaf].remote != NULL)
-		{
-			fdwprobe_add(leaves[leaf].remote, PointerGetDatum(buf));
-			continue;
-		}
-		n = verify_probe(&leaves[leaf], PointerGetDatum(buf));
-		leaves[leaf].found += n;
-		if (n == 0)
-			leaves[leaf].missing++;
+		if (leaf >= 0 && leaves[leaf].diff != NULL)
+			leafdiff_probe(leaves[leaf].diff, PointerGetDatum(buf));
 	}
 }
 
-/* Verify key numbers 0 .. rows-1 of table relid: a result row per leaf. */
+/*
+ * Compare every local leaf's fingerprints; start probes for those that
+ * differ.  Room to name extra keys (8 bytes an expected key) goes to leaves
+ * in order while the total fits in work_mem; an empty leaf has none.
+ */
+static bool
+verify_compare_leaves(VerifyLeaf *leaves, const VerifyPrint *prints,
+					  int nleaves)
+{
+	int64		room = (int64) work_mem * 1024 / sizeof(uint64);
+	bool		differ = false;
+
+	for (int i = 0; i < nleaves; i++)
+	{
+		VerifyLeaf *vl = &leaves[i];
+		int64		hashes = 0;
+
+		vl->expected = prints[i].want.count;
+		if (vl->remote != NULL)
+			continue;
+		vl->rows = prints[i].have.count;
+		if (keyprint_equal(&prints[i].have, &prints[i].want))
+		{
+			vl->found = vl->expected;
+			continue;
+		}
+		if (vl->rows > 0 && vl->expected <= room)
+		{
+			hashes = vl->expected;
+			room -= hashes;
+		}
+		vl->diff = leafdiff_begin(vl->heap, vl->index, hashes);
+		differ = true;
+	}
+	return differ;
+}
+
+/*
+ * Open every leaf: a local one and its key index, a foreign one's batch
+ * probe.  The number of parallel workers verify_prints() may use: none
+ * with a foreign or temporary leaf (workers reach neither).
+ */
+static int
+verify_open_leaves(Router *router, VerifyLeaf *leaves, VerifyPrint *prints,
+				   FdwProbe **remote, int nworkers)
+{
+	for (int i = 0; i < route_nleaves(router); i++)
+	{
+		const RouteLeaf *leaf = route_leaf(router, i);
+
+		prints[i].relid = leaf->relid;
+		if (!leaf->local)
+		{
+			remote[i] = leaves[i].remote = fdwprobe_open(leaf->relid);
+			nworkers = 0;
+			continue;
+		}
+		verify_open_leaf(&leaves[i], leaf->relid);
+		prints[i].index = RelationGetRelid(leaves[i].index);
+		if (leaves[i].heap->rd_rel->relpersistence == RELPERSISTENCE_TEMP)
+			nworkers = 0;
+	}
+	return nworkers;
+}
+
+/* Finish a leaf's probes, close it and emit its row. */
+static void
+verify_finish_leaf(ReturnSetInfo *rsinfo, const RouteLeaf *leaf, VerifyLeaf *vl)
+{
+	if (vl->diff != NULL)
+		leafdiff_finish(vl->diff, vl->rows, &vl->found, &vl->missing);
+	if (leaf->local)
+		verify_close_leaf(vl);
+	else
+	{
+		fdwprobe_finish(vl->remote, &vl->found, &vl->missing);
+		vl->rows = verify_count_rows(leaf->relid);
+	}
+	verify_emit(rsinfo, leaf, vl);
+}
+
+/*
+ * Verify key numbers 0 .. rows-1 of table relid, with up to nworkers
+ * parallel workers: a result row per leaf.
+ */
 static void
 verify_table(FunctionCallInfo fcinfo, Oid relid, int64 rows,
-			 const KeySpec *keys)
+			 const KeySpec *keys, int nworkers)
 {
 	ReturnSetInfo *rsinfo;
 	Router	   *router;
 	VerifyLeaf *leaves;
+	VerifyPrint *prints;
+	FdwProbe  **remote;
 	int			nleaves;
 
 	guard_table(relid);
@@ -245,28 +303,23 @@ verify_table(FunctionCallInfo fcinfo, Oid relid, int64 rows,
 	router = route_open(relid);
 	nleaves = route_nleaves(router);
 	leaves = palloc0(sizeof(VerifyLeaf) * nleaves);
+	prints = palloc0(sizeof(VerifyPrint) * nleaves);
+	remote = palloc0(sizeof(FdwProbe *) * nleaves);
+	nworkers = verify_open_leaves(router, leaves, prints, remote,
+								  rows < VERIFY_PARALLEL_MIN_KEYS ? 0 : nworkers);
+	verify_prints(relid, keys, rows, prints, nleaves, remote, nworkers);
+	if (verify_compare_leaves(leaves, prints, nleaves))
+		verify_probe_keys(router, leaves, keys, rows);
 	for (int i = 0; i < nleaves; i++)
-	{
-		if (route_leaf(router, i)->local)
-			verify_open_leaf(&leaves[i], route_leaf(router, i)->relid);
-		else
-			leaves[i].remote = fdwprobe_open(route_leaf(router, i)->relid);
-	}
-	verify_scan_keys(router, leaves, keys, rows);
-	for (int i = 0; i < nleaves; i++)
-	{
-		if (route_leaf(router, i)->local)
-			verify_close_leaf(&leaves[i]);
-		else
-			fdwprobe_finish(leaves[i].remote, &leaves[i].found,
-							&leaves[i].missing);
-		verify_emit(rsinfo, route_leaf(router, i), &leaves[i]);
-	}
+		verify_finish_leaf(rsinfo, route_leaf(router, i), &leaves[i]);
 	route_close(router);
 }
 
 PG_FUNCTION_INFO_V1(petagen_verify);
-/* petagen.verify(table, rows, keys, prefix, zeropadding): a row per leaf. */
+/*
+ * petagen.verify(table, rows, keys, prefix, zeropadding): a row per leaf,
+ * with up to max_parallel_workers_per_gather parallel workers.
+ */
 Datum
 petagen_verify(PG_FUNCTION_ARGS)
 {
@@ -275,12 +328,13 @@ petagen_verify(PG_FUNCTION_ARGS)
 
 	keys_init_spec(&keys, text_to_cstring(PG_GETARG_TEXT_PP(2)),
 				   text_to_cstring(PG_GETARG_TEXT_PP(3)), PG_GETARG_INT32(4));
-	verify_table(fcinfo, PG_GETARG_OID(0), rows, &keys);
+	verify_table(fcinfo, PG_GETARG_OID(0), rows, &keys,
+				 max_parallel_workers_per_gather);
 	return (Datum) 0;
 }
 
 PG_FUNCTION_INFO_V1(petagen_verify_job);
-/* petagen.verify(job): the same for the key space of a load job. */
+/* petagen.verify(job): the same for a load job, with its number of workers. */
 Datum
 petagen_verify_job(PG_FUNCTION_ARGS)
 {
@@ -295,6 +349,6 @@ petagen_verify_job(PG_FUNCTION_ARGS)
 				 errdetail("The job loaded the relation with OID %u, which no longer exists.",
 						   def.relid),
 				 errhint("To check another table against the same key space, call petagen.verify(table, rows, keys, prefix, zeropadding).")));
-	verify_table(fcinfo, def.relid, def.rows, &def.spec.keys);
+	verify_table(fcinfo, def.relid, def.rows, &def.spec.keys, def.nworkers);
 	return (Datum) 0;
 }

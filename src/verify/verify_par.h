@@ -1,0 +1,28 @@
+/*-------------------------------------------------------------------------
+ * verify_par.h
+ *		The fingerprints of petagen.verify(): what the key space routes to
+ *		each leaf and what each local leaf holds, computed by the calling
+ *		backend and parallel workers together.
+ *-------------------------------------------------------------------------
+ */
+#ifndef PETAGEN_VERIFY_PAR_H
+#define PETAGEN_VERIFY_PAR_H
+
+#include "gen/keys.h"
+#include "verify/verify_fdw.h"
+#include "verify/verify_scan.h"
+
+/* What verify_prints() computes for one leaf. */
+typedef struct VerifyPrint
+{
+	Oid			relid;
+	Oid			index;			/* its key index; InvalidOid: a foreign leaf */
+	KeyPrint	want;			/* the keys routed to it (a count if foreign) */
+	KeyPrint	have;			/* the keys a local leaf holds */
+} VerifyPrint;
+
+extern void verify_prints(Oid relid, const KeySpec *keys, int64 rows,
+						  VerifyPrint *prints, int nleaves, FdwProbe **remote,
+						  int nworkers);
+
+#endif							/* PETAGEN_VERIFY_PAR_H */
