@@ -414,6 +414,7 @@ job_check_table(Oid relid, const GenSpec *spec, int64 rows)
 				 errdetail("Background workers cannot access the temporary tables of other sessions."),
 				 errhint("Use petagen.load() in this session, or load a permanent or unlogged table.")));
 	router = route_open(relid);
+	route_check_citus_local(router, relid);
 	for (int i = 0; i < route_nleaves(router); i++)
 		nlocal += route_leaf(router, i)->local ? 1 : 0;
 	route_close(router);

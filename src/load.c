@@ -224,6 +224,7 @@ load_range(Oid relid, const GenSpec *spec, bool frozen, int64 first,
 	LockRelationOid(relid, RowExclusiveLock);
 	load_check_table(relid, spec, first, count, &shape);
 	router = route_open(relid);
+	route_check_citus_local(router, relid);
 	load_check_leaves(router);
 	rowgen_init(&rg, &shape, spec);
 	writer = writer_open(router, spec, frozen);

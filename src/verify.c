@@ -15,6 +15,12 @@
  * leaf's row says which node holds it.  petagen.verify(job) does the same
  * for the table and key space recorded for a load job.
  *
+ * A Citus table's leaves are its shards (route.c routes as Citus does): a
+ * shard on this node is checked exactly like a local leaf; a shard on
+ * another node is not reachable here, so its row has the keys it should
+ * hold (expected) and the node holding it, and NULL for the rest: run
+ * verify() on that node.
+ *
  * Index probes see every row, whatever row-level security would hide, so
  * verify() refuses a table or local leaf where RLS applies to the caller
  * (else it would be an oracle for hidden keys), and needs the SELECT
@@ -176,17 +182,38 @@ verify_close_leaf(VerifyLeaf *vl)
 	table_close(vl->heap, AccessShareLock);
 }
 
+/* Emit the row of a Citus shard on another node: expected keys and its node. */
+static void
+verify_emit_elsewhere(ReturnSetInfo *rsinfo, const RouteLeaf *leaf,
+					  const VerifyLeaf *vl)
+{
+	Datum		values[VERIFY_COLS] = {0};
+	bool		nulls[VERIFY_COLS] = {true, false, false, true, true, true, true, true, false};
+
+	values[1] = BoolGetDatum(false);
+	values[2] = Int64GetDatum(vl->expected);
+	values[8] = CStringGetTextDatum(route_leaf_node(leaf));
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
 /* Emit one leaf's result row. */
 static void
 verify_emit(ReturnSetInfo *rsinfo, const RouteLeaf *leaf, VerifyLeaf *vl)
 {
 	Datum		values[VERIFY_COLS];
 	bool		nulls[VERIFY_COLS] = {false};
-	int64		rows = verify_count_rows(leaf->relid);
+	int64		rows;
 	int64		present = vl->expected - vl->missing;
 	int64		duplicated = vl->found - present;
-	int64		extra = rows - vl->found;
+	int64		extra;
 
+	if (!OidIsValid(leaf->relid))
+	{
+		verify_emit_elsewhere(rsinfo, leaf, vl);
+		return;
+	}
+	rows = verify_count_rows(leaf->relid);
+	extra = rows - vl->found;
 	values[0] = ObjectIdGetDatum(leaf->relid);
 	values[1] = BoolGetDatum(leaf->local);
 	values[2] = Int64GetDatum(vl->expected);
@@ -218,6 +245,8 @@ verify_scan_keys(Router *router, VerifyLeaf *leaves, const KeySpec *keys,
 		if (leaf < 0)
 			continue;
 		leaves[leaf].expected++;
+		if (!OidIsValid(route_leaf(router, leaf)->relid))
+			continue;			/* a Citus shard on another node */
 		if (leaves[leaf].remote != NULL)
 		{
 			fdwprobe_add(leaves[leaf].remote, PointerGetDatum(buf));
@@ -251,7 +280,7 @@ verify_table(FunctionCallInfo fcinfo, Oid relid, int64 rows,
 	{
 		if (route_leaf(router, i)->local)
 			verify_open_leaf(&leaves[i], route_leaf(router, i)->relid);
-		else
+		else if (OidIsValid(route_leaf(router, i)->relid))
 			leaves[i].remote = fdwprobe_open(route_leaf(router, i)->relid);
 	}
 	verify_scan_keys(router, leaves, keys, rows);
@@ -259,7 +288,7 @@ verify_table(FunctionCallInfo fcinfo, Oid relid, int64 rows,
 	{
 		if (route_leaf(router, i)->local)
 			verify_close_leaf(&leaves[i]);
-		else
+		else if (leaves[i].remote != NULL)
 			fdwprobe_finish(leaves[i].remote, &leaves[i].found,
 							&leaves[i].missing);
 		verify_emit(rsinfo, route_leaf(router, i), &leaves[i]);
