@@ -43,6 +43,7 @@
 
 #include "catalog.h"
 #include "check.h"
+#include "citus_shards.h"
 #include "compat.h"
 #include "frozen.h"
 #include "guard.h"
@@ -802,6 +803,7 @@ petagen_start(PG_FUNCTION_ARGS)
 		check_refuse_errors(&def);
 	job_check_no_other(def.relid, 0);
 	job_insert(&def);
+	citus_shards_record(def.job, def.relid);
 	if (def.indexes_after)
 		indexes_set_aside(def.job, def.relid);
 	job_launch(&def);

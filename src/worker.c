@@ -46,6 +46,7 @@
 #include "utils/timestamp.h"
 
 #include "catalog.h"
+#include "citus_shards.h"
 #include "compat.h"
 #include "debug_pause.h"
 #include "disk.h"
@@ -376,6 +377,7 @@ worker_load_chunk(WorkerCtx *ctx, int64 chunk)
 			   &st, worker_progress, ctx);
 	worker_debug_pause(ctx, DEBUG_PAUSE_BEFORE_COMMIT, chunk);
 	worker_check_stop(ctx);
+	citus_shards_check(ctx->def.job, ctx->def.relid);
 	worker_record_chunk(ctx, chunk, &st);
 	if (ctx->def.frozen)
 		frozen_forget_chunk(ctx->def.job, chunk);

@@ -138,5 +138,26 @@ cmp_ok(scalar(keys %citus), '>', 1000, 'a sample of over 1000 keys');
 is_deeply(\%found, \%citus,
 	'every sampled key is in the shard get_shard_id_for_distribution_column() names');
 
+# A shard moved off worker1 during its load: the next chunk fails the job.
+$coord->safe_psql('postgres', citus_usertable_sql('moved', 4));
+set_debug_pause($w1, 'before_chunk:1');
+my $job3 = $w1->safe_psql('postgres',
+	q{SELECT petagen.start(40000, workers => 1, "table" => 'moved', chunk_rows => 10000)});
+wait_for_debug_pause($w1, $job3, 1);
+my $moved = $w1->safe_psql('postgres',
+	q{SELECT min(shard) FROM petagen.job_shards WHERE job = } . $job3);
+$coord->safe_psql('postgres',
+	"SELECT citus_move_shard_placement($moved, '127.0.0.1', " . $w1->port
+	  . ", '127.0.0.1', " . $w2->port . ", shard_transfer_mode => 'block_writes')");
+set_debug_pause($w1, '');
+is($w1->safe_psql('postgres', "SELECT petagen.wait($job3, '120s')"),
+	'failed', 'move: the load fails after a shard moved off the node');
+like(
+	$w1->safe_psql('postgres', "SELECT last_error FROM petagen.jobs WHERE job = $job3"),
+	qr/the Citus shards of "moved" placed on this node changed during load job $job3/,
+	'move: the job says the shards placed here changed');
+is($w1->safe_psql('postgres', "SELECT count(*) FROM petagen.chunks WHERE job = $job3"),
+	'1', 'move: only the chunk before the move committed');
+
 $_->stop for ($coord, $w1, $w2);
 done_testing();
