@@ -178,3 +178,7 @@ COMMENT ON TABLE @extschema@.job_shards IS
     'the Citus shards placed on this node when a load job of a distributed table started';
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.job_shards', '');
 GRANT SELECT ON @extschema@.job_shards TO petagen_operator, pg_monitor;
+
+-- leaves() of a Citus table lists its shards, those on other nodes with their node.
+COMMENT ON FUNCTION @extschema@.leaves(regclass) IS
+    'the leaves of a table in routing order (a Citus table''s shards); node is "local", the foreign server of a foreign leaf, or host:port of the Citus node holding a shard that is not here (leaf NULL)';

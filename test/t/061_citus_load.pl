@@ -55,6 +55,15 @@ SELECT count(*) FILTER (WHERE node = 'local' AND leaf IS NOT NULL),
 		'4|4', $w->name . ': leaves() lists its 4 shards and the other 4 on the other worker');
 }
 
+# check() on a worker sizes its shards; too big a shard gets Citus advice.
+like(
+	$w1->safe_psql(
+		'postgres', q{
+SELECT severity || ': ' || finding || ' / ' || hint FROM petagen.check(1e12, workers => 2)
+ WHERE finding LIKE 'relation size:%' ORDER BY object LIMIT 1}),
+	qr/^error: relation size: leaf "usertable_\d+" would grow .* \/ Distribute the table into more shards \(alter_distributed_table\('usertable', shard_count => \.\.\.\)/,
+	'worker1: check() finds a shard past the size limit and advises more shards');
+
 # worker1: a frozen load, held before the commit of chunk 1 and SIGKILLed.
 set_debug_pause($w1, 'before_commit:1');
 my $job1 = $w1->safe_psql('postgres',
