@@ -26,7 +26,7 @@ typedef struct DebugPause
 	int64		first_chunk;
 } DebugPause;
 
-static char *debug_pause_setting = NULL;
+char	   *debug_pause_setting = NULL;
 static DebugPause debug_pause = {DEBUG_PAUSE_NONE, 0};
 
 static const char *const debug_pause_names[] = {"", "before_chunk", "before_commit"};
@@ -68,7 +68,7 @@ debug_pause_parse(const char *value, DebugPause *out)
 }
 
 /* GUC check hook: accept '', 'point' or 'point:N'. */
-static bool
+bool
 debug_pause_check(char **newval, void **extra, GucSource source)
 {
 	DebugPause	parsed;
@@ -80,22 +80,11 @@ debug_pause_check(char **newval, void **extra, GucSource source)
 }
 
 /* GUC assign hook: keep the parsed setting (the check hook accepted it). */
-static void
+void
 debug_pause_assign(const char *newval, void *extra)
 {
 	if (newval == NULL || !debug_pause_parse(newval, &debug_pause))
 		debug_pause.point = DEBUG_PAUSE_NONE;
-}
-
-/* Define petagen.debug_pause. */
-void
-debug_pause_init_guc(void)
-{
-	DefineCustomStringVariable("petagen.debug_pause",
-							   "For tests only: holds load workers at a point of their loop.",
-							   "'before_chunk' or 'before_commit', optionally ':N' for chunks numbered N or higher; '' (the default) pauses nowhere.",
-							   &debug_pause_setting, "", PGC_SUSET, 0,
-							   debug_pause_check, debug_pause_assign, NULL);
 }
 
 /* Does the setting hold a worker at point in chunk `chunk`? */
