@@ -115,7 +115,6 @@ citus_meta_shard_owner(Relation rel)
 	return DatumGetObjectId(owner);
 }
 
-
 /* Error if a table is a shard table of a Citus table. */
 static void
 citus_meta_refuse_shard(Relation rel)
