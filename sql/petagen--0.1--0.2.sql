@@ -166,3 +166,19 @@ LANGUAGE C;
 CREATE EVENT TRIGGER petagen_guard_drop_extension ON ddl_command_start
     WHEN TAG IN ('DROP EXTENSION')
     EXECUTE FUNCTION @extschema@.guard_drop_extension();
+
+-- The Citus shards a job writes on this node, as start() found them placed
+-- here; a chunk fails when they change (a shard moved during the load).
+CREATE TABLE @extschema@.job_shards (
+    job bigint NOT NULL REFERENCES @extschema@.jobs ON DELETE CASCADE,
+    shard bigint NOT NULL,
+    PRIMARY KEY (job, shard)
+);
+COMMENT ON TABLE @extschema@.job_shards IS
+    'the Citus shards placed on this node when a load job of a distributed table started';
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.job_shards', '');
+GRANT SELECT ON @extschema@.job_shards TO petagen_operator, pg_monitor;
+
+-- leaves() of a Citus table lists its shards, those on other nodes with their node.
+COMMENT ON FUNCTION @extschema@.leaves(regclass) IS
+    'the leaves of a table in routing order (a Citus table''s shards); node is "local", the foreign server of a foreign leaf, or host:port of the Citus node holding a shard that is not here (leaf NULL)';

@@ -105,7 +105,7 @@ AS 'MODULE_PATHNAME', 'petagen_leaves'
 LANGUAGE C STABLE STRICT;
 
 COMMENT ON FUNCTION @extschema@.leaves(regclass) IS
-    'the leaves of a table in routing order; node is "local" or the foreign server of a foreign leaf';
+    'the leaves of a table in routing order (a Citus table''s shards); node is "local", the foreign server of a foreign leaf, or host:port of the Citus node holding a shard that is not here (leaf NULL)';
 
 -- petagen.create_table(name, partitions, tablespaces): the canonical YCSB
 -- usertable, hash-partitioned, leaves round-robin over the tablespaces, each

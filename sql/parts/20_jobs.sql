@@ -179,6 +179,18 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.job_indexes', '');
 GRANT SELECT ON @extschema@.chunk_intents, @extschema@.job_indexes TO petagen_operator;
 GRANT SELECT ON @extschema@.chunk_intents, @extschema@.job_indexes TO pg_monitor;
 
+-- The Citus shards a job writes on this node, as start() found them placed
+-- here; a chunk fails when they change (a shard moved during the load).
+CREATE TABLE @extschema@.job_shards (
+    job bigint NOT NULL REFERENCES @extschema@.jobs ON DELETE CASCADE,
+    shard bigint NOT NULL,
+    PRIMARY KEY (job, shard)
+);
+COMMENT ON TABLE @extschema@.job_shards IS
+    'the Citus shards placed on this node when a load job of a distributed table started';
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.job_shards', '');
+GRANT SELECT ON @extschema@.job_shards TO petagen_operator, pg_monitor;
+
 
 -- DROP EXTENSION petagen is refused while a load job's workers run (they
 -- write into the table and this catalog); other DDL does not fire this.

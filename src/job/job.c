@@ -31,6 +31,7 @@
 #include "compat.h"
 #include "guard.h"
 #include "launch.h"
+#include "job/citus_shards.h"
 #include "job/ledger.h"
 #include "job/live.h"
 #include "job/options.h"
@@ -135,6 +136,7 @@ petagen_start(PG_FUNCTION_ARGS)
 	check_no_other_job(def.relid, 0);
 	def.owner = GetUserId();
 	ledger_insert_job(&def);
+	citus_shards_record(def.job, def.relid);
 	if (def.indexes_after)
 		indexes_set_aside(def.job, def.relid);
 	job_launch(&def);

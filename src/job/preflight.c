@@ -188,6 +188,7 @@ check_table_loadable(Oid relid, const GenSpec *spec, int64 rows)
 				 errdetail("Background workers cannot access the temporary tables of other sessions."),
 				 errhint("Use petagen.load() in this session, or load a permanent or unlogged table.")));
 	router = route_open(relid);
+	route_check_citus_local(router, relid);
 	for (int i = 0; i < route_nleaves(router); i++)
 		nlocal += route_leaf(router, i)->local ? 1 : 0;
 	route_close(router);
@@ -480,8 +481,12 @@ check_relation_size(CheckCtx *ctx, const RouteLeaf *leaf, double bytes)
 
 	if (bytes <= limit / 2)
 		return;
-	hint = psprintf("Partition the table into more leaves: about %.0f leaves for this node's share would keep each under half the limit.",
-					ceil(ctx->heap / (limit / 2)) + 1);
+	if (route_is_citus(ctx->router))
+		hint = psprintf("Distribute the table into more shards (alter_distributed_table('%s', shard_count => ...) on the coordinator, or citus.shard_count before create_distributed_table()): about %.0f shards on this node would keep each under half the limit.",
+						ctx->table, ceil(ctx->heap / (limit / 2)) + 1);
+	else
+		hint = psprintf("Partition the table into more leaves: about %.0f leaves for this node's share would keep each under half the limit.",
+						ceil(ctx->heap / (limit / 2)) + 1);
 	if (bytes > limit)
 		check_add(ctx, CHECK_ERROR, ERRCODE_PROGRAM_LIMIT_EXCEEDED,
 				  get_rel_name(leaf->relid), hint,

@@ -49,6 +49,7 @@
 #include "debug_pause.h"
 #include "launch.h"
 #include "petagen.h"
+#include "job/citus_shards.h"
 #include "job/ledger.h"
 #include "job/live.h"
 #include "job/options.h"
@@ -352,6 +353,7 @@ worker_load_chunk(WorkerCtx *ctx, int64 chunk)
 			   &st, worker_progress, ctx);
 	worker_debug_pause(ctx, DEBUG_PAUSE_BEFORE_COMMIT, chunk);
 	worker_check_stop(ctx);
+	citus_shards_check(ctx->def.job, ctx->def.relid);
 	worker_record_chunk(ctx, chunk, &st);
 	if (ctx->def.frozen)
 		frozen_forget_chunk(ctx->def.job, chunk);

@@ -33,6 +33,11 @@
  * worker then builds the rest in stage order.  An interrupted build rolls
  * back and stays unbuilt: resume() builds it.
  *
+ * A Citus table's indexes are those of its local shard tables (route.c),
+ * all stage 0, and the statements run with
+ * citus.enable_manual_changes_to_shards on, without which Citus refuses
+ * DDL on a shard.
+ *
  * Building and dropping need the table's ownership, checked at start() and
  * resume() with a clear error; exclusion constraints are refused (they have
  * no USING INDEX form).
@@ -55,6 +60,8 @@
 #include "catalog.h"
 #include "compat.h"
 #include "load/indexes.h"
+#include "route/citus_meta.h"
+#include "route/route.h"
 
 /* The tables of the partition tree of $n (a plain table is its own tree). */
 #define INDEXES_TREE(n) \
@@ -62,11 +69,16 @@
 	" UNION ALL SELECT " n ", 0 WHERE NOT EXISTS" \
 	" (SELECT FROM pg_catalog.pg_partition_tree(" n ")))"
 
-/* Every index of the partition tree of $2, recorded for job $1. */
+/* The tables of the partition tree of $2, or the shard tables $3 if not NULL. */
+#define INDEXES_TABLES \
+	"(SELECT relid, level FROM " INDEXES_TREE("$2") " p WHERE $3 IS NULL" \
+	" UNION ALL SELECT s::pg_catalog.regclass, 0 FROM pg_catalog.unnest($3) s)"
+
+/* Every index of the tables of $2 (see INDEXES_TABLES), recorded for job $1. */
 static const char *const indexes_record_sql =
 "WITH tree AS ("
 " SELECT t.relid, t.level, c.relkind, n.nspname, c.relname"
-" FROM " INDEXES_TREE("$2") " t"
+" FROM " INDEXES_TABLES " t"
 " JOIN pg_catalog.pg_class c ON c.oid = t.relid"
 " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
 " WHERE c.relkind IN ('r', 'p'))"
@@ -189,23 +201,50 @@ indexes_drop_one(Oid table, const char *name)
 	catalog_exec(drop, 0, NULL, NULL, NULL, SPI_OK_UTILITY);
 }
 
-/* Record and drop the indexes of relid's partition tree for job (in start()). */
+/* The local shard tables of a Citus table as an oid[]; NULL for other tables. */
+static Datum
+indexes_citus_shards(Oid relid, bool *isnull)
+{
+	Router	   *router = route_open(relid);
+	Datum	   *oids = palloc(sizeof(Datum) * Max(route_nleaves(router), 1));
+	int			n = 0;
+
+	*isnull = !route_is_citus(router);
+	for (int i = 0; i < route_nleaves(router); i++)
+		if (route_leaf(router, i)->local)
+			oids[n++] = ObjectIdGetDatum(route_leaf(router, i)->relid);
+	route_close(router);
+	if (*isnull)
+		return (Datum) 0;
+	return PointerGetDatum(construct_array(oids, n, OIDOID, sizeof(Oid), true,
+										   TYPALIGN_INT));
+}
+
+/*
+ * Record and drop the indexes of relid's partition tree (a Citus table's
+ * local shards) for job (in start()).
+ */
 void
 indexes_set_aside(int64 job, Oid relid)
 {
-	Oid			types[2] = {INT8OID, REGCLASSOID};
-	Datum		values[2] = {Int64GetDatum(job), ObjectIdGetDatum(relid)};
+	Oid			types[3] = {INT8OID, REGCLASSOID, OIDARRAYOID};
+	Datum		values[3] = {Int64GetDatum(job), ObjectIdGetDatum(relid), (Datum) 0};
+	char		nulls[3] = {' ', ' ', ' '};
+	bool		no_shards;
 	uint64		n;
 	Oid		   *tables;
 	char	  **names;
 	CatalogScope scope;
 	CatalogScope owner_scope;
 
+	values[2] = indexes_citus_shards(relid, &no_shards);
+	nulls[2] = no_shards ? 'n' : ' ';
 	catalog_connect(&scope, false);
+	citus_meta_allow_shard_ddl();
 	indexes_check_exclusion(relid);
 	/* definitions spelled with the pinned search_path the workers run */
 	catalog_connect(&owner_scope, true);
-	catalog_exec(indexes_record_sql, 2, types, values, NULL, SPI_OK_INSERT);
+	catalog_exec(indexes_record_sql, 3, types, values, nulls, SPI_OK_INSERT);
 	catalog_finish(&owner_scope);
 	catalog_exec("SELECT on_table::pg_catalog.oid, index_name::text"
 				 " FROM petagen.job_indexes WHERE job = $1 ORDER BY stage DESC",
@@ -326,6 +365,7 @@ indexes_build(int64 job, const IndexBuild *ib, int worker)
 	catalog_connect(&scope, false);
 	(void) set_config_option("default_tablespace", ib->tablespace, PGC_USERSET,
 							 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	citus_meta_allow_shard_ddl();
 	indexes_run(ib->create_sql, ib->on_table, ib->name);
 	if (ib->constraint_sql != NULL)
 		indexes_run(ib->constraint_sql, ib->on_table, ib->name);

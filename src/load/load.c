@@ -165,6 +165,7 @@ load_open_checked(Oid relid, const GenSpec *spec, int64 last, RowShape *shape)
 	LockRelationOid(relid, RowExclusiveLock);
 	load_check_table(relid, spec, last, shape);
 	router = route_open(relid);
+	route_check_citus_local(router, relid);
 	load_check_leaves(router);
 	return router;
 }

@@ -23,6 +23,9 @@
  *
  * Keys are never NULL, so the null partition of LIST is never consulted.
  *
+ * A hash-distributed Citus table (citus_meta.c) has no partitions: its
+ * leaves are its shards, and route_key() is Citus's own shard routing.
+ *
  * A partition as the table (a leaf, or a partitioned partition): a key
  * belongs to it only if PostgreSQL, routing from the root of the partition
  * tree, would put it in a leaf of the partition's subtree.  route_open()
@@ -101,6 +104,7 @@ struct Router
 	int			nleaves;
 	int			maxleaves;
 	List	   *open_rels;		/* partitioned tables, closed by route_close */
+	CitusTable *citus;			/* a Citus table's shards, or NULL */
 };
 
 static RouteNode *route_build_node(Router *router, Relation rel);
@@ -162,7 +166,57 @@ route_add_leaf(Router *router, Relation rel)
 	leaf->local = rel->rd_rel->relkind == RELKIND_RELATION;
 	leaf->heap_tablespace = OidIsValid(rel->rd_rel->reltablespace) ?
 		rel->rd_rel->reltablespace : MyDatabaseTableSpace;
+	leaf->shardid = 0;
+	leaf->node = NULL;
 	return router->nleaves++;
+}
+
+/* Lock and open the shard table of a local Citus shard, as a leaf. */
+static void
+route_add_local_shard(Router *router, Relation shell, const CitusShard *shard)
+{
+	char	   *name = psprintf("%s_" INT64_FORMAT,
+								RelationGetRelationName(shell), shard->shardid);
+	Oid			relid = get_relname_relid(name, RelationGetNamespace(shell));
+	Relation	rel;
+
+	if (!OidIsValid(relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("shard table \"%s\" of Citus table \"%s\" is missing on this node",
+						name, RelationGetRelationName(shell)),
+				 errdetail("pg_dist_placement places shard " INT64_FORMAT " in this node's group.",
+						   shard->shardid),
+				 errhint("Check the Citus metadata with citus_shards on the coordinator.")));
+	rel = table_open(relid, AccessShareLock);
+	route_check_relkind(rel);
+	router->leaves[route_add_leaf(router, rel)].shardid = shard->shardid;
+	table_close(rel, NoLock);
+}
+
+/* One leaf per shard of a Citus table, in hash range order. */
+static void
+route_add_shards(Router *router, Relation shell)
+{
+	router->maxleaves = Max(router->citus->nshards, 1);
+	router->leaves = repalloc(router->leaves, router->maxleaves * sizeof(RouteLeaf));
+	for (int i = 0; i < router->citus->nshards; i++)
+	{
+		const CitusShard *shard = &router->citus->shards[i];
+		RouteLeaf  *leaf;
+
+		if (shard->local)
+		{
+			route_add_local_shard(router, shell, shard);
+			continue;
+		}
+		leaf = &router->leaves[router->nleaves++];
+		leaf->relid = InvalidOid;
+		leaf->local = false;
+		leaf->heap_tablespace = MyDatabaseTableSpace;
+		leaf->shardid = shard->shardid;
+		leaf->node = shard->node;
+	}
 }
 
 /* Lock and open a partition; a node for a partitioned one, else a leaf. */
@@ -273,8 +327,13 @@ route_open(Oid relid)
 	router->leaves = palloc(router->maxleaves * sizeof(RouteLeaf));
 
 	route_check_relkind(rel);
-	citus_meta_refuse(rel);
-	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
+	router->citus = citus_meta_open(rel);
+	if (router->citus != NULL)
+	{
+		route_add_shards(router, rel);
+		table_close(rel, NoLock);
+	}
+	else if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
 		target.node = route_build_node(router, rel);
 	else
 	{
@@ -282,7 +341,7 @@ route_open(Oid relid)
 		table_close(rel, NoLock);
 	}
 	router->root = target.node;
-	if (get_rel_relispartition(relid))
+	if (router->citus == NULL && get_rel_relispartition(relid))
 		router->root = route_build_ancestors(router, relid, target);
 	MemoryContextSwitchTo(oldcxt);
 	return router;
@@ -303,12 +362,14 @@ route_leaf(const Router *router, int leaf)
 	return &router->leaves[leaf];
 }
 
-/* Where a leaf is stored: "local", or the name of its foreign server. */
+/* Where a leaf is stored: "local", its foreign server, or a Citus node. */
 const char *
 route_leaf_node(const RouteLeaf *leaf)
 {
 	if (leaf->local)
 		return "local";
+	if (leaf->node != NULL)
+		return leaf->node;
 	return GetForeignServer(GetForeignTable(leaf->relid)->serverid)->servername;
 }
 
@@ -364,6 +425,8 @@ route_key(Router *router, Datum key)
 {
 	const RouteNode *node = router->root;
 
+	if (router->citus != NULL)
+		return citus_meta_route(router->citus, key);
 	if (node == NULL)
 		return 0;
 	for (;;)
@@ -376,6 +439,36 @@ route_key(Router *router, Datum key)
 			return node->targets[part_index].leaf;
 		node = node->targets[part_index].node;
 	}
+}
+
+/* Is the table a Citus table, its leaves its shards? */
+bool
+route_is_citus(const Router *router)
+{
+	return router->citus != NULL;
+}
+
+/*
+ * Error if relid is a Citus table with no shard on this node: a load here
+ * would write nothing (the coordinator of a cluster whose shards are all
+ * on the workers).
+ */
+void
+route_check_citus_local(const Router *router, Oid relid)
+{
+	if (router->citus == NULL)
+		return;
+	for (int i = 0; i < router->nleaves; i++)
+		if (router->leaves[i].local)
+			return;
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("no shard of Citus table \"%s\" is placed on this node",
+					get_rel_name(relid)),
+			 errdetail("Its %d shards are placed on other nodes; this node is in Citus group %d. petagen writes only the shards of the node it runs on.",
+					   router->citus->nshards, router->citus->group),
+			 errhint("Run petagen.start() on each Citus worker node (petagen.leaves('%s') lists where each shard is); together they load every key once.",
+					 get_rel_name(relid))));
 }
 
 /* Close the partitioned tables (locks stay) and free the router. */
@@ -426,6 +519,7 @@ petagen_leaves(PG_FUNCTION_ARGS)
 		bool		nulls[2] = {false, false};
 
 		values[0] = ObjectIdGetDatum(leaf->relid);
+		nulls[0] = !OidIsValid(leaf->relid);	/* a Citus shard elsewhere */
 		values[1] = CStringGetTextDatum(route_leaf_node(leaf));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}

@@ -5,6 +5,9 @@
  *
  * A Router lives for one transaction: it holds relcache data of the table
  * and its partitions, all locked with AccessShareLock by route_open().
+ * For a hash-distributed Citus table the leaves are its shards, in hash
+ * range order: a local one is the shard table <table>_<shardid>, another
+ * node's has no relation here (relid InvalidOid, node "host:port").
  *-------------------------------------------------------------------------
  */
 #ifndef PETAGEN_ROUTE_H
@@ -16,6 +19,8 @@ typedef struct RouteLeaf
 	Oid			relid;
 	bool		local;			/* a heap table here, not a foreign table */
 	Oid			heap_tablespace;	/* resolved: never InvalidOid */
+	int64		shardid;		/* a Citus shard, or 0 */
+	const char *node;			/* a Citus shard on another node: "host:port" */
 } RouteLeaf;
 
 typedef struct Router Router;
@@ -28,6 +33,8 @@ extern int	route_nleaves(const Router *router);
 extern const RouteLeaf *route_leaf(const Router *router, int leaf);
 extern const char *route_leaf_node(const RouteLeaf *leaf);
 extern int	route_key(Router *router, Datum key);
+extern bool route_is_citus(const Router *router);
+extern void route_check_citus_local(const Router *router, Oid relid);
 extern void route_close(Router *router);
 
 #endif							/* PETAGEN_ROUTE_H */

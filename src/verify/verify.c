@@ -22,6 +22,12 @@
  * it.  petagen.verify(job) does the same for the table and key space
  * recorded for a load job.
  *
+ * A Citus table's leaves are its shards (route.c routes as Citus does): a
+ * shard on this node is checked exactly like a local leaf; a shard on
+ * another node is not reachable here, so its row has the keys it should
+ * hold (expected) and the node holding it, and NULL for the rest: run
+ * verify() on that node.
+ *
  * Index probes and scans see every row, whatever row-level security would
  * hide, so verify() refuses a table or local leaf where RLS applies to the
  * caller (else it would be an oracle for hidden keys), and needs the SELECT
@@ -158,6 +164,20 @@ verify_close_leaf(VerifyLeaf *vl)
 	table_close(vl->heap, AccessShareLock);
 }
 
+/* Emit the row of a Citus shard on another node: expected keys and its node. */
+static void
+verify_emit_elsewhere(ReturnSetInfo *rsinfo, const RouteLeaf *leaf,
+					  const VerifyLeaf *vl)
+{
+	Datum		values[VERIFY_COLS] = {0};
+	bool		nulls[VERIFY_COLS] = {true, false, false, true, true, true, true, true, false};
+
+	values[1] = BoolGetDatum(false);
+	values[2] = Int64GetDatum(vl->expected);
+	values[8] = CStringGetTextDatum(route_leaf_node(leaf));
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
 /* Emit one leaf's result row. */
 static void
 verify_emit(ReturnSetInfo *rsinfo, const RouteLeaf *leaf, VerifyLeaf *vl)
@@ -168,6 +188,11 @@ verify_emit(ReturnSetInfo *rsinfo, const RouteLeaf *leaf, VerifyLeaf *vl)
 	int64		duplicated = vl->found - present;
 	int64		extra = vl->rows - vl->found;
 
+	if (!OidIsValid(leaf->relid))
+	{
+		verify_emit_elsewhere(rsinfo, leaf, vl);
+		return;
+	}
 	values[0] = ObjectIdGetDatum(leaf->relid);
 	values[1] = BoolGetDatum(leaf->local);
 	values[2] = Int64GetDatum(vl->expected);
@@ -218,8 +243,8 @@ verify_compare_leaves(VerifyLeaf *leaves, const VerifyPrint *prints,
 		int64		hashes = 0;
 
 		vl->expected = prints[i].want.count;
-		if (vl->remote != NULL)
-			continue;
+		if (vl->remote != NULL || vl->heap == NULL)
+			continue;			/* foreign, or a Citus shard on another node */
 		vl->rows = prints[i].have.count;
 		if (keyprint_equal(&prints[i].have, &prints[i].want))
 		{
@@ -251,6 +276,8 @@ verify_open_leaves(Router *router, VerifyLeaf *leaves, VerifyPrint *prints,
 		const RouteLeaf *leaf = route_leaf(router, i);
 
 		prints[i].relid = leaf->relid;
+		if (!leaf->local && !OidIsValid(leaf->relid))
+			continue;			/* a Citus shard on another node */
 		if (!leaf->local)
 		{
 			remote[i] = leaves[i].remote = fdwprobe_open(leaf->relid);
@@ -273,7 +300,7 @@ verify_finish_leaf(ReturnSetInfo *rsinfo, const RouteLeaf *leaf, VerifyLeaf *vl)
 		leafdiff_finish(vl->diff, vl->rows, &vl->found, &vl->missing);
 	if (leaf->local)
 		verify_close_leaf(vl);
-	else
+	else if (vl->remote != NULL)
 	{
 		fdwprobe_finish(vl->remote, &vl->found, &vl->missing);
 		vl->rows = verify_count_rows(leaf->relid);

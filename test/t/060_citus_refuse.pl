@@ -1,48 +1,42 @@
 # On a Citus cluster (coordinator + 2 workers on loopback ports), petagen
-# refuses a Citus distributed table and its shard tables with a clear error,
-# instead of writing rows that Citus never reads (the shell table) or keys
-# outside a shard's hash range.  Skipped when Citus is not installed for
-# this server (scripts/citus.sh installs it; scripts/test.sh runs it first).
+# refuses what it cannot load exactly: a shard table named directly, a
+# reference table, append and range distribution, a distribution column
+# other than ycsb_key, a partitioned Citus table; each with a clear error,
+# on the coordinator and on a worker, and without writing anything.
+# Skipped when Citus is not installed for this server (scripts/citus.sh
+# installs it; scripts/test.sh runs it first).
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use PetagenCitus;
 
-my $probe = PostgreSQL::Test::Cluster->new('probe');
-my $pkglibdir = $probe->config_data('--pkglibdir');
-plan skip_all => "Citus is not installed in $pkglibdir (scripts/citus.sh)"
-  unless -f "$pkglibdir/citus.so";
+citus_skip_unless_installed();
 
-# A Citus node listening on 127.0.0.1, Citus and petagen created.
-sub citus_node
-{
-	my ($name) = @_;
-	my $node = PostgreSQL::Test::Cluster->new($name);
-	$node->init;
-	$node->append_conf(
-		'postgresql.conf', qq{
-shared_preload_libraries = 'citus'
-listen_addresses = '127.0.0.1'
-max_worker_processes = 16
-});
-	$node->start;
-	$node->safe_psql('postgres',
-		'CREATE EXTENSION citus; CREATE EXTENSION petagen;');
-	return $node;
-}
-
-my ($coord, @workers) = map { citus_node($_) } qw(coord worker1 worker2);
-$coord->safe_psql('postgres',
-	"SELECT citus_set_coordinator_host('127.0.0.1', " . $coord->port . ')');
-$coord->safe_psql('postgres',
-	"SELECT citus_add_node('127.0.0.1', " . $_->port . ')')
-  for @workers;
-$coord->safe_psql('postgres', q{SELECT petagen.create_table('usertable', 2)});
-$coord->safe_psql('postgres',
-	"SELECT create_distributed_table('usertable', 'ycsb_key', shard_count => 4)");
-
+my ($coord, @workers) = citus_cluster();
 my $w1 = $workers[0];
+$coord->safe_psql('postgres', citus_usertable_sql('usertable', 4));
+
+# A YCSB-shaped table $name, created on the coordinator and set up by $sql.
+sub citus_table
+{
+	my ($name, $sql) = @_;
+	$coord->safe_psql('postgres',
+		"CREATE TABLE $name (ycsb_key varchar(64) PRIMARY KEY, field0 varchar(100)); $sql");
+}
+citus_table('ref', q{SELECT create_reference_table('ref')});
+citus_table('app', q{SELECT create_distributed_table('app', 'ycsb_key', 'append')});
+citus_table('rng', q{SELECT create_distributed_table('rng', 'ycsb_key', 'range')});
+$coord->safe_psql('postgres',
+	q{CREATE TABLE byfield (ycsb_key varchar(64), field0 varchar(100), PRIMARY KEY (field0, ycsb_key));
+	  SELECT create_distributed_table('byfield', 'field0', shard_count => 4)});
+$coord->safe_psql('postgres',
+	q{SELECT petagen.create_table('parted', 2);
+	  SELECT create_distributed_table('parted', 'ycsb_key', shard_count => 4)});
+
 my $shard = $w1->safe_psql(
 	'postgres', q{
 SELECT 'usertable_' || s.shardid
@@ -61,18 +55,29 @@ sub error_of
 	return $err =~ /ERROR:  (\w{5}: [^\n]*)/ ? $1 : "no error (rc $rc)";
 }
 
-# Each entry point, on a worker and on the coordinator, refuses with 0A000.
-my %calls = (
-	'start()' => q{SELECT petagen.start(1000, workers => 1)},
-	'load()' => q{SELECT petagen.load('usertable', 0, 10)},
-	'verify()' => q{SELECT * FROM petagen.verify('usertable', 1000)});
+my %refusals = (
+	ref => '0A000: table "ref" is a Citus reference, local or single-shard table',
+	app => '0A000: table "app" is distributed by append',
+	rng => '0A000: table "rng" is distributed by range',
+	byfield => '0A000: Citus table "byfield" is distributed by the column field0, not ycsb_key',
+	parted => '0A000: table "parted" is a partitioned Citus table or one of its partitions');
+# Each entry point, on a worker and on the coordinator, refuses with 0A000
+# (Citus keeps the metadata of append and range tables on the coordinator).
 for my $node ($coord, $w1)
 {
-	for my $call (sort keys %calls)
+	for my $t (sort keys %refusals)
 	{
-		is( error_of($node, $calls{$call}),
-			'0A000: table "usertable" is managed by Citus',
-			$node->name . ": $call refuses the distributed table");
+		next if $node != $coord && ($t eq 'app' || $t eq 'rng');
+		my %calls = (
+			'start()' => qq{SELECT petagen.start(1000, workers => 1, "table" => '$t')},
+			'load()' => qq{SELECT petagen.load('$t', 0, 10)},
+			'verify()' => qq{SELECT * FROM petagen.verify('$t', 1000)},
+			'leaves()' => qq{SELECT * FROM petagen.leaves('$t')});
+		for my $call (sort keys %calls)
+		{
+			is(error_of($node, $calls{$call}), $refusals{$t},
+				$node->name . ": $call refuses $t");
+		}
 	}
 }
 # check() reports it as an error finding, which start() refuses on.
@@ -80,22 +85,27 @@ for my $node ($coord, $w1)
 {
 	is( $node->safe_psql(
 			'postgres',
-			q{SELECT severity || ': ' || finding FROM petagen.check(1000, workers => 1)
+			q{SELECT severity || ': ' || finding FROM petagen.check(1000, workers => 1, "table" => 'ref')
 			   WHERE severity = 'error'}),
-		'error: table: table "usertable" is managed by Citus',
-		$node->name . ': check() finds the distributed table an error');
+		'error: table: table "ref" is a Citus reference, local or single-shard table',
+		$node->name . ': check() finds a reference table an error');
 }
 is( error_of($w1, "SELECT petagen.load('$shard', 0, 10)"),
 	"0A000: table \"$shard\" is a shard of the Citus table \"usertable\"",
 	'worker1: load() refuses a shard table');
 
-# The hint says what to do instead.
+# The hints say what to do instead.
 my ($rc, $out, $err) =
-  $w1->psql('postgres', q{SELECT petagen.load('usertable', 0, 10)});
-like($err, qr/HINT:  petagen does not load Citus tables yet/, 'the error has a hint');
+  $w1->psql('postgres', "SELECT petagen.load('$shard', 0, 10)");
+like($err, qr/HINT:  Give the distributed table "usertable" as the table/,
+	'the shard error says to give the distributed table');
+($rc, $out, $err) = $w1->psql('postgres', q{SELECT petagen.load('ref', 0, 10)});
+like($err, qr/HINT:  petagen loads Citus tables distributed by hash on ycsb_key/,
+	'the reference table error says what petagen loads');
 
 # Nothing was written, and no job was recorded.
-is($coord->safe_psql('postgres', 'SELECT count(*) FROM usertable'),
+is( $coord->safe_psql('postgres',
+		'SELECT (SELECT count(*) FROM usertable) + (SELECT count(*) FROM ref)'),
 	'0', 'the coordinator counts no rows');
 is($w1->safe_psql('postgres', 'SELECT count(*) FROM petagen.jobs'),
 	'0', 'no job row was left');

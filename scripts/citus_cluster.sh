@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# A throwaway Citus cluster on this machine: a coordinator and two workers
+# on loopback ports, Citus built from ../shared/vendor when it is missing
+# (scripts/citus.sh), and usertable distributed by hash on ycsb_key.  As
+# root, the instances are owned and run by the `postgres` OS user.
+#
+#   bash scripts/citus_cluster.sh up       build + install petagen (and Citus), start the 3 nodes
+#   bash scripts/citus_cluster.sh load     petagen.start() on each worker, wait, count on the coordinator
+#   bash scripts/citus_cluster.sh verify   petagen.verify() of the last job on each worker
+#   bash scripts/citus_cluster.sh bench    test/bench/citus_load.sh on this cluster
+#   bash scripts/citus_cluster.sh psql K   psql on node K (0 = coordinator, 1, 2 = workers)
+#   bash scripts/citus_cluster.sh down     stop every node (the data stays)
+#
+#   PETAGEN_CITUS_ROWS      rows in the whole table        (default 1000000)
+#   PETAGEN_CITUS_WORKERS   load workers per Citus worker  (default 2)
+#   PETAGEN_CITUS_SHARDS    shard_count of usertable       (default 32)
+#   PETAGEN_CITUS_PORT      node K listens on PORT+K       (default 54360)
+#   PETAGEN_CITUS_DIR       data, sockets and logs         (default ./citus_cluster)
+#   PG_CONFIG               the PostgreSQL to use          (default Debian's 15)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ROWS=${PETAGEN_CITUS_ROWS:-1000000}
+WORKERS=${PETAGEN_CITUS_WORKERS:-2}
+SHARDS=${PETAGEN_CITUS_SHARDS:-32}
+PORT=${PETAGEN_CITUS_PORT:-54360}
+DIR=${PETAGEN_CITUS_DIR:-$PWD/citus_cluster}
+export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+PGBIN=$("$PG_CONFIG" --bindir)
+NODES="0 1 2"
+
+# Run a command as the instance owner.
+if [ "$(id -u)" -eq 0 ]; then
+    as_owner() { runuser -u postgres -- "$@"; }
+else
+    as_owner() { "$@"; }
+fi
+
+# psql on node $1, the rest are psql arguments.
+node_psql() {
+    local k=$1
+    shift
+    as_owner "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p $((PORT + k)) \
+        -U postgres -d postgres "$@"
+}
+
+# Start node $1, creating it first if it does not exist.
+node_up() {
+    local k=$1 data=$DIR/node$1
+    if [ ! -d "$data" ]; then
+        as_owner "$PGBIN/initdb" -D "$data" -U postgres -A trust -E UTF8 \
+            --no-locale --no-sync >"$DIR/initdb$k.log"
+        cat >>"$data/postgresql.conf" <<CONF
+port = $((PORT + k))
+listen_addresses = '127.0.0.1'
+unix_socket_directories = '$DIR'
+cluster_name = 'citus$k'
+shared_preload_libraries = 'citus'
+max_worker_processes = 16
+shared_buffers = 512MB
+max_wal_size = 8GB
+checkpoint_timeout = 30min
+autovacuum = off
+CONF
+    fi
+    as_owner "$PGBIN/pg_ctl" -D "$data" status >/dev/null 2>&1 ||
+        as_owner "$PGBIN/pg_ctl" -D "$data" -l "$DIR/node$k.log" -w start >/dev/null
+    echo "node$k: port $((PORT + k)), data $data"
+}
+
+cmd_up() {
+    bash scripts/deps.sh
+    bash scripts/build.sh >/dev/null
+    bash scripts/citus.sh | tail -1
+    local fresh=0
+    [ -d "$DIR" ] || fresh=1
+    mkdir -p "$DIR"
+    if [ "$(id -u)" -eq 0 ]; then chown postgres: "$DIR"; fi
+    for k in $NODES; do node_up "$k"; done
+    [ "$fresh" -eq 1 ] || return 0
+    for k in $NODES; do
+        node_psql "$k" -c "CREATE EXTENSION citus" -c "CREATE EXTENSION petagen"
+    done
+    node_psql 0 -c "SELECT citus_set_coordinator_host('127.0.0.1', $PORT)" >/dev/null
+    for k in 1 2; do
+        node_psql 0 -c "SELECT citus_add_node('127.0.0.1', $((PORT + k)))" >/dev/null
+    done
+    node_psql 0 <<SQL
+CREATE TABLE usertable (ycsb_key varchar(64) PRIMARY KEY,
+    field0 varchar(100), field1 varchar(100), field2 varchar(100),
+    field3 varchar(100), field4 varchar(100), field5 varchar(100),
+    field6 varchar(100), field7 varchar(100), field8 varchar(100),
+    field9 varchar(100));
+SELECT create_distributed_table('usertable', 'ycsb_key', shard_count => $SHARDS);
+SELECT nodeport AS port, count(*) AS shards FROM citus_shards GROUP BY 1 ORDER BY 1;
+SQL
+}
+
+cmd_load() {
+    local j1 j2
+    j1=$(node_psql 1 -At -c "SELECT petagen.start($ROWS, workers => $WORKERS)")
+    j2=$(node_psql 2 -At -c "SELECT petagen.start($ROWS, workers => $WORKERS)")
+    echo "== load: $ROWS rows, $WORKERS load workers on each Citus worker"
+    echo "worker1: job $j1 $(node_psql 1 -At -c "SELECT petagen.wait($j1)")"
+    echo "worker2: job $j2 $(node_psql 2 -At -c "SELECT petagen.wait($j2)")"
+    node_psql 0 -c "SELECT count(*) AS rows, count(DISTINCT ycsb_key) AS distinct_keys FROM usertable"
+}
+
+cmd_verify() {
+    for k in 1 2; do
+        echo "== verify on worker$k (its shards exact; the others' on their node)"
+        node_psql "$k" -c "SELECT local, node, count(*) AS shards, sum(expected) AS expected,
+                                  sum(present) AS present, sum(missing) AS missing,
+                                  sum(extra) AS extra, sum(duplicated) AS duplicated, bool_and(ok) AS ok
+                           FROM petagen.verify((SELECT max(job) FROM petagen.jobs))
+                           GROUP BY 1, 2 ORDER BY 1 DESC, 2"
+    done
+}
+
+cmd_down() {
+    for k in $NODES; do
+        if [ -f "$DIR/node$k/postmaster.pid" ]; then
+            as_owner "$PGBIN/pg_ctl" -D "$DIR/node$k" -m fast -w stop >/dev/null
+            echo "node$k: stopped"
+        fi
+    done
+    echo "citus cluster: data and logs kept in $DIR (rm -rf it to start afresh)"
+}
+
+case ${1:-} in
+    up) cmd_up ;;
+    load) cmd_load ;;
+    verify) cmd_verify ;;
+    bench) PETAGEN_CITUS_DIR=$DIR PETAGEN_CITUS_PORT=$PORT bash test/bench/citus_load.sh ;;
+    psql) shift; k=${1:-0}; shift || true; node_psql "$k" "$@" ;;
+    down) cmd_down ;;
+    *) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+esac

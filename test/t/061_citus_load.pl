@@ -1,0 +1,172 @@
+# petagen loads a Citus hash-distributed table: start() on each worker node
+# writes exactly the keys of the shards placed on that node, straight into
+# its shard tables, routed as Citus routes them.  The coordinator then sees
+# the whole key space once; Citus's own get_shard_id_for_distribution_column()
+# agrees with where every sampled key is; no shard holds a key outside its
+# hash range; a SIGKILLed frozen load on one worker resumes to exactly once.
+# Skipped when Citus is not installed (scripts/citus.sh installs it).
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use PetagenTest;
+use PetagenCitus;
+
+citus_skip_unless_installed();
+
+my $rows = 200000;
+my $chunk_rows = 20000;
+my ($coord, $w1, $w2) = citus_cluster();
+$coord->safe_psql('postgres', citus_usertable_sql('usertable', 8));
+
+# The SQLSTATE and message of the error $sql raises on $node.
+sub error_of
+{
+	my ($node, $sql) = @_;
+	my ($rc, $out, $err) =
+	  $node->psql('postgres', "\\set VERBOSITY verbose\n$sql");
+	return $err =~ /ERROR:  (\w{5}: [^\n]*)/ ? $1 : "no error (rc $rc)";
+}
+
+# The coordinator holds no shard: start() there says to run it on the workers.
+is( error_of($coord, "SELECT petagen.start($rows, workers => 2)"),
+	'55000: no shard of Citus table "usertable" is placed on this node',
+	'coordinator: start() refuses, no shard is placed here');
+my ($rc, $out, $err) =
+  $coord->psql('postgres', "SELECT petagen.load('usertable', 0, 10)");
+like($err, qr/HINT:  Run petagen.start\(\) on each Citus worker node/,
+	'coordinator: the hint says to run start() on each worker');
+
+# leaves(): every shard, local ones by name, the others with their node.
+is( $coord->safe_psql('postgres',
+		q{SELECT count(*), count(leaf) FROM petagen.leaves('usertable')}),
+	'8|0', 'coordinator: leaves() lists 8 shards, none local');
+for my $w ($w1, $w2)
+{
+	my $other = ($w == $w1 ? $w2 : $w1)->port;
+	is( $w->safe_psql(
+			'postgres', qq{
+SELECT count(*) FILTER (WHERE node = 'local' AND leaf IS NOT NULL),
+       count(*) FILTER (WHERE node = '127.0.0.1:$other' AND leaf IS NULL)
+  FROM petagen.leaves('usertable')}),
+		'4|4', $w->name . ': leaves() lists its 4 shards and the other 4 on the other worker');
+}
+
+# check() on a worker sizes its shards; too big a shard gets Citus advice.
+like(
+	$w1->safe_psql(
+		'postgres', q{
+SELECT severity || ': ' || finding || ' / ' || hint FROM petagen.check(1e12, workers => 2)
+ WHERE finding LIKE 'relation size:%' ORDER BY object LIMIT 1}),
+	qr/^error: relation size: leaf "usertable_\d+" would grow .* \/ Distribute the table into more shards \(alter_distributed_table\('usertable', shard_count => \.\.\.\)/,
+	'worker1: check() finds a shard past the size limit and advises more shards');
+
+# worker1: a frozen load, held before the commit of chunk 1 and SIGKILLed.
+set_debug_pause($w1, 'before_commit:1');
+my $job1 = $w1->safe_psql('postgres',
+	"SELECT petagen.start($rows, workers => 2, chunk_rows => $chunk_rows, frozen => true)");
+wait_for_debug_pause($w1, $job1, 2);
+# worker2: a plain load with its indexes built after.
+my $job2 = $w2->safe_psql('postgres',
+	"SELECT petagen.start($rows, workers => 2, chunk_rows => $chunk_rows, indexes => 'after')");
+is($w2->safe_psql('postgres', "SELECT petagen.wait($job2, '300s')"),
+	'done', 'worker2: the load is done');
+
+my $pid = $w1->safe_psql('postgres',
+	"SELECT pid FROM petagen.status($job1) WHERE worker = 0");
+ok(kill('KILL', $pid), 'worker1: SIGKILL sent to load worker 0');
+ok( poll_after_crash(
+		$w1, "SELECT state FROM petagen.status($job1) WHERE worker IS NULL",
+		'interrupted'),
+	'worker1: after the crash restart the job is interrupted');
+set_debug_pause($w1, '');
+is($w1->safe_psql('postgres', "SELECT petagen.resume($job1)"),
+	$job1, 'worker1: resume() returns the job');
+is($w1->safe_psql('postgres', "SELECT petagen.wait($job1, '300s')"),
+	'done', 'worker1: the resumed load is done');
+
+# The coordinator sees every key exactly once.
+is( $coord->safe_psql('postgres',
+		'SELECT count(*), count(DISTINCT ycsb_key) FROM usertable'),
+	"$rows|$rows", 'coordinator: count(*) = count(DISTINCT ycsb_key) = rows');
+is( $coord->safe_psql('postgres',
+		"SELECT count(*) FROM petagen.rows(NULL::usertable, 0, $rows) g"
+		  . ' JOIN usertable u USING (ycsb_key)'),
+	$rows, 'coordinator: every generated key is found through Citus');
+
+# Each worker: its shards verify exactly; the others are left to their node.
+my $expected = 0;
+for my $w ($w1, $w2)
+{
+	my $job = $w == $w1 ? $job1 : $job2;
+	is( $w->safe_psql(
+			'postgres', qq{
+SELECT count(*) FILTER (WHERE local AND ok),
+       count(*) FILTER (WHERE NOT local AND ok IS NULL AND present IS NULL)
+  FROM petagen.verify(${job}::bigint)}),
+		'4|4', $w->name . ': verify(job) is ok on its 4 shards, NULL on the others');
+	$expected += $w->safe_psql('postgres',
+		"SELECT sum(expected) FROM petagen.verify(${job}::bigint) WHERE local");
+}
+is($expected, $rows, 'the local shards of both workers expect every key once');
+
+# Where a sample of keys is, by shard table, on the worker holding it.
+my $sample = $coord->safe_psql('postgres',
+	"SELECT string_agg(quote_literal(ycsb_key), ',')"
+	  . " FROM petagen.rows(NULL::usertable, 0, $rows) WHERE ycsb_key LIKE '%77'");
+my %found;
+for my $w ($w1, $w2)
+{
+	for my $shard (split /\n/,
+		$w->safe_psql('postgres',
+			q{SELECT leaf FROM petagen.leaves('usertable') WHERE leaf IS NOT NULL}))
+	{
+		# Every row's hash lies in the shard's range, by Citus and by hashtext.
+		is( $w->safe_psql(
+				'postgres', qq{
+SELECT count(*) FILTER (WHERE worker_hash(ycsb_key) NOT BETWEEN lo AND hi),
+       count(*) FILTER (WHERE hashtext(ycsb_key) NOT BETWEEN lo AND hi),
+       count(*) > 0
+  FROM $shard,
+       (SELECT shardminvalue::int AS lo, shardmaxvalue::int AS hi FROM pg_dist_shard
+         WHERE shardid = substring('$shard' FROM '_(\\d+)\$')::bigint) r}),
+			'0|0|t', $w->name . ": $shard holds rows, all of its own hash range");
+		$found{$_} = $shard
+		  for split /\n/,
+		  $w->safe_psql('postgres', "SELECT ycsb_key FROM $shard WHERE ycsb_key IN ($sample)");
+	}
+}
+my %citus = map { split /\|/ } split /\n/,
+  $coord->safe_psql('postgres',
+	"SELECT k, 'usertable_' || get_shard_id_for_distribution_column('usertable', k)"
+	  . " FROM unnest(ARRAY[$sample]::text[]) k");
+cmp_ok(scalar(keys %citus), '>', 1000, 'a sample of over 1000 keys');
+is_deeply(\%found, \%citus,
+	'every sampled key is in the shard get_shard_id_for_distribution_column() names');
+
+# A shard moved off worker1 during its load: the next chunk fails the job.
+$coord->safe_psql('postgres', citus_usertable_sql('moved', 4));
+set_debug_pause($w1, 'before_chunk:1');
+my $job3 = $w1->safe_psql('postgres',
+	q{SELECT petagen.start(40000, workers => 1, "table" => 'moved', chunk_rows => 10000)});
+wait_for_debug_pause($w1, $job3, 1);
+my $moved = $w1->safe_psql('postgres',
+	q{SELECT min(shard) FROM petagen.job_shards WHERE job = } . $job3);
+$coord->safe_psql('postgres',
+	"SELECT citus_move_shard_placement($moved, '127.0.0.1', " . $w1->port
+	  . ", '127.0.0.1', " . $w2->port . ", shard_transfer_mode => 'block_writes')");
+set_debug_pause($w1, '');
+is($w1->safe_psql('postgres', "SELECT petagen.wait($job3, '120s')"),
+	'failed', 'move: the load fails after a shard moved off the node');
+like(
+	$w1->safe_psql('postgres', "SELECT last_error FROM petagen.jobs WHERE job = $job3"),
+	qr/the Citus shards of "moved" placed on this node changed during load job $job3/,
+	'move: the job says the shards placed here changed');
+is($w1->safe_psql('postgres', "SELECT count(*) FROM petagen.chunks WHERE job = $job3"),
+	'1', 'move: only the chunk before the move committed');
+
+$_->stop for ($coord, $w1, $w2);
+done_testing();
