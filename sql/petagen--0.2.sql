@@ -129,7 +129,8 @@ CREATE FUNCTION @extschema@.start(
     max_rate text DEFAULT NULL,
     frozen boolean DEFAULT false,
     indexes text DEFAULT 'maintain',
-    force boolean DEFAULT false)
+    force boolean DEFAULT false,
+    method text DEFAULT 'chunk')
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'petagen_start'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT;
@@ -170,10 +171,10 @@ LANGUAGE C VOLATILE;
 -- Who may do what: operators run jobs, pg_monitor members watch them.  The
 -- job catalog is written only by petagen's functions (as its owner): roles
 -- may read it, never write it.
-REVOKE ALL ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, boolean, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION @extschema@.resume(bigint, integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION @extschema@.stop(bigint) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, boolean) TO petagen_operator;
+GRANT EXECUTE ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, boolean, text) TO petagen_operator;
 GRANT EXECUTE ON FUNCTION @extschema@.resume(bigint, integer) TO petagen_operator;
 GRANT EXECUTE ON FUNCTION @extschema@.stop(bigint) TO petagen_operator;
 GRANT USAGE ON SCHEMA @extschema@ TO petagen_operator, pg_monitor;
@@ -981,16 +982,17 @@ CREATE FUNCTION @extschema@.check(
     max_rate text DEFAULT NULL,
     frozen boolean DEFAULT false,
     indexes text DEFAULT 'maintain',
+    method text DEFAULT 'chunk',
     OUT severity text, OUT object text, OUT finding text, OUT hint text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'petagen_check'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT;
 
-COMMENT ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text) IS
+COMMENT ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, text) IS
     'preflight of a load: shape, leaves, space per filesystem, index tablespaces, relation size, worker slots, settings';
 
-REVOKE ALL ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text) TO petagen_operator, pg_monitor;
+REVOKE ALL ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, text) TO petagen_operator, pg_monitor;
 
 -- petagen.create_table(name, partitions, tablespaces): the canonical YCSB
 -- usertable, hash-partitioned, leaves round-robin over the tablespaces, each
@@ -1055,6 +1057,15 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.chunk_intents', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.job_indexes', '');
 GRANT SELECT ON @extschema@.chunk_intents, @extschema@.job_indexes TO petagen_operator;
 GRANT SELECT ON @extschema@.chunk_intents, @extschema@.job_indexes TO pg_monitor;
+
+-- Leaf loads: method => 'leaf' routes first, then writes each local leaf
+-- whole, frozen, into new storage, one transaction per leaf; the ledger row
+-- of a leaf job is a leaf (chunk numbers the local leaves in routing order).
+ALTER TABLE @extschema@.jobs
+    ADD COLUMN method text NOT NULL DEFAULT 'chunk'
+        CHECK (method IN ('chunk', 'leaf'));
+ALTER TABLE @extschema@.chunks
+    ADD COLUMN leaf regclass;
 
 -- DROP EXTENSION petagen is refused while a load job's workers run (they
 -- write into the table and this catalog); other DDL does not fire this.

@@ -48,6 +48,7 @@
 #include "guard.h"
 #include "indexes.h"
 #include "job.h"
+#include "leafload.h"
 #include "load.h"
 #include "route.h"
 
@@ -221,7 +222,7 @@ job_read(int64 job, JobDef *def, bool missing_ok)
 	if (job_spi("SELECT \"table\"::oid, rows, workers, run, chunk_rows, keys, seed,"
 				" fieldlength, prefix, zeropadding, disk_reserve, max_rate,"
 				" started_by::oid, state, dsm_handle, xmin, frozen,"
-				" indexes = 'after'"
+				" indexes = 'after', method = 'leaf'"
 				" FROM petagen.jobs WHERE job = $1",
 				1, types, values, SPI_OK_SELECT) == 0)
 	{
@@ -259,6 +260,7 @@ job_read(int64 job, JobDef *def, bool missing_ok)
 	def->ours = TransactionIdIsCurrentTransactionId(DatumGetTransactionId(job_col(16, &isnull)));
 	def->frozen = DatumGetBool(job_col(17, &isnull));
 	def->indexes_after = DatumGetBool(job_col(18, &isnull));
+	def->leaf_method = DatumGetBool(job_col(19, &isnull));
 	catalog_finish(&scope);
 	return true;
 }
@@ -513,6 +515,16 @@ job_create_shared(const JobDef *def)
 	shared->run = def->run;
 	shared->nworkers = def->nworkers;
 	shared->nchunks = job_nchunks(def->rows, def->chunk_rows);
+	shared->nranges = shared->nchunks;
+	if (def->leaf_method)
+	{
+		int			nlocal;
+
+		pfree(leaf_local_leaves(def->relid, &nlocal));
+		shared->nchunks = nlocal;	/* a leaf is the unit of the ledger */
+	}
+	pg_atomic_init_u64(&shared->next_range, 0);
+	pg_atomic_init_u32(&shared->routing, def->nworkers);
 	shared->started_at = GetCurrentTimestamp();
 	pg_atomic_init_u64(&shared->next_chunk, 0);
 	pg_atomic_init_u32(&shared->active, def->nworkers);
@@ -597,10 +609,10 @@ job_launch(const JobDef *def)
 static void
 job_insert(JobDef *def)
 {
-	Oid			types[14] = {OIDOID, INT8OID, INT4OID, INT8OID, TEXTOID, INT8OID,
-	INT4OID, TEXTOID, INT4OID, INT8OID, INT8OID, OIDOID, BOOLOID, TEXTOID};
-	Datum		values[14];
-	char		nulls[14] = "             ";
+	Oid			types[15] = {OIDOID, INT8OID, INT4OID, INT8OID, TEXTOID, INT8OID,
+	INT4OID, TEXTOID, INT4OID, INT8OID, INT8OID, OIDOID, BOOLOID, TEXTOID, TEXTOID};
+	Datum		values[15];
+	char		nulls[15] = "              ";
 	bool		isnull;
 	CatalogScope scope;
 
@@ -619,6 +631,7 @@ job_insert(JobDef *def)
 	values[11] = ObjectIdGetDatum(def->owner);
 	values[12] = BoolGetDatum(def->frozen);
 	values[13] = CStringGetTextDatum(def->indexes_after ? "after" : "maintain");
+	values[14] = CStringGetTextDatum(def->leaf_method ? "leaf" : "chunk");
 	if (def->disk_reserve < 0)
 		nulls[9] = 'n';
 	if (def->max_rate <= 0)
@@ -626,10 +639,10 @@ job_insert(JobDef *def)
 	catalog_connect(&scope, true);
 	if (SPI_execute_with_args("INSERT INTO petagen.jobs (\"table\", rows, workers,"
 							  " chunk_rows, keys, seed, fieldlength, prefix, zeropadding,"
-							  " disk_reserve, max_rate, started_by, frozen, indexes)"
+							  " disk_reserve, max_rate, started_by, frozen, indexes, method)"
 							  " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,"
-							  " $12::pg_catalog.regrole, $13, $14) RETURNING job",
-							  14, types, values, nulls, false, 0) != SPI_OK_INSERT_RETURNING)
+							  " $12::pg_catalog.regrole, $13, $14, $15) RETURNING job",
+							  15, types, values, nulls, false, 0) != SPI_OK_INSERT_RETURNING)
 		elog(ERROR, "petagen: could not insert the job row");
 	def->job = DatumGetInt64(job_col(1, &isnull));
 	catalog_finish(&scope);
@@ -731,16 +744,27 @@ static const char *const start_arg_names[] = {
 	"indexes"
 };
 
-/* Read and check the frozen and indexes options (arguments 11, 12) into def. */
+/*
+ * Read and check the frozen and indexes options (arguments 11, 12) and the
+ * method (argument method_arg) into def.  A leaf job writes frozen rows into
+ * new storage, safe without the frozen chunks' ownership requirement.
+ */
 static void
 job_parse_load_options(FunctionCallInfo fcinfo, const char *funcname,
-					   JobDef *def)
+					   int method_arg, JobDef *def)
 {
 	spec_check_nulls(fcinfo, 11, start_arg_names, lengthof(start_arg_names),
 					 funcname);
+	if (PG_ARGISNULL(method_arg))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("argument \"method\" of %s must not be null", funcname)));
 	def->frozen = PG_GETARG_BOOL(11);
 	def->indexes_after = indexes_option(text_to_cstring(PG_GETARG_TEXT_PP(12)));
-	if (def->frozen)
+	def->leaf_method = leaf_method_option(text_to_cstring(PG_GETARG_TEXT_PP(method_arg)));
+	if (def->leaf_method)
+		leaf_check(def->relid, &def->spec, def->indexes_after, false);
+	else if (def->frozen)
 		frozen_check(def->relid, &def->spec);
 	if (def->indexes_after)
 		indexes_check(def->relid, &def->spec);
@@ -748,10 +772,12 @@ job_parse_load_options(FunctionCallInfo fcinfo, const char *funcname,
 
 /*
  * Read and validate the arguments start() and check() share, in SQL order
- * rows .. indexes, into def; funcname reads "petagen.f()".
+ * rows .. indexes, and method (argument method_arg), into def; funcname
+ * reads "petagen.f()".
  */
 void
-job_parse_args(FunctionCallInfo fcinfo, const char *funcname, JobDef *def)
+job_parse_args(FunctionCallInfo fcinfo, const char *funcname, int method_arg,
+			   JobDef *def)
 {
 	spec_check_nulls(fcinfo, 0, start_arg_names, 8, funcname);
 	memset(def, 0, sizeof(*def));
@@ -777,7 +803,7 @@ job_parse_args(FunctionCallInfo fcinfo, const char *funcname, JobDef *def)
 	job_check_chunks(def);
 	def->disk_reserve = job_size_arg(fcinfo, 9, "disk_reserve", -1);
 	def->max_rate = job_size_arg(fcinfo, 10, "max_rate", 0);
-	job_parse_load_options(fcinfo, funcname, def);
+	job_parse_load_options(fcinfo, funcname, method_arg, def);
 }
 
 PG_FUNCTION_INFO_V1(petagen_start);
@@ -790,7 +816,7 @@ petagen_start(PG_FUNCTION_ARGS)
 	guard_writable("petagen.start()");
 	job_check_operator();
 	job_check_login(GetUserId(), "petagen.start()");
-	job_parse_args(fcinfo, "petagen.start()", &def);
+	job_parse_args(fcinfo, "petagen.start()", 14, &def);
 	if (PG_ARGISNULL(13))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -855,7 +881,9 @@ job_check_resumable(const JobDef *def)
 	GetUserIdAndSecContext(&save_userid, &save_sec_context);
 	SetUserIdAndSecContext(def->owner,
 						   save_sec_context | SECURITY_LOCAL_USERID_CHANGE);
-	if (def->frozen)
+	if (def->leaf_method)
+		leaf_check(def->relid, &def->spec, def->indexes_after, false);
+	else if (def->frozen)
 		frozen_check(def->relid, &def->spec);
 	if (def->indexes_after)
 		indexes_check(def->relid, &def->spec);

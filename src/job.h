@@ -99,6 +99,10 @@ typedef struct JobShared
 	pg_atomic_uint64 next_log_at;	/* TimestampTz of the next progress_log row */
 	pg_atomic_uint32 loading;	/* workers still claiming chunks */
 	pg_atomic_uint32 phase;		/* JobPhase */
+	/* a leaf job (leafload.c) routes ranges first, then loads leaves as chunks */
+	int64		nranges;
+	pg_atomic_uint64 next_range;	/* ranges are claimed in order */
+	pg_atomic_uint32 routing;	/* workers still routing ranges */
 	WorkerSlot	workers[FLEXIBLE_ARRAY_MEMBER];
 } JobShared;
 
@@ -116,6 +120,7 @@ typedef struct JobDef
 	int64		max_rate;		/* bytes per second, or 0 for no cap */
 	bool		frozen;			/* rows written frozen: see frozen.h */
 	bool		indexes_after;	/* indexes set aside, built at the end */
+	bool		leaf_method;	/* method => 'leaf': see leafload.c */
 	Oid			owner;			/* the role the workers run as */
 	char		state[16];		/* as in the catalog */
 	bool		ours;			/* row written by this transaction */
@@ -151,7 +156,7 @@ extern void job_check_login(Oid role, const char *funcname);
 extern void job_check_workers(int nworkers);
 extern Oid	job_table_arg(text *name);
 extern void job_parse_args(FunctionCallInfo fcinfo, const char *funcname,
-						   JobDef *def);
+						   int method_arg, JobDef *def);
 extern void job_check_table(Oid relid, const GenSpec *spec, int64 rows);
 extern int	job_free_worker_slots(void);
 extern int64 job_reserve(const JobDef *def);
