@@ -1,8 +1,12 @@
 # petagen — PGXS build.  `make && make install`, then README's test command.
 EXTENSION = petagen
 MODULE_big = petagen
-OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c)))
-DATA = $(wildcard sql/petagen--*.sql)
+OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c src/*/*.c)))
+# Released install scripts and update scripts are files of their own; the
+# install script of the current version is assembled from sql/parts/, in
+# order: generator, load jobs, benchmarks, charts.
+DATA = sql/petagen--0.1.sql sql/petagen--0.1--0.2.sql
+DATA_built = sql/petagen--0.2.sql
 
 REGRESS = $(patsubst test/sql/%.sql,%,$(sort $(wildcard test/sql/*.sql)))
 REGRESS_OPTS = --inputdir=test --temp-instance=./tmp_check_regress \
@@ -10,6 +14,8 @@ REGRESS_OPTS = --inputdir=test --temp-instance=./tmp_check_regress \
 TAP_TESTS = 1
 PROVE_TESTS = $(sort $(wildcard test/t/*.pl))
 
+# Headers are included by their path under src/: "job/jobdef.h".
+PG_CPPFLAGS += -I$(srcdir)/src
 SHLIB_LINK += -lxxhash
 PG_CFLAGS += -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
 	-Wno-missing-field-initializers
@@ -44,5 +50,8 @@ cc_accepts = $(shell echo 'int x;' | $(CC) -Wall -Werror $(1) -x c -c -o /dev/nu
 override CFLAGS := $(foreach f,$(CFLAGS),$(if $(filter -W%,$(filter-out -Wno-%,$(f))),\
 	$(if $(call cc_accepts,$(f)),$(f)),$(f)))
 
+sql/petagen--0.2.sql: $(sort $(wildcard sql/parts/*.sql))
+	cat $^ > $@
+
 # The src/*.h headers are internal to the module.
-$(OBJS): $(wildcard src/*.h)
+$(OBJS): $(wildcard src/*.h src/*/*.h)

@@ -16,6 +16,9 @@
  * calling backend as in the workers.  Names a user passes are resolved
  * with the caller's search_path before a scope is entered.
  *
+ * Inside a scope, catalog_exec() runs one statement and catalog_value() /
+ * catalog_text() read its result: the one SPI helper of the module.
+ *
  * catalog_finish() restores the user id, the security context and the
  * search_path; on an error the (sub)transaction abort restores all three
  * (AbortTransaction and AbortSubTransaction reset the user id to the one
@@ -28,6 +31,7 @@
 #include "catalog/pg_class.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
+#include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
@@ -79,4 +83,46 @@ catalog_finish(CatalogScope *scope)
 	SetUserIdAndSecContext(scope->save_userid, scope->save_sec_context);
 	AtEOXact_GUC(true, scope->nestlevel);
 	SPI_finish();
+}
+
+/* A relation's name, schema-qualified and quoted, for the SQL petagen runs. */
+char *
+catalog_relation_name(Oid relid)
+{
+	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+									  get_rel_name(relid));
+}
+
+/*
+ * Run one statement with arguments inside a scope; raise an error unless
+ * SPI returns `expect`.  Returns the number of rows processed.
+ */
+uint64
+catalog_exec(const char *sql, int nargs, Oid *types, Datum *values,
+			 const char *nulls, int expect)
+{
+	int			rc = SPI_execute_with_args(sql, nargs, types, values, nulls,
+										   false, 0);
+
+	if (rc != expect)
+		elog(ERROR, "petagen: SPI statement failed (%s): %s",
+			 SPI_result_code_string(rc), sql);
+	return SPI_processed;
+}
+
+/* Column col (1-based) of result row `row` of the last statement. */
+Datum
+catalog_value(uint64 row, int col, bool *isnull)
+{
+	return SPI_getbinval(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, col,
+						 isnull);
+}
+
+/* Column col of result row `row` as text copied into cxt; NULL for NULL. */
+char *
+catalog_text(uint64 row, int col, MemoryContext cxt)
+{
+	char	   *s = SPI_getvalue(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, col);
+
+	return s ? MemoryContextStrdup(cxt, s) : NULL;
 }

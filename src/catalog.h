@@ -22,5 +22,10 @@ typedef struct CatalogScope
 extern void catalog_connect(CatalogScope *scope, bool as_owner);
 extern void catalog_finish(CatalogScope *scope);
 extern Oid	catalog_owner(void);
+extern char *catalog_relation_name(Oid relid);
+extern uint64 catalog_exec(const char *sql, int nargs, Oid *types,
+						   Datum *values, const char *nulls, int expect);
+extern Datum catalog_value(uint64 row, int col, bool *isnull);
+extern char *catalog_text(uint64 row, int col, MemoryContext cxt);
 
 #endif							/* PETAGEN_CATALOG_H */

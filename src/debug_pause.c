@@ -3,7 +3,10 @@
  *		The petagen.debug_pause setting, for tests: 'point' or 'point:N'
  *		holds every load worker that reaches point (before_chunk,
  *		before_commit) in a chunk numbered N or higher (0 when omitted),
- *		until the setting changes and the configuration is reloaded.
+ *		until the setting changes and the configuration is reloaded.  In a
+ *		leaf job (method => 'leaf') a chunk is a whole local leaf, numbered
+ *		in routing order: before_commit:N holds a leaf written into its new
+ *		storage, indexes built, uncommitted.
  *
  * PostgreSQL 15 has no injection points, so this is how petagen's tests
  * place a worker exactly where they need it: paused before a commit with
@@ -26,7 +29,7 @@ typedef struct DebugPause
 	int64		first_chunk;
 } DebugPause;
 
-static char *debug_pause_setting = NULL;
+char	   *debug_pause_setting = NULL;
 static DebugPause debug_pause = {DEBUG_PAUSE_NONE, 0};
 
 static const char *const debug_pause_names[] = {"", "before_chunk", "before_commit"};
@@ -68,7 +71,7 @@ debug_pause_parse(const char *value, DebugPause *out)
 }
 
 /* GUC check hook: accept '', 'point' or 'point:N'. */
-static bool
+bool
 debug_pause_check(char **newval, void **extra, GucSource source)
 {
 	DebugPause	parsed;
@@ -80,22 +83,11 @@ debug_pause_check(char **newval, void **extra, GucSource source)
 }
 
 /* GUC assign hook: keep the parsed setting (the check hook accepted it). */
-static void
+void
 debug_pause_assign(const char *newval, void *extra)
 {
 	if (newval == NULL || !debug_pause_parse(newval, &debug_pause))
 		debug_pause.point = DEBUG_PAUSE_NONE;
-}
-
-/* Define petagen.debug_pause. */
-void
-debug_pause_init_guc(void)
-{
-	DefineCustomStringVariable("petagen.debug_pause",
-							   "For tests only: holds load workers at a point of their loop.",
-							   "'before_chunk' or 'before_commit', optionally ':N' for chunks numbered N or higher; '' (the default) pauses nowhere.",
-							   &debug_pause_setting, "", PGC_SUSET, 0,
-							   debug_pause_check, debug_pause_assign, NULL);
 }
 
 /* Does the setting hold a worker at point in chunk `chunk`? */

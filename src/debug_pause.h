@@ -16,7 +16,12 @@ typedef enum DebugPausePoint
 	DEBUG_PAUSE_BEFORE_COMMIT	/* its rows written; its ledger row and commit to come */
 } DebugPausePoint;
 
-extern void debug_pause_init_guc(void);
+#include "utils/guc.h"
+
+/* The setting, its hooks (petagen.c defines it). */
+extern char *debug_pause_setting;
+extern bool debug_pause_check(char **newval, void **extra, GucSource source);
+extern void debug_pause_assign(const char *newval, void *extra);
 extern bool debug_pause_at(DebugPausePoint point, int64 chunk);
 extern const char *debug_pause_name(DebugPausePoint point);
 

@@ -9,5 +9,6 @@
 
 extern void guard_writable(const char *funcname);
 extern void guard_table(Oid relid);
+extern Oid	guard_table_name(text *name);
 
 #endif							/* PETAGEN_GUARD_H */

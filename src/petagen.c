@@ -1,31 +1,41 @@
 /*-------------------------------------------------------------------------
  * petagen.c
- *		Module entry point: PG_MODULE_MAGIC and _PG_init, nothing else.
+ *		Module entry point: PG_MODULE_MAGIC, _PG_init and every petagen.*
+ *		setting.
  *
- * petagen generates YCSB-shaped rows inside the server.  The data path reads
- * top to bottom: job.c (the SQL calls and the job catalog) -> worker.c (a
- * background worker per share of the job) -> load.c (a range of key numbers
- * in one transaction) -> keys.c (number -> key) -> route.c (key -> leaf) ->
- * rowgen.c (field bytes, rows) -> writer.c (multi-insert, indexes).
- * Around it: shape.c and spec.c validate tables and options, rows.c is the
- * SQL generator, progress.c is status(), disk.c the free-space checks,
- * verify.c proves a loaded table, frozen.c keeps frozen loads exactly-once,
- * indexes.c sets indexes aside and builds them after the load, debug_pause.c
- * holds workers where a test needs them, guard.c refuses writes in
- * read-only transactions and on standbys, tables given by OID in a schema
- * the caller may not use, and DROP EXTENSION under live workers.
+ * petagen generates YCSB-shaped rows inside the server.  The code is in
+ * one directory per concept, each using only those listed after it:
+ *
+ *	verify/, bench/	proving a loaded table; benchmarks in workers
+ *	job/			load jobs: the SQL API (job.c), their arguments
+ *					(options.c), refusals and petagen.check() (preflight.c),
+ *					the job catalog (ledger.c), live state (live.c),
+ *					workers (worker.c), status() (status.c)
+ *	load/			a range of keys into the local leaves in one
+ *					transaction (load.c, writer.c), frozen rows (frozen.c),
+ *					indexes after (indexes.c), free space (disk.c),
+ *					create_table() (create.c)
+ *	route/			a table's leaves and the leaf of a key
+ *	gen/			keys, rows and distributions: pure functions, no SPI
+ *	(top)			launch.c starts workers, catalog.c runs SQL with
+ *					search_path pinned, guard.c refuses what the context
+ *					forbids, debug_pause.c holds workers for tests
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include <limits.h>
+
 #include "fmgr.h"
 #include "utils/guc.h"
 
-#include "compat.h"
 #include "debug_pause.h"
-#include "job.h"
+#include "petagen.h"
 
 PG_MODULE_MAGIC;
+
+int			petagen_disk_reserve_mb = 1024;
+int			petagen_progress_log_interval = 300;
 
 void		_PG_init(void);
 
@@ -33,7 +43,19 @@ void		_PG_init(void);
 void
 _PG_init(void)
 {
-	job_init_gucs();
-	debug_pause_init_guc();
+	DefineCustomIntVariable("petagen.disk_reserve",
+							"Free space load workers leave on every filesystem they write.",
+							"Workers pause before a batch that would leave less; a job's disk_reserve option overrides this.",
+							&petagen_disk_reserve_mb, 1024, 0, INT_MAX,
+							PGC_SIGHUP, GUC_UNIT_MB, NULL, NULL, NULL);
+	DefineCustomIntVariable("petagen.progress_log_interval",
+							"Time between rows a load job adds to petagen.progress_log.",
+							NULL, &petagen_progress_log_interval, 300, 1, 86400,
+							PGC_SIGHUP, GUC_UNIT_S, NULL, NULL, NULL);
+	DefineCustomStringVariable("petagen.debug_pause",
+							   "For tests only: holds load workers at a point of their loop.",
+							   "'before_chunk' or 'before_commit', optionally ':N' for chunks numbered N or higher; '' (the default) pauses nowhere.",
+							   &debug_pause_setting, "", PGC_SUSET, 0,
+							   debug_pause_check, debug_pause_assign, NULL);
 	MarkGUCPrefixReserved("petagen");
 }

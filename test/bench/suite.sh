@@ -15,7 +15,7 @@
 #   - petagen.start() with keys 'scrambled', frozen and/or indexes => 'after';
 #   - COPY FROM a binary and a text file of the identical rows (scrambled);
 #   - INSERT … SELECT * FROM petagen.rows(...);
-#   - the story's client: 500-row multi-VALUES INSERT … ON CONFLICT DO
+#   - a client loader as many write them: 500-row multi-VALUES INSERT … ON CONFLICT DO
 #     NOTHING statements sent by psql over a connection, one transaction
 #     each (N_CLIENT rows, default N/10: at ~17k rows/s it is the slowest).
 # After each load: count(*), the share of heap pages all-frozen in the

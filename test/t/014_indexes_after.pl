@@ -40,7 +40,7 @@ JOIN pg_class ic ON ic.oid = i.indexrelid
 LEFT JOIN pg_tablespace s ON s.oid = ic.reltablespace
 LEFT JOIN pg_inherits p ON p.inhrelid = i.indexrelid};
 my $before = $node->safe_psql('postgres', $indexes_sql);
-# Moving a heap leaves its indexes behind (the story's forgotten indexes).
+# Moving a heap leaves its indexes behind (ALTER TABLE SET TABLESPACE moves no index).
 like($before, qr/usertable_2_pkey:-:usertable_pkey/,
 	'setup: usertable_2 lives in ts2, its key still in the default tablespace');
 (my $expected = $before) =~ s/(usertable_2_\w+):-:/$1:ts2:/g;

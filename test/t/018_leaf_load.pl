@@ -5,10 +5,11 @@
 # are small) the load writes almost no WAL, every row lands
 # on an all-frozen page, and amcheck with heapallindexed passes.  Readers
 # see nothing of a leaf until it commits: petagen.debug_pause holds both
-# workers before the commit of their leaves (leaf 1 on), so a sequential
-# scan is checked while two leaves are written and uncommitted; then a
-# SIGKILL (crash restart) or stop() rolls them back to empty, and resume()
-# writes exactly the leaves the ledger lacks.  A role with INSERT but not
+# workers before the commit of their leaves (leaf 1 on), with the two
+# leaves written and uncommitted; a reader of such a leaf waits for its
+# ACCESS EXCLUSIVE lock (as after a TRUNCATE), the committed leaf reads
+# whole; then a SIGKILL (crash restart) or stop() rolls the two back to
+# empty, and resume() writes exactly the leaves the ledger lacks.  A role with INSERT but not
 # TRUNCATE on the leaves is refused; with TRUNCATE it loads.
 use strict;
 use warnings;
@@ -86,8 +87,14 @@ sub start_held_before_commit
 	is( $node->safe_psql('postgres',
 			"SELECT count(*) FROM petagen.chunks WHERE job = $job"),
 		$first, "$table: leaves before $first are committed, the held ones not");
-	is(seqscan_psql(excess_sql($job, $table)), '0',
-		"$table: a sequential scan sees nothing of the two leaves written but not committed");
+	is( seqscan_psql(
+			"SELECT count(*) = (SELECT rows_written FROM petagen.chunks WHERE job = $job AND chunk = 0)"
+			  . " FROM ${table}_0"),
+		't', "$table: the committed leaf reads whole");
+	my ($ret, $stdout, $stderr) = $node->psql('postgres',
+		"SET lock_timeout = '100ms'; SELECT count(*) FROM ${table}_$first");
+	like($stderr, qr/lock timeout/,
+		"$table: a reader of a leaf in flight waits for its commit");
 	return $job;
 }
 

@@ -1,0 +1,156 @@
+/*-------------------------------------------------------------------------
+ * bench.h
+ *		In-server microbenchmarks: what petagen.bench() hands its workers in
+ *		dynamic shared memory, and what they hand back.
+ *
+ * bench() creates one DSM segment per run (not pinned: it lives as long as
+ * the calling backend's transaction), registers the workers, waits until
+ * every worker has prepared its plans, sets the clock (warm-up start,
+ * measurement start, end, all CLOCK_MONOTONIC nanoseconds) and lets them
+ * go; after they exit it merges their counters and histograms.  Each
+ * worker writes only its own BenchSlot; bench() reads a slot only after
+ * the worker has exited, except for the atomic state.  Inserts (YCSB d
+ * and e) claim logical insert numbers from a shared counter and publish
+ * the key number of each committed insert in a ring, which the latest
+ * distribution reads.
+ *-------------------------------------------------------------------------
+ */
+#ifndef PETAGEN_BENCH_H
+#define PETAGEN_BENCH_H
+
+#include <time.h>
+
+#include "port/atomics.h"
+#include "storage/dsm.h"
+
+#include "gen/dist.h"
+#include "gen/hist.h"
+#include "gen/spec.h"
+
+#define BENCH_MAGIC			0x50474242	/* "PGBB" */
+#define BENCH_TEXT_LEN		256
+/* Committed inserts the latest distribution remembers. */
+#define BENCH_RING			65536
+/* Inserted key numbers start at rows + run id * BENCH_INSERT_STRIDE. */
+#define BENCH_INSERT_STRIDE	(INT64CONST(1) << 40)
+
+typedef enum BenchKind
+{
+	BENCH_SELECT,
+	BENCH_UPDATE,
+	BENCH_YCSB_A,
+	BENCH_YCSB_B,
+	BENCH_YCSB_C,
+	BENCH_YCSB_D,
+	BENCH_YCSB_E,
+	BENCH_YCSB_F,
+	BENCH_NKINDS
+} BenchKind;
+
+typedef enum BenchOp
+{
+	BENCH_OP_READ,
+	BENCH_OP_UPDATE,
+	BENCH_OP_INSERT,
+	BENCH_OP_SCAN,
+	BENCH_OP_RMW,
+	BENCH_NOPS
+} BenchOp;
+
+/* A kind: its operation proportions and default distribution (YCSB's). */
+typedef struct BenchMix
+{
+	const char *name;
+	double		proportion[BENCH_NOPS];
+	DistKind	distribution;
+} BenchMix;
+
+/* What a worker is doing, as bench() sees it. */
+typedef enum BenchWorkerState
+{
+	BENCH_W_STARTING,
+	BENCH_W_READY,				/* plans prepared, waiting for go */
+	BENCH_W_DONE,
+	BENCH_W_FAILED				/* could not prepare: error says why */
+} BenchWorkerState;
+
+/* One worker's results; written only by that worker. */
+typedef struct BenchSlot
+{
+	pg_atomic_uint32 state;		/* BenchWorkerState */
+	uint64		ops[BENCH_NOPS];	/* measured operations, by type */
+	uint64		errors;
+	uint64		not_found;
+	uint64		last_ns;		/* end of the last measured operation */
+	char		error[BENCH_TEXT_LEN];	/* the last error message */
+	Hist		hist;			/* latencies in nanoseconds */
+} BenchSlot;
+
+/* One committed insert: tag = logical insert number + 1, 0 while unset. */
+typedef struct BenchRingEntry
+{
+	pg_atomic_uint64 tag;
+	int64		seq;
+} BenchRingEntry;
+
+/* A run: configuration, clock, shared insert state, the slots. */
+typedef struct BenchShared
+{
+	uint32		magic;
+	int64		run;			/* its petagen.bench_results id */
+	BenchKind	kind;
+	DistKind	distribution;
+	double		zipfian_constant;
+	Oid			relid;
+	Oid			database;
+	Oid			role;
+	int64		rows;			/* key numbers 0 .. rows-1 are loaded */
+	GenSpec		spec;
+	int64		insert_base;
+	int32		nworkers;
+	int32		ntargets;		/* leaf oids follow the slots, sorted */
+	pg_atomic_uint32 go;
+	uint64		start_ns;		/* warm-up starts */
+	uint64		measure_ns;		/* measurement starts */
+	uint64		end_ns;
+	pg_atomic_uint64 inserts;	/* logical insert numbers claimed */
+	BenchRingEntry ring[BENCH_RING];
+	BenchSlot	slots[FLEXIBLE_ARRAY_MEMBER];
+} BenchShared;
+
+/* What a worker gets in bgw_extra. */
+typedef struct BenchWorkerArgs
+{
+	dsm_handle	handle;
+	int32		index;
+} BenchWorkerArgs;
+
+extern const BenchMix *bench_mix(BenchKind kind);
+
+/* The monotonic clock, in nanoseconds. */
+static inline uint64
+bench_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64) ts.tv_sec * UINT64CONST(1000000000) + ts.tv_nsec;
+}
+
+/* The sorted leaf oids of the target, after the slots. */
+static inline Oid *
+bench_targets(BenchShared *shared)
+{
+	return (Oid *) &shared->slots[shared->nworkers];
+}
+
+/* Bytes of shared state for nworkers workers and ntargets leaves. */
+static inline Size
+bench_shared_size(int nworkers, int ntargets)
+{
+	return add_size(add_size(offsetof(BenchShared, slots),
+							 mul_size(sizeof(BenchSlot), nworkers)),
+					mul_size(sizeof(Oid), ntargets));
+}
+
+#endif							/* PETAGEN_BENCH_H */

@@ -1,0 +1,587 @@
+/*-------------------------------------------------------------------------
+ * bench_worker.c
+ *		A benchmark's background worker: prepare the plans of every target
+ *		leaf, wait for the start signal, then run operations until the end
+ *		of the run, each in its own transaction, timed with the monotonic
+ *		clock; record counts and latencies of the measured ones.
+ *
+ * Queries name the target leaf itself, so a foreign leaf is queried
+ * through its foreign data wrapper (postgres_fdw).  Keys are drawn from
+ * the run's distribution and kept only if PostgreSQL routes them to a
+ * target leaf (rejection sampling); drawing and routing happen in batches,
+ * in their own short transaction, outside the timed section.  An
+ * operation that fails is rolled back and counted as an error; the worker
+ * goes on.  An operation is measured if it starts after the warm-up.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/table.h"
+#include "access/xact.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "tcop/tcopprot.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "bench/bench.h"
+#include "catalog.h"
+#include "compat.h"
+#include "launch.h"
+#include "route/route.h"
+#include "gen/rowgen.h"
+
+/* Keys drawn and routed per batch. */
+#define BENCH_KEY_BATCH		128
+#define BENCH_INSERT_BATCH	16
+/* Draws in a row that miss the target before the worker gives up. */
+#define BENCH_MAX_REJECTS	1000000
+/* YCSB's scan length: uniform 1 .. maxscanlength (default 100). */
+#define BENCH_MAX_SCAN		100
+/* How long a worker waits for the start signal. */
+#define BENCH_GO_TIMEOUT_NS	(UINT64CONST(120) * 1000000000)
+
+/* The prepared plans of one target leaf. */
+typedef struct BenchPlans
+{
+	SPIPlanPtr	select;
+	SPIPlanPtr	scan;
+	SPIPlanPtr	insert;
+	SPIPlanPtr *update;			/* one per field */
+} BenchPlans;
+
+/* A key number and the target leaf it lives in. */
+typedef struct BenchKey
+{
+	int64		seq;
+	int			target;
+} BenchKey;
+
+/* A batch of routed keys. */
+typedef struct BenchKeyBuf
+{
+	BenchKey	keys[BENCH_KEY_BATCH];
+	int			n;
+	int			next;
+} BenchKeyBuf;
+
+/* Everything one worker knows. */
+typedef struct BenchCtx
+{
+	BenchWorkerArgs args;
+	BenchShared *shared;
+	BenchSlot  *slot;
+	const BenchMix *mix;
+	MemoryContext cxt;
+	RowShape	shape;
+	RowGen		rg;
+	BenchPlans *plans;			/* one per target */
+	DistRng		rng;
+	DistChooser chooser;
+	BenchKeyBuf reads;			/* keys to read, update, scan from */
+	BenchKeyBuf inserts;		/* new keys, past the loaded key space */
+	int64		next_candidate; /* of this worker's insert stripe */
+	char	   *value;			/* an update's new field value (varlena) */
+	uint64		opno;
+} BenchCtx;
+
+PGDLLEXPORT void petagen_bench_main(Datum main_arg);
+
+/* Prepare one statement and keep its plan. */
+static SPIPlanPtr
+bench_prepare_sql(const char *sql, int nargs, Oid *types)
+{
+	SPIPlanPtr	plan = SPI_prepare(sql, nargs, types);
+
+	if (plan == NULL)
+		elog(ERROR, "petagen: could not prepare \"%s\": %s", sql,
+			 SPI_result_code_string(SPI_result));
+	SPI_keepplan(plan);
+	return plan;
+}
+
+/* The INSERT of a whole row into a leaf: key, then the fields. */
+static char *
+bench_insert_sql(const char *leaf, int nfields)
+{
+	StringInfoData sql;
+
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "INSERT INTO %s (ycsb_key", leaf);
+	for (int f = 0; f < nfields; f++)
+		appendStringInfo(&sql, ", field%d", f);
+	appendStringInfoString(&sql, ") VALUES ($1");
+	for (int f = 0; f < nfields; f++)
+		appendStringInfo(&sql, ", $%d", f + 2);
+	appendStringInfoChar(&sql, ')');
+	return sql.data;
+}
+
+/* Prepare the plans the run's mix needs on one leaf. */
+static void
+bench_prepare_leaf(BenchCtx *ctx, Oid relid, BenchPlans *plans)
+{
+	const double *p = ctx->mix->proportion;
+	char	   *leaf = catalog_relation_name(relid);
+	Oid			types[2] = {TEXTOID, INT8OID};
+	Oid		   *row_types = palloc(sizeof(Oid) * (ctx->shape.nfields + 1));
+
+	if (p[BENCH_OP_READ] > 0 || p[BENCH_OP_RMW] > 0)
+		plans->select = bench_prepare_sql(psprintf("SELECT * FROM %s WHERE ycsb_key = $1", leaf),
+										  1, types);
+	if (p[BENCH_OP_SCAN] > 0)
+		plans->scan = bench_prepare_sql(psprintf("SELECT * FROM %s WHERE ycsb_key >= $1"
+												 " ORDER BY ycsb_key LIMIT $2", leaf),
+										2, types);
+	if (p[BENCH_OP_UPDATE] > 0 || p[BENCH_OP_RMW] > 0)
+	{
+		types[1] = TEXTOID;
+		plans->update = MemoryContextAlloc(ctx->cxt, sizeof(SPIPlanPtr) * ctx->shape.nfields);
+		for (int f = 0; f < ctx->shape.nfields; f++)
+			plans->update[f] = bench_prepare_sql(psprintf("UPDATE %s SET field%d = $2"
+														  " WHERE ycsb_key = $1", leaf, f),
+												 2, types);
+	}
+	if (p[BENCH_OP_INSERT] > 0)
+	{
+		for (int i = 0; i <= ctx->shape.nfields; i++)
+			row_types[i] = TEXTOID;
+		plans->insert = bench_prepare_sql(bench_insert_sql(leaf, ctx->shape.nfields),
+										  ctx->shape.nfields + 1, row_types);
+	}
+}
+
+/* Read the table's shape and prepare the plans of every target leaf. */
+static void
+bench_prepare(BenchCtx *ctx)
+{
+	BenchShared *shared = ctx->shared;
+	Relation	rel;
+	CatalogScope scope;
+
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	rel = table_open(shared->relid, AccessShareLock);
+	MemoryContextSwitchTo(ctx->cxt);
+	shape_from_tupdesc(RelationGetDescr(rel), RelationGetRelationName(rel),
+					   &ctx->shape);
+	rowgen_init(&ctx->rg, &ctx->shape, &shared->spec);
+	ctx->value = palloc(VARHDRSZ + shared->spec.fieldlength);
+	SET_VARSIZE(ctx->value, VARHDRSZ + shared->spec.fieldlength);
+	ctx->plans = palloc0(sizeof(BenchPlans) * shared->ntargets);
+	table_close(rel, NoLock);
+	/* the plans keep the pinned search_path when they are planned again */
+	catalog_connect(&scope, false);
+	for (int t = 0; t < shared->ntargets; t++)
+		bench_prepare_leaf(ctx, bench_targets(shared)[t], &ctx->plans[t]);
+	catalog_finish(&scope);
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	MemoryContextSwitchTo(ctx->cxt);
+}
+
+/* The key number of committed insert j (a logical number), or -1 if unknown. */
+static int64
+bench_inserted_seq(BenchShared *shared, uint64 j)
+{
+	BenchRingEntry *entry = &shared->ring[j % BENCH_RING];
+	int64		seq;
+
+	if (pg_atomic_read_u64(&entry->tag) != j + 1)
+		return -1;
+	pg_read_barrier();
+	seq = entry->seq;
+	pg_read_barrier();
+	return pg_atomic_read_u64(&entry->tag) == j + 1 ? seq : -1;
+}
+
+/* Publish the key number of committed insert j for the latest distribution. */
+static void
+bench_publish_insert(BenchShared *shared, uint64 j, int64 seq)
+{
+	BenchRingEntry *entry = &shared->ring[j % BENCH_RING];
+
+	pg_atomic_write_u64(&entry->tag, 0);
+	pg_write_barrier();
+	entry->seq = seq;
+	pg_write_barrier();
+	pg_atomic_write_u64(&entry->tag, j + 1);
+}
+
+/* Draw a key number to read; -1 if the draw hit an insert not known (yet). */
+static int64
+bench_draw(BenchCtx *ctx)
+{
+	BenchShared *shared = ctx->shared;
+	int64		inserted = (int64) pg_atomic_read_u64(&shared->inserts);
+	int64		n = dist_next(&ctx->chooser, &ctx->rng, shared->rows - 1 + inserted);
+
+	if (n < shared->rows)
+		return n;
+	return bench_inserted_seq(shared, (uint64) (n - shared->rows));
+}
+
+/* The target index of a leaf, or -1 (targets are sorted by oid). */
+static int
+bench_target_index(BenchShared *shared, Oid relid)
+{
+	Oid		   *targets = bench_targets(shared);
+	int			lo = 0;
+	int			hi = shared->ntargets - 1;
+
+	while (lo <= hi)
+	{
+		int			mid = (lo + hi) / 2;
+
+		if (targets[mid] == relid)
+			return mid;
+		if (targets[mid] < relid)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}
+
+/* The target index of the leaf key number seq goes to, or -1. */
+static int
+bench_route(BenchCtx *ctx, Router *router, int64 seq)
+{
+	int			leaf;
+
+	rowgen_build_key(&ctx->rg, seq);
+	leaf = route_key(router, PointerGetDatum(ctx->rg.key));
+	if (leaf < 0)
+		return -1;
+	return bench_target_index(ctx->shared, route_leaf(router, leaf)->relid);
+}
+
+/* Add seq to buf if it lives in the target; raise an error after too many misses. */
+static void
+bench_keep(BenchCtx *ctx, Router *router, BenchKeyBuf *buf, int64 seq,
+		   int *rejects)
+{
+	int			target = seq < 0 ? -1 : bench_route(ctx, router, seq);
+
+	if (target >= 0)
+	{
+		buf->keys[buf->n].seq = seq;
+		buf->keys[buf->n++].target = target;
+		*rejects = 0;
+	}
+	else if (++*rejects > BENCH_MAX_REJECTS)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("no key drawn in %d tries lives in a target leaf",
+						BENCH_MAX_REJECTS)));
+}
+
+/* Fill a batch of routed keys in a transaction of its own: reads or inserts. */
+static void
+bench_refill(BenchCtx *ctx, BenchKeyBuf *buf, bool inserts)
+{
+	int			want = inserts ? BENCH_INSERT_BATCH : BENCH_KEY_BATCH;
+	int			rejects = 0;
+	Router	   *router;
+
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	router = route_open(ctx->shared->relid);
+	buf->n = buf->next = 0;
+	while (buf->n < want)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (inserts)
+		{
+			int64		seq = ctx->shared->insert_base +
+				ctx->next_candidate++ * ctx->shared->nworkers + ctx->args.index;
+
+			bench_keep(ctx, router, buf, seq, &rejects);
+		}
+		else
+			bench_keep(ctx, router, buf, bench_draw(ctx), &rejects);
+	}
+	route_close(router);
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	MemoryContextSwitchTo(ctx->cxt);
+}
+
+/* The next key of a batch, refilling it when empty. */
+static BenchKey
+bench_take(BenchCtx *ctx, BenchKeyBuf *buf, bool inserts)
+{
+	if (buf->next >= buf->n)
+		bench_refill(ctx, buf, inserts);
+	return buf->keys[buf->next++];
+}
+
+/* Run a prepared plan; the rows it returned or changed. */
+static uint64
+bench_execute(SPIPlanPtr plan, Datum *values)
+{
+	int			rc = SPI_execute_plan(plan, values, NULL, false, 0);
+
+	if (rc < 0)
+		elog(ERROR, "petagen: SPI_execute_plan failed: %s",
+			 SPI_result_code_string(rc));
+	return SPI_processed;
+}
+
+/* Update one random field of a key with a new random value; rows changed. */
+static uint64
+bench_update(BenchCtx *ctx, BenchPlans *plans, Datum key)
+{
+	int			field = (int) dist_rng_below(&ctx->rng, ctx->shape.nfields);
+	Datum		values[2];
+
+	rowgen_fill_field(ctx->shared->spec.seed ^ (uint64) ctx->shared->run,
+					  (int64) ctx->opno++, ctx->args.index, VARDATA(ctx->value),
+					  ctx->shared->spec.fieldlength);
+	values[0] = key;
+	values[1] = PointerGetDatum(ctx->value);
+	return bench_execute(plans->update[field], values);
+}
+
+/* Insert the whole row of key number seq into its leaf. */
+static void
+bench_insert(BenchCtx *ctx, BenchPlans *plans, int64 seq)
+{
+	Datum	   *values = palloc(sizeof(Datum) * (ctx->shape.nfields + 1));
+
+	rowgen_build_key(&ctx->rg, seq);
+	rowgen_build_fields(&ctx->rg, seq);
+	values[0] = ctx->rg.values[ctx->shape.key_att];
+	for (int f = 0; f < ctx->shape.nfields; f++)
+		values[f + 1] = ctx->rg.values[ctx->shape.field_att[f]];
+	bench_execute(plans->insert, values);
+}
+
+/* One operation on one key, in the current transaction; false if not found. */
+static bool
+bench_operate(BenchCtx *ctx, BenchOp op, BenchKey key)
+{
+	BenchPlans *plans = &ctx->plans[key.target];
+	Datum		values[2];
+	bool		found = true;
+
+	if (op == BENCH_OP_INSERT)
+	{
+		bench_insert(ctx, plans, key.seq);
+		return true;
+	}
+	rowgen_build_key(&ctx->rg, key.seq);
+	values[0] = PointerGetDatum(ctx->rg.key);
+	switch (op)
+	{
+		case BENCH_OP_READ:
+			found = bench_execute(plans->select, values) > 0;
+			break;
+		case BENCH_OP_UPDATE:
+			found = bench_update(ctx, plans, values[0]) > 0;
+			break;
+		case BENCH_OP_SCAN:
+			values[1] = Int64GetDatum(1 + dist_rng_below(&ctx->rng, BENCH_MAX_SCAN));
+			bench_execute(plans->scan, values);
+			break;
+		case BENCH_OP_RMW:
+			found = bench_execute(plans->select, values) > 0;
+			bench_update(ctx, plans, values[0]);
+			break;
+		default:
+			elog(ERROR, "unexpected benchmark operation %d", (int) op);
+	}
+	return found;
+}
+
+/* Pick the next operation by the mix's proportions. */
+static BenchOp
+bench_pick_op(BenchCtx *ctx)
+{
+	double		u = dist_rng_double(&ctx->rng);
+	double		sum = 0;
+	int			last = 0;
+
+	for (int op = 0; op < BENCH_NOPS; op++)
+	{
+		if (ctx->mix->proportion[op] <= 0)
+			continue;
+		sum += ctx->mix->proportion[op];
+		last = op;
+		if (u < sum)
+			return (BenchOp) op;
+	}
+	return (BenchOp) last;
+}
+
+/* One timed transaction; returns whether the key was found. */
+static bool
+bench_transaction(BenchCtx *ctx, BenchOp op, BenchKey key)
+{
+	bool		found;
+
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	SPI_connect();
+	found = bench_operate(ctx, op, key);
+	SPI_finish();
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	return found;
+}
+
+/* Choose, run, time and record one operation; errors are counted. */
+static void
+bench_step(BenchCtx *ctx)
+{
+	BenchShared *shared = ctx->shared;
+	BenchSlot  *slot = ctx->slot;
+	volatile uint64 t0 = 0;
+
+	PG_TRY();
+	{
+		BenchOp		op = bench_pick_op(ctx);
+		BenchKey	key = bench_take(ctx, op == BENCH_OP_INSERT ? &ctx->inserts : &ctx->reads,
+									 op == BENCH_OP_INSERT);
+		uint64		j = op == BENCH_OP_INSERT ? pg_atomic_fetch_add_u64(&shared->inserts, 1) : 0;
+		bool		found;
+		uint64		t1;
+
+		t0 = bench_now_ns();
+		found = bench_transaction(ctx, op, key);
+		t1 = bench_now_ns();
+		MemoryContextSwitchTo(ctx->cxt);
+		if (op == BENCH_OP_INSERT)
+			bench_publish_insert(shared, j, key.seq);
+		if (t0 >= shared->measure_ns)
+		{
+			slot->ops[op]++;
+			slot->not_found += found ? 0 : 1;
+			slot->last_ns = t1;
+			hist_add(&slot->hist, t1 - t0);
+		}
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		edata = launch_catch_and_abort(ctx->cxt);
+		if ((t0 ? t0 : bench_now_ns()) >= shared->measure_ns)
+		{
+			slot->errors++;
+			slot->last_ns = bench_now_ns();
+			strlcpy(slot->error, edata->message, BENCH_TEXT_LEN);
+		}
+		FreeErrorData(edata);
+	}
+	PG_END_TRY();
+}
+
+/* Wait for bench() to set the clock; false if it never does. */
+static bool
+bench_wait_go(BenchCtx *ctx)
+{
+	uint64		deadline = bench_now_ns() + BENCH_GO_TIMEOUT_NS;
+
+	while (!pg_atomic_read_u32(&ctx->shared->go))
+	{
+		if (bench_now_ns() > deadline)
+			return false;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 1L, compat_wait_event("PetagenBenchStart"));
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+	pg_read_barrier();
+	return true;
+}
+
+/* Attach the run's shared state; NULL if it is gone or not a run's. */
+static BenchShared *
+bench_attach(const BenchWorkerArgs *args)
+{
+	dsm_segment *seg = dsm_attach(args->handle);
+	BenchShared *shared;
+
+	if (seg == NULL)
+		return NULL;
+	shared = dsm_segment_address(seg);
+	if (shared->magic != BENCH_MAGIC || args->index >= shared->nworkers)
+		return NULL;
+	return shared;
+}
+
+/* Prepare; on error publish it and leave. */
+static void
+bench_setup(BenchCtx *ctx)
+{
+	PG_TRY();
+	{
+		bench_prepare(ctx);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(ctx->cxt);
+		edata = CopyErrorData();
+		strlcpy(ctx->slot->error, edata->message, BENCH_TEXT_LEN);
+		pg_write_barrier();
+		pg_atomic_write_u32(&ctx->slot->state, BENCH_W_FAILED);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+}
+
+/* Entry point of a benchmark worker. */
+void
+petagen_bench_main(Datum main_arg)
+{
+	BenchCtx   *ctx;
+	BenchShared *shared;
+
+	pqsignal(SIGTERM, die);
+	BackgroundWorkerUnblockSignals();
+	ctx = MemoryContextAllocZero(TopMemoryContext, sizeof(BenchCtx));
+	ctx->cxt = AllocSetContextCreate(TopMemoryContext, "petagen bench worker",
+									 ALLOCSET_DEFAULT_SIZES);
+	memcpy(&ctx->args, MyBgworkerEntry->bgw_extra, sizeof(BenchWorkerArgs));
+	shared = bench_attach(&ctx->args);
+	if (shared == NULL)
+		proc_exit(0);
+	ctx->shared = shared;
+	ctx->slot = &shared->slots[ctx->args.index];
+	ctx->mix = bench_mix(shared->kind);
+	BackgroundWorkerInitializeConnectionByOid(shared->database, shared->role,
+											  COMPAT_BGW_CONNECT_FLAGS);
+	SetConfigOption("search_path", CATALOG_SEARCH_PATH, PGC_USERSET, PGC_S_SESSION);
+	MemoryContextSwitchTo(ctx->cxt);
+	dist_rng_seed(&ctx->rng, (uint64) shared->run, ctx->args.index);
+	dist_init(&ctx->chooser, shared->distribution, shared->rows,
+			  shared->zipfian_constant);
+	bench_setup(ctx);
+	pgstat_report_activity(STATE_RUNNING, psprintf("petagen bench " INT64_FORMAT ": %s",
+												   shared->run, ctx->mix->name));
+	pg_atomic_write_u32(&ctx->slot->state, BENCH_W_READY);
+	if (bench_wait_go(ctx))
+		while (bench_now_ns() < shared->end_ns)
+		{
+			CHECK_FOR_INTERRUPTS();
+			bench_step(ctx);
+		}
+	pg_write_barrier();
+	pg_atomic_write_u32(&ctx->slot->state, BENCH_W_DONE);
+	proc_exit(0);
+}

@@ -1,0 +1,136 @@
+/*-------------------------------------------------------------------------
+ * shape.c
+ *		Discovering and validating a YCSB-shaped row type.
+ *
+ * A YCSB-shaped table has a key column ycsb_key and field columns field0,
+ * field1, ... fieldN-1, each of type text or varchar(n), in any column
+ * order, and nothing else.  Dropped columns are ignored; generated columns
+ * and any other column are refused, because petagen could not fill them.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "utils/builtins.h"
+
+#include "gen/shape.h"
+
+#define SHAPE_HINT "A YCSB-shaped table has a column ycsb_key and columns field0, field1, ... of type text or varchar."
+
+/* The field number of a column named fieldN (no leading zeros), or -1. */
+static int
+shape_field_number(const char *attname, int natts)
+{
+	const char *digits = attname + 5;
+	int			number = 0;
+
+	if (strncmp(attname, "field", 5) != 0 || *digits == '\0' ||
+		(digits[0] == '0' && digits[1] != '\0'))
+		return -1;
+	for (const char *p = digits; *p; p++)
+	{
+		if (*p < '0' || *p > '9' || number >= natts)
+			return -1;
+		number = number * 10 + (*p - '0');
+	}
+	return number < natts ? number : -1;
+}
+
+/* The varchar(n) character limit of a text or varchar attribute, or -1. */
+static int32
+shape_char_limit(Form_pg_attribute att, const char *name)
+{
+	if (att->attgenerated)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
+				 errmsg("column \"%s\" of \"%s\" is a generated column",
+						NameStr(att->attname), name),
+				 errhint(SHAPE_HINT)));
+	if (att->atttypid != TEXTOID && att->atttypid != VARCHAROID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("column \"%s\" of \"%s\" has type %s, not text or varchar",
+						NameStr(att->attname), name,
+						format_type_be(att->atttypid)),
+				 errhint(SHAPE_HINT)));
+	return att->atttypmod >= VARHDRSZ ? att->atttypmod - VARHDRSZ : -1;
+}
+
+/* Shrink a character limit (-1: none) to another. */
+static int32
+shape_min_limit(int32 a, int32 b)
+{
+	if (a < 0)
+		return b;
+	if (b < 0)
+		return a;
+	return Min(a, b);
+}
+
+/* The 0-based index of attribute ycsb_key, or an error. */
+static int
+shape_key_att(TupleDesc tupdesc, const char *name)
+{
+	for (int i = 0; i < tupdesc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(tupdesc, i);
+
+		if (!att->attisdropped && strcmp(NameStr(att->attname), "ycsb_key") == 0)
+			return i;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_UNDEFINED_COLUMN),
+			 errmsg("\"%s\" has no column \"ycsb_key\"", name),
+			 errhint(SHAPE_HINT)));
+	pg_unreachable();
+}
+
+/* Fill shape from a row type, or raise an error saying what is off. */
+void
+shape_from_tupdesc(TupleDesc tupdesc, const char *name, RowShape *shape)
+{
+	shape->natts = tupdesc->natts;
+	shape->key_att = shape_key_att(tupdesc, name);
+	shape->nfields = 0;
+	shape->field_att = palloc(sizeof(int) * Max(tupdesc->natts, 1));
+	shape->key_maxchars = -1;
+	shape->field_maxchars = -1;
+	for (int i = 0; i < tupdesc->natts; i++)
+		shape->field_att[i] = -1;
+
+	for (int i = 0; i < tupdesc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(tupdesc, i);
+		const char *attname = NameStr(att->attname);
+		int			field;
+
+		if (att->attisdropped)
+			continue;
+		if (i == shape->key_att)
+		{
+			shape->key_maxchars = shape_char_limit(att, name);
+			continue;
+		}
+		field = shape_field_number(attname, tupdesc->natts);
+		if (field < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
+					 errmsg("column \"%s\" of \"%s\" is neither ycsb_key nor a field column",
+							attname, name),
+					 errhint(SHAPE_HINT)));
+		shape->field_maxchars = shape_min_limit(shape->field_maxchars,
+												shape_char_limit(att, name));
+		shape->field_att[field] = i;
+		shape->nfields = Max(shape->nfields, field + 1);
+	}
+
+	for (int f = 0; f < shape->nfields; f++)
+		if (shape->field_att[f] < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
+					 errmsg("field columns of \"%s\" have a gap: field%d is missing",
+							name, f),
+					 errdetail("Field columns must be numbered field0 to field%d without gaps.",
+							   shape->nfields - 1),
+					 errhint(SHAPE_HINT)));
+}

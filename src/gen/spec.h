@@ -1,0 +1,64 @@
+/*-------------------------------------------------------------------------
+ * spec.h
+ *		What to generate: key spelling, seed and field length, validated
+ *		against a table's shape and a range of key numbers.
+ *-------------------------------------------------------------------------
+ */
+#ifndef PETAGEN_SPEC_H
+#define PETAGEN_SPEC_H
+
+#include "fmgr.h"
+#include "utils/numeric.h"
+
+#include "gen/keys.h"
+#include "gen/shape.h"
+
+/* Longest field petagen generates, in bytes. */
+#define SPEC_MAX_FIELDLENGTH (1024 * 1024)
+/* Most field bytes of one row (fieldlength x fields): a row is one palloc. */
+#define SPEC_MAX_ROW_BYTES	(256 * 1024 * 1024)
+
+/* Everything rows depend on besides the key number: a pure function of this. */
+typedef struct GenSpec
+{
+	KeySpec		keys;
+	uint64		seed;
+	int			fieldlength;
+} GenSpec;
+
+/* The generation arguments' defaults, as the SQL functions declare them. */
+#define SPEC_DEFAULT_KEYS			"scrambled"
+#define SPEC_DEFAULT_PREFIX			"user"
+#define SPEC_DEFAULT_ZEROPADDING	1
+#define SPEC_DEFAULT_SEED			0
+#define SPEC_DEFAULT_FIELDLENGTH	100
+
+extern void spec_init(GenSpec *spec, const char *mode, const char *prefix,
+					  int zeropadding, int64 seed, int fieldlength);
+extern void spec_check_shape(const GenSpec *spec, const RowShape *shape,
+							 int64 last_seq, const char *name);
+extern int64 spec_count_arg(Numeric value, const char *argname);
+extern void spec_check_range(int64 first, int64 count);
+extern void spec_check_nulls(FunctionCallInfo fcinfo, int from,
+							 const char *const *argnames, int nargs,
+							 const char *funcname);
+
+/* The arguments petagen.rows() and petagen.load() share, in SQL order. */
+typedef enum RangeArg
+{
+	RANGE_ARG_TABLE,
+	RANGE_ARG_FIRST,
+	RANGE_ARG_COUNT,
+	RANGE_ARG_KEYS,
+	RANGE_ARG_SEED,
+	RANGE_ARG_FIELDLENGTH,
+	RANGE_ARG_PREFIX,
+	RANGE_ARG_ZEROPADDING,
+	RANGE_NARGS
+} RangeArg;
+
+extern void spec_range_args(FunctionCallInfo fcinfo, const char *funcname,
+							bool null_table_ok, int64 *first, int64 *count,
+							GenSpec *spec);
+
+#endif							/* PETAGEN_SPEC_H */

@@ -1,0 +1,331 @@
+/*-------------------------------------------------------------------------
+ * job.c
+ *		The SQL API of load jobs: petagen.start(), resume(), stop() and
+ *		wait().
+ *
+ * start() validates everything a worker would trip over (privileges, the
+ * table's shape and local leaves, options, worker slots), records the job
+ * in petagen.jobs, creates the run's shared state and registers the
+ * workers, all in the caller's transaction: if anything fails, no job row
+ * is left and the workers already registered find no job and exit.  The
+ * workers run as the job's owner, the role that called start(), also when
+ * a superuser or a member of the owner calls resume(): nobody gets workers
+ * with more privileges than the owner's.  stop(), resume() and wait() need
+ * the owner's privileges.  Only petagen writes petagen.jobs (ledger.c), so
+ * started_by can be trusted.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "catalog/pg_authid.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/latch.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/syscache.h"
+#include "utils/timestamp.h"
+
+#include "compat.h"
+#include "guard.h"
+#include "launch.h"
+#include "job/ledger.h"
+#include "job/live.h"
+#include "job/options.h"
+#include "job/preflight.h"
+#include "load/frozen.h"
+#include "load/indexes.h"
+#include "load/leafload.h"
+
+/* What a load job's workers are. */
+static const LaunchKind job_worker_kind = {
+	"petagen_worker_main", "petagen worker", "petagen job " INT64_FORMAT " worker %d",
+	false
+};
+
+/* Raise an error unless the current role may run load jobs. */
+static void
+job_check_operator(void)
+{
+	Oid			operator = get_role_oid("petagen_operator", true);
+
+	if (!superuser() &&
+		!(OidIsValid(operator) && has_privs_of_role(GetUserId(), operator)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to run petagen load jobs"),
+				 errhint("Only superusers and members of role \"petagen_operator\" may start, stop or resume jobs.")));
+}
+
+/*
+ * Raise an error unless the current role may act on def's job: superusers
+ * and members (with privileges) of the role that owns it.
+ */
+static void
+job_check_owner(const JobDef *def, const char *funcname)
+{
+	if (!has_privs_of_role(GetUserId(), def->owner))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for load job " INT64_FORMAT, def->job),
+				 errdetail("Load job " INT64_FORMAT " belongs to role \"%s\".", def->job,
+						   GetUserNameFromId(def->owner, false)),
+				 errhint("Only superusers and roles with the privileges of role \"%s\" may call %s on it.",
+						 GetUserNameFromId(def->owner, false), funcname)));
+}
+
+/* Raise an error if the role that owns def's job was dropped. */
+static void
+job_check_owner_exists(const JobDef *def)
+{
+	if (!SearchSysCacheExists1(AUTHOID, ObjectIdGetDatum(def->owner)))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("the owner of load job " INT64_FORMAT " no longer exists",
+						def->job),
+				 errdetail("Its workers would run as the role with OID %u, which was dropped.",
+						   def->owner),
+				 errhint("Start a new job with petagen.start(): its workers run as you.")));
+}
+
+/* The units of def's ledger: chunks of key numbers, or a leaf job's local leaves. */
+static int64
+job_units(const JobDef *def)
+{
+	int			nlocal;
+
+	if (!def->leaf_method)
+		return job_nchunks(def->rows, def->chunk_rows);
+	pfree(leaf_local_leaves(def->relid, &nlocal));
+	return nlocal;
+}
+
+/* Start a run of def: shared state, the workers, the handle in the catalog. */
+static void
+job_launch(const JobDef *def)
+{
+	dsm_segment *seg = live_create(def, job_units(def));
+	dsm_handle	handle = dsm_segment_handle(seg);
+	WorkerArgs	args;
+
+	StaticAssertStmt(sizeof(WorkerArgs) <= BGW_EXTRALEN, "WorkerArgs too large");
+	args.job = def->job;
+	args.run = def->run;
+	args.database = MyDatabaseId;
+	args.role = def->owner;
+	args.starter_xid = GetTopTransactionId();
+	args.handle = handle;
+	for (int i = 0; i < def->nworkers; i++)
+	{
+		args.index = i;
+		launch_worker(&job_worker_kind, def->job, i, def->nworkers, &args,
+					  sizeof(args));
+	}
+	ledger_set_handle(def->job, handle);
+	/* from here on the segment outlives this backend */
+	dsm_pin_segment(seg);
+	dsm_detach(seg);
+}
+
+PG_FUNCTION_INFO_V1(petagen_start);
+/* petagen.start(rows, workers, table, keys, ..., force): start a load job. */
+Datum
+petagen_start(PG_FUNCTION_ARGS)
+{
+	JobDef		def;
+
+	guard_writable("petagen.start()");
+	job_check_operator();
+	launch_check_login(GetUserId(), "petagen.start()");
+	options_parse(fcinfo, "petagen.start()", START_ARG_METHOD, &def);
+	options_check_not_null(fcinfo, START_ARG_FORCE, "petagen.start()");
+	check_table_loadable(def.relid, &def.spec, def.rows);
+	launch_check_workers(def.nworkers);
+	if (!PG_GETARG_BOOL(START_ARG_FORCE))
+		check_refuse_errors(&def);
+	check_no_other_job(def.relid, 0);
+	def.owner = GetUserId();
+	ledger_insert_job(&def);
+	if (def.indexes_after)
+		indexes_set_aside(def.job, def.relid);
+	job_launch(&def);
+	PG_RETURN_INT64(def.job);
+}
+
+/*
+ * resume()'s checks of the table, made as the job's owner: whoever calls
+ * resume(), the workers run as the owner, with its privileges only.
+ */
+static void
+job_check_resumable(const JobDef *def)
+{
+	Oid			save_userid;
+	int			save_sec_context;
+
+	GetUserIdAndSecContext(&save_userid, &save_sec_context);
+	SetUserIdAndSecContext(def->owner,
+						   save_sec_context | SECURITY_LOCAL_USERID_CHANGE);
+	if (def->leaf_method)
+		leaf_check(def->relid, &def->spec, def->indexes_after, false);
+	else if (def->frozen)
+		frozen_check(def->relid, &def->spec);
+	if (def->indexes_after)
+		indexes_check(def->relid, &def->spec);
+	check_table_loadable(def->relid, &def->spec, def->rows);
+	SetUserIdAndSecContext(save_userid, save_sec_context);
+}
+
+/* Raise an error unless def's job can be resumed now. */
+static void
+job_check_not_running(const JobDef *def)
+{
+	if (strcmp(def->state, "done") == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("load job " INT64_FORMAT " is already done", def->job)));
+	if (strcmp(def->state, "running") == 0 && live_is_running(def))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_IN_USE),
+				 errmsg("load job " INT64_FORMAT " is still running", def->job),
+				 errhint("Stop it with petagen.stop(" INT64_FORMAT ") first.", def->job)));
+}
+
+PG_FUNCTION_INFO_V1(petagen_resume);
+/* petagen.resume(job, workers): load the chunks a job has not finished. */
+Datum
+petagen_resume(PG_FUNCTION_ARGS)
+{
+	JobDef		def;
+
+	guard_writable("petagen.resume()");
+	job_check_operator();
+	options_check_job_arg(fcinfo, "petagen.resume()");
+	job_read(PG_GETARG_INT64(0), &def, false);
+	job_check_owner(&def, "petagen.resume()");
+	job_check_owner_exists(&def);
+	launch_check_login(def.owner, "petagen.resume()");
+	job_check_not_running(&def);
+	if (!PG_ARGISNULL(1))
+		def.nworkers = PG_GETARG_INT32(1);
+	live_release_stale(&def);
+	job_check_resumable(&def);
+	launch_check_workers(def.nworkers);
+	check_no_other_job(def.relid, def.job);
+	def.run++;
+	ledger_resume_run(def.job, def.run, def.nworkers);
+	job_launch(&def);
+	PG_RETURN_INT64(def.job);
+}
+
+/* Raise an error if this transaction started or resumed the job. */
+static void
+job_check_not_ours(const JobDef *def)
+{
+	if (def->ours)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("load job " INT64_FORMAT " was started in this transaction",
+						def->job),
+				 errdetail("Its workers begin when this transaction commits, so waiting here would never end."),
+				 errhint("Commit, then call petagen.wait(" INT64_FORMAT ").", def->job)));
+}
+
+/*
+ * Wait until first's job has ended, or timeout_ms passed (-1: forever).  A
+ * run has ended when the catalog says so, or when no worker is left to say
+ * so (interrupted): the last worker commits the end to the catalog before
+ * its slot shows it, so a final state returned here is already in
+ * petagen.jobs (but an interrupted run, which stays "running" there).
+ */
+static JobState
+job_wait_final(const JobDef *first, long timeout_ms)
+{
+	TimestampTz start = GetCurrentTimestamp();
+
+	job_check_not_ours(first);
+
+	for (;;)
+	{
+		JobDef		def;
+		JobState	state;
+
+		job_read(first->job, &def, false);
+		state = job_current_state(&def);
+		if (state == JOB_INTERRUPTED ||
+			(job_state_final(state) && strcmp(def.state, "running") != 0) ||
+			(timeout_ms >= 0 &&
+			 TimestampDifferenceExceeds(start, GetCurrentTimestamp(), timeout_ms)))
+			return state;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 100L, compat_wait_event("PetagenJobWait"));
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/* wait()'s timeout argument in milliseconds; -1 (forever) when NULL. */
+static long
+job_timeout_ms(FunctionCallInfo fcinfo)
+{
+	Interval   *timeout;
+	long		ms;
+
+	if (PG_ARGISNULL(1))
+		return -1;
+	timeout = PG_GETARG_INTERVAL_P(1);
+	ms = (long) (timeout->time / 1000 +
+				 ((int64) timeout->month * DAYS_PER_MONTH + timeout->day) *
+				 SECS_PER_DAY * 1000);
+	if (ms < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("timeout must not be negative")));
+	return ms;
+}
+
+PG_FUNCTION_INFO_V1(petagen_wait);
+/* petagen.wait(job, timeout): wait for a job to end; returns its state. */
+Datum
+petagen_wait(PG_FUNCTION_ARGS)
+{
+	long		timeout_ms;
+	JobDef		def;
+
+	options_check_job_arg(fcinfo, "petagen.wait()");
+	timeout_ms = job_timeout_ms(fcinfo);
+	job_read(PG_GETARG_INT64(0), &def, false);
+	job_check_owner(&def, "petagen.wait()");
+	PG_RETURN_TEXT_P(cstring_to_text(job_state_name(job_wait_final(&def, timeout_ms))));
+}
+
+PG_FUNCTION_INFO_V1(petagen_stop);
+/* petagen.stop(job): ask a job's workers to stop, wait for them; returns the state. */
+Datum
+petagen_stop(PG_FUNCTION_ARGS)
+{
+	JobDef		def;
+	dsm_segment *seg;
+	JobShared  *shared;
+	JobState	state;
+
+	guard_writable("petagen.stop()");
+	job_check_operator();
+	job_read(PG_GETARG_INT64(0), &def, false);
+	job_check_owner(&def, "petagen.stop()");
+	shared = job_attach(&def, &seg);
+	if (shared != NULL)
+	{
+		pg_atomic_write_u32(&shared->stop_requested, 1);
+		dsm_detach(seg);
+	}
+	state = job_wait_final(&def, 60000);
+	if (state == JOB_INTERRUPTED)
+	{
+		/* no worker is left to say so: record it here */
+		ledger_mark_stopped(def.job);
+		state = JOB_STOPPED;
+	}
+	PG_RETURN_TEXT_P(cstring_to_text(job_state_name(state)));
+}

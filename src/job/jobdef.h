@@ -1,0 +1,142 @@
+/*-------------------------------------------------------------------------
+ * jobdef.h
+ *		The types of load jobs: the catalog row, the live state in dynamic
+ *		shared memory that workers publish and status() reads, and the
+ *		worker arguments.
+ *
+ * A job's key space 0 .. rows-1 is cut into chunks of chunk_rows key
+ * numbers.  A chunk is loaded in one transaction that also inserts its row
+ * into the ledger petagen.chunks, so the record of finished work commits
+ * atomically with the data; resume() redoes exactly the chunks without a
+ * ledger row.
+ *
+ * Live state: one DSM segment per run of a job (start or resume), pinned
+ * so that it outlives the backend that created it, its handle stored in
+ * petagen.jobs.  Each worker writes only its own WorkerSlot; counters are
+ * atomics, text fields are guarded by the slot's spinlock.  The segment is
+ * unpinned by the last worker to leave; a crash-restart of the server
+ * destroys it, and status() then reports the job as interrupted.
+ *-------------------------------------------------------------------------
+ */
+#ifndef PETAGEN_JOBDEF_H
+#define PETAGEN_JOBDEF_H
+
+#include "datatype/timestamp.h"
+#include "port/atomics.h"
+#include "storage/dsm.h"
+#include "storage/spin.h"
+
+#include "gen/spec.h"
+
+#define JOB_MAGIC			0x50475447	/* "PGTG" */
+/*
+ * Most chunks of a job: each is a transaction, so more would approach XID
+ * wraparound, and each worker keeps a bitmap of them (128 MB at most).
+ */
+#define JOB_MAX_CHUNKS		(INT64CONST(1) << 30)
+/* Largest disk_reserve or max_rate: sums with free space stay in range. */
+#define JOB_MAX_SIZE		(INT64CONST(1) << 60)
+#define JOB_TEXT_LEN		256
+
+/* What a worker (or, in the total row, a job) is doing. */
+typedef enum JobState
+{
+	JOB_STARTING,
+	JOB_RUNNING,
+	JOB_PAUSED,					/* waiting for disk space; pause_reason says why */
+	JOB_THROTTLED,				/* sleeping to keep under max_rate */
+	JOB_DONE,
+	JOB_FAILED,
+	JOB_STOPPED,
+	JOB_INTERRUPTED				/* died without saying so: crash or shutdown */
+} JobState;
+
+/* What a job with indexes => 'after' is doing (JobShared.phase). */
+typedef enum JobPhase
+{
+	PHASE_LOADING,
+	PHASE_INDEXING,				/* every chunk is in the ledger; building */
+	PHASE_DONE
+} JobPhase;
+
+/* One worker's published state; written only by that worker. */
+typedef struct WorkerSlot
+{
+	pg_atomic_uint32 state;		/* JobState */
+	int			pid;
+	TimestampTz started_at;
+	pg_atomic_uint64 keys;		/* key numbers processed, this run */
+	pg_atomic_uint64 rows;		/* rows written, this run, committed or not */
+	pg_atomic_uint64 bytes;
+	pg_atomic_uint64 duplicates;
+	slock_t		mutex;			/* protects the rate sample and text fields */
+	TimestampTz rate_at;		/* recent rates count from this sample */
+	int64		rate_rows;
+	int64		rate_bytes;
+	char		reason[JOB_TEXT_LEN];	/* why paused/throttled */
+	char		last_error[JOB_TEXT_LEN];
+	TimestampTz last_error_at;
+	char		current_index[JOB_TEXT_LEN];	/* being built, or "" */
+} WorkerSlot;
+
+/* The live state of one run of a job. */
+typedef struct JobShared
+{
+	uint32		magic;
+	int64		job;
+	int32		run;
+	int32		nworkers;
+	int64		nchunks;
+	TimestampTz started_at;
+	int64		base_keys;		/* done before this run (from the ledger) */
+	int64		base_rows;
+	int64		base_bytes;
+	pg_atomic_uint64 next_chunk;	/* chunks are claimed in order */
+	pg_atomic_uint32 active;	/* workers that have not left yet */
+	pg_atomic_uint32 stop_requested;
+	pg_atomic_uint32 failed;	/* some worker failed */
+	pg_atomic_uint64 headroom;	/* smallest free - reserve, bytes */
+	pg_atomic_uint64 next_log_at;	/* TimestampTz of the next progress_log row */
+	pg_atomic_uint32 loading;	/* workers still claiming chunks */
+	pg_atomic_uint32 phase;		/* JobPhase */
+	/* a leaf job (leafload.c) routes ranges first, then loads leaves as chunks */
+	int64		nranges;
+	pg_atomic_uint64 next_range;	/* ranges are claimed in order */
+	pg_atomic_uint32 routing;	/* workers still routing ranges */
+	WorkerSlot	workers[FLEXIBLE_ARRAY_MEMBER];
+} JobShared;
+
+/* A job as recorded in petagen.jobs. */
+typedef struct JobDef
+{
+	int64		job;
+	Oid			relid;
+	int64		rows;
+	int32		nworkers;
+	int32		run;
+	int64		chunk_rows;
+	GenSpec		spec;
+	int64		disk_reserve;	/* bytes, or -1 for the GUC */
+	int64		max_rate;		/* bytes per second, or 0 for no cap */
+	bool		frozen;			/* rows written frozen: see frozen.h */
+	bool		indexes_after;	/* indexes set aside, built at the end */
+	bool		leaf_method;	/* method => 'leaf': see leafload.c */
+	Oid			owner;			/* the role the workers run as */
+	char		state[16];		/* as in the catalog */
+	bool		ours;			/* row written by this transaction */
+	dsm_handle	handle;
+} JobDef;
+
+/* What a worker gets in bgw_extra. */
+typedef struct WorkerArgs
+{
+	int64		job;
+	int32		run;
+	int32		index;
+	Oid			database;
+	Oid			role;
+	TransactionId starter_xid;	/* wait for it: the job row may be uncommitted */
+	dsm_handle	handle;
+} WorkerArgs;
+
+#endif							/* PETAGEN_JOBDEF_H */

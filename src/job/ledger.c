@@ -1,0 +1,440 @@
+/*-------------------------------------------------------------------------
+ * ledger.c
+ *		The job catalog's owner: every statement on petagen.jobs (one row
+ *		per job), petagen.chunks (one row per loaded chunk, committed with
+ *		the chunk's rows) and petagen.progress_log (the load's history).
+ *
+ * Reads run as the current role; writes as the catalog owner (catalog.c),
+ * so that roles need no more than SELECT on these tables and every row in
+ * them was written by petagen.  Every statement runs with search_path
+ * pinned.  The other catalog tables have one owner each as well:
+ * chunk_intents is frozen.c's, job_indexes indexes.c's, bench_results
+ * bench.c's.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+
+#include "catalog.h"
+#include "gen/keys.h"
+#include "job/ledger.h"
+
+/* Int8 of column col of the first result row (0 for NULL). */
+static int64
+ledger_int8(int col)
+{
+	bool		isnull;
+	Datum		d = catalog_value(0, col, &isnull);
+
+	return isnull ? 0 : DatumGetInt64(d);
+}
+
+/* Fill def from the first result row of job_read()'s query. */
+static void
+ledger_fill_def(int64 job, JobDef *def, MemoryContext cxt)
+{
+	bool		isnull;
+	char	   *state;
+
+	MemoryContextSwitchTo(cxt);
+	def->job = job;
+	def->relid = DatumGetObjectId(catalog_value(0, 1, &isnull));
+	def->rows = ledger_int8(2);
+	def->nworkers = DatumGetInt32(catalog_value(0, 3, &isnull));
+	def->run = DatumGetInt32(catalog_value(0, 4, &isnull));
+	def->chunk_rows = ledger_int8(5);
+	spec_init(&def->spec, catalog_text(0, 6, cxt), catalog_text(0, 9, cxt),
+			  DatumGetInt32(catalog_value(0, 10, &isnull)), ledger_int8(7),
+			  DatumGetInt32(catalog_value(0, 8, &isnull)));
+	def->disk_reserve = DatumGetInt64(catalog_value(0, 11, &isnull));
+	if (isnull)
+		def->disk_reserve = -1;
+	def->max_rate = ledger_int8(12);
+	def->owner = DatumGetObjectId(catalog_value(0, 13, &isnull));
+	state = catalog_text(0, 14, cxt);
+	strlcpy(def->state, state ? state : "", sizeof(def->state));
+	def->handle = (dsm_handle) DatumGetInt64(catalog_value(0, 15, &isnull));
+	if (isnull)
+		def->handle = DSM_HANDLE_INVALID;
+	def->ours = TransactionIdIsCurrentTransactionId(DatumGetTransactionId(catalog_value(0, 16, &isnull)));
+	def->frozen = DatumGetBool(catalog_value(0, 17, &isnull));
+	def->indexes_after = DatumGetBool(catalog_value(0, 18, &isnull));
+	def->leaf_method = DatumGetBool(catalog_value(0, 19, &isnull));
+}
+
+/* Read job `job` from petagen.jobs into def; false if missing and missing_ok. */
+bool
+job_read(int64 job, JobDef *def, bool missing_ok)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	Oid			types[1] = {INT8OID};
+	Datum		values[1] = {Int64GetDatum(job)};
+	CatalogScope scope;
+
+	catalog_connect(&scope, false);
+	if (catalog_exec("SELECT \"table\"::oid, rows, workers, run, chunk_rows, keys, seed,"
+					 " fieldlength, prefix, zeropadding, disk_reserve, max_rate,"
+					 " started_by::oid, state, dsm_handle, xmin, frozen,"
+					 " indexes = 'after', method = 'leaf'"
+					 " FROM petagen.jobs WHERE job = $1",
+					 1, types, values, NULL, SPI_OK_SELECT) == 0)
+	{
+		catalog_finish(&scope);
+		if (missing_ok)
+			return false;
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("load job " INT64_FORMAT " does not exist", job),
+				 errhint("SELECT job, \"table\", state FROM petagen.jobs lists the jobs.")));
+	}
+	ledger_fill_def(job, def, cxt);
+	catalog_finish(&scope);
+	return true;
+}
+
+/* The numbers of every job, or of those the catalog says are running. */
+int64 *
+ledger_job_ids(bool running_only, int *njobs)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	int64	   *jobs;
+	CatalogScope scope;
+
+	catalog_connect(&scope, false);
+	*njobs = (int) catalog_exec(running_only ?
+								"SELECT job FROM petagen.jobs WHERE state = 'running' ORDER BY job" :
+								"SELECT job FROM petagen.jobs ORDER BY job",
+								0, NULL, NULL, NULL, SPI_OK_SELECT);
+	jobs = MemoryContextAlloc(cxt, sizeof(int64) * Max(*njobs, 1));
+	for (int i = 0; i < *njobs; i++)
+	{
+		bool		isnull;
+
+		jobs[i] = DatumGetInt64(catalog_value(i, 1, &isnull));
+	}
+	catalog_finish(&scope);
+	return jobs;
+}
+
+/* The job whose key space a table holds: its newest done job, else its newest; 0 if none. */
+int64
+ledger_newest_job_of(Oid relid)
+{
+	Oid			types[1] = {OIDOID};
+	Datum		values[1] = {ObjectIdGetDatum(relid)};
+	int64		job = 0;
+	CatalogScope scope;
+
+	catalog_connect(&scope, false);
+	if (catalog_exec("SELECT job FROM petagen.jobs WHERE \"table\" = $1"
+					 " ORDER BY state = 'done' DESC, job DESC LIMIT 1",
+					 1, types, values, NULL, SPI_OK_SELECT) > 0)
+		job = ledger_int8(1);
+	catalog_finish(&scope);
+	return job;
+}
+
+/*
+ * Is another job the catalog says is running (live or interrupted) loading
+ * relid or a table that shares partitions with it (an ancestor or a
+ * descendant in its partition tree)?  Takes the lock that makes starts and
+ * resumes take turns, held until commit.
+ */
+bool
+ledger_running_conflict(Oid relid, int64 except_job, int64 *other_job,
+						Oid *other_relid)
+{
+	Oid			types[2] = {OIDOID, INT8OID};
+	Datum		values[2] = {ObjectIdGetDatum(relid), Int64GetDatum(except_job)};
+	bool		isnull;
+	bool		found;
+	CatalogScope scope;
+
+	catalog_connect(&scope, true);
+
+	/*
+	 * SHARE UPDATE EXCLUSIVE conflicts with itself but not with the row
+	 * writes of workers and stop(), which a caller's open transaction must
+	 * not hold up.
+	 */
+	catalog_exec("LOCK TABLE petagen.jobs IN SHARE UPDATE EXCLUSIVE MODE", 0,
+				 NULL, NULL, NULL, SPI_OK_UTILITY);
+	found = catalog_exec("SELECT job, \"table\"::pg_catalog.oid FROM petagen.jobs j"
+						 " WHERE state = 'running' AND job <> $2 AND (\"table\" = $1"
+						 " OR EXISTS (SELECT FROM pg_catalog.pg_partition_ancestors($1) a"
+						 " WHERE a.relid = j.\"table\")"
+						 " OR EXISTS (SELECT FROM pg_catalog.pg_partition_ancestors(j.\"table\") a"
+						 " WHERE a.relid = $1)) ORDER BY job LIMIT 1",
+						 2, types, values, NULL, SPI_OK_SELECT) > 0;
+	if (found)
+	{
+		*other_job = ledger_int8(1);
+		*other_relid = DatumGetObjectId(catalog_value(0, 2, &isnull));
+	}
+	catalog_finish(&scope);
+	return found;
+}
+
+/* Insert def's row into petagen.jobs as its first run; sets def->job. */
+void
+ledger_insert_job(JobDef *def)
+{
+	Oid			types[15] = {OIDOID, INT8OID, INT4OID, INT8OID, TEXTOID, INT8OID,
+	INT4OID, TEXTOID, INT4OID, INT8OID, INT8OID, OIDOID, BOOLOID, TEXTOID, TEXTOID};
+	Datum		values[15];
+	char		nulls[15] = "              ";
+	CatalogScope scope;
+
+	values[0] = ObjectIdGetDatum(def->relid);
+	values[1] = Int64GetDatum(def->rows);
+	values[2] = Int32GetDatum(def->nworkers);
+	values[3] = Int64GetDatum(def->chunk_rows);
+	values[4] = CStringGetTextDatum(keys_mode_name(def->spec.keys.mode));
+	values[5] = Int64GetDatum((int64) def->spec.seed);
+	values[6] = Int32GetDatum(def->spec.fieldlength);
+	values[7] = CStringGetTextDatum(def->spec.keys.prefix);
+	values[8] = Int32GetDatum(def->spec.keys.zeropadding);
+	values[9] = Int64GetDatum(def->disk_reserve);
+	values[10] = Int64GetDatum(def->max_rate);
+	values[11] = ObjectIdGetDatum(def->owner);
+	values[12] = BoolGetDatum(def->frozen);
+	values[13] = CStringGetTextDatum(def->indexes_after ? "after" : "maintain");
+	values[14] = CStringGetTextDatum(def->leaf_method ? "leaf" : "chunk");
+	if (def->disk_reserve < 0)
+		nulls[9] = 'n';
+	if (def->max_rate <= 0)
+		nulls[10] = 'n';
+	catalog_connect(&scope, true);
+	catalog_exec("INSERT INTO petagen.jobs (\"table\", rows, workers,"
+				 " chunk_rows, keys, seed, fieldlength, prefix, zeropadding,"
+				 " disk_reserve, max_rate, started_by, frozen, indexes, method)"
+				 " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,"
+				 " $12::pg_catalog.regrole, $13, $14, $15) RETURNING job",
+				 15, types, values, nulls, SPI_OK_INSERT_RETURNING);
+	def->job = ledger_int8(1);
+	catalog_finish(&scope);
+	def->run = 1;
+}
+
+/* Run one write on a job's row: $1 is the job, then the arguments given. */
+static void
+ledger_update_job(const char *sql, int nargs, Oid *types, Datum *values)
+{
+	CatalogScope scope;
+
+	catalog_connect(&scope, true);
+	catalog_exec(sql, nargs, types, values, NULL, SPI_OK_UPDATE);
+	catalog_finish(&scope);
+}
+
+/* Store the handle of a run's shared state as it starts. */
+void
+ledger_set_handle(int64 job, dsm_handle handle)
+{
+	Oid			types[2] = {INT8OID, INT8OID};
+	Datum		values[2] = {Int64GetDatum(job), Int64GetDatum((int64) handle)};
+
+	ledger_update_job("UPDATE petagen.jobs SET dsm_handle = $2,"
+					  " started_at = pg_catalog.now() WHERE job = $1",
+					  2, types, values);
+}
+
+/* Record a new run of a job with nworkers workers. */
+void
+ledger_resume_run(int64 job, int32 run, int32 nworkers)
+{
+	Oid			types[3] = {INT8OID, INT4OID, INT4OID};
+	Datum		values[3] = {Int64GetDatum(job), Int32GetDatum(run),
+	Int32GetDatum(nworkers)};
+
+	ledger_update_job("UPDATE petagen.jobs SET state = 'running', run = $2,"
+					  " workers = $3, finished_at = NULL WHERE job = $1",
+					  3, types, values);
+}
+
+/* Record that a job with no worker left was stopped. */
+void
+ledger_mark_stopped(int64 job)
+{
+	Oid			types[1] = {INT8OID};
+	Datum		values[1] = {Int64GetDatum(job)};
+
+	ledger_update_job("UPDATE petagen.jobs SET state = 'stopped',"
+					  " finished_at = pg_catalog.now()"
+					  " WHERE job = $1 AND state = 'running'", 1, types, values);
+}
+
+/* Record the end of a run (its final state's name) in petagen.jobs and a last progress_log row. */
+void
+ledger_record_end(int64 job, int32 run, const char *state, const char *error)
+{
+	Oid			types[4] = {INT8OID, INT4OID, TEXTOID, TEXTOID};
+	Datum		values[4];
+	char		nulls[4] = {' ', ' ', ' ', error ? ' ' : 'n'};
+	CatalogScope scope;
+
+	values[0] = Int64GetDatum(job);
+	values[1] = Int32GetDatum(run);
+	values[2] = CStringGetTextDatum(state);
+	values[3] = error ? CStringGetTextDatum(error) : (Datum) 0;
+	catalog_connect(&scope, true);
+	catalog_exec("UPDATE petagen.jobs SET state = $3,"
+				 " finished_at = pg_catalog.now(),"
+				 " last_error = coalesce($4, last_error),"
+				 " last_error_at = CASE WHEN $4 IS NULL THEN last_error_at"
+				 " ELSE pg_catalog.now() END"
+				 " WHERE job = $1 AND run = $2",
+				 4, types, values, nulls, SPI_OK_UPDATE);
+	/* a last progress_log row, so the history ends where the job did */
+	catalog_exec("INSERT INTO petagen.progress_log (job, keys_done,"
+				 " rows_written, bytes, logged_at)"
+				 " SELECT $1, coalesce(sum(keys), 0), coalesce(sum(rows_written), 0),"
+				 " coalesce(sum(bytes), 0), pg_catalog.clock_timestamp()"
+				 " FROM petagen.chunks WHERE job = $1",
+				 1, types, values, NULL, SPI_OK_INSERT);
+	catalog_finish(&scope);
+}
+
+/* Sum the ledger of a job and read its last run and last error into sum. */
+void
+ledger_summary(int64 job, LedgerSummary *sum)
+{
+	Oid			types[1] = {INT8OID};
+	Datum		values[1] = {Int64GetDatum(job)};
+	bool		isnull;
+	Datum		d;
+	CatalogScope scope;
+
+	memset(sum, 0, sizeof(*sum));
+	catalog_connect(&scope, false);
+	catalog_exec("SELECT coalesce(sum(c.keys), 0)::int8,"
+				 " coalesce(sum(c.rows_written), 0)::int8,"
+				 " coalesce(sum(c.bytes), 0)::int8,"
+				 " coalesce(sum(c.duplicates), 0)::int8,"
+				 " extract(epoch FROM j.finished_at - j.started_at)::float8,"
+				 " coalesce(sum(c.rows_written) FILTER (WHERE c.run = j.run), 0)::float8,"
+				 " coalesce(sum(c.bytes) FILTER (WHERE c.run = j.run), 0)::float8,"
+				 " j.last_error, j.last_error_at"
+				 " FROM petagen.jobs j LEFT JOIN petagen.chunks c USING (job)"
+				 " WHERE j.job = $1 GROUP BY j.job",
+				 1, types, values, NULL, SPI_OK_SELECT);
+	if (SPI_processed > 0)
+	{
+		char	   *err = catalog_text(0, 8, CurrentMemoryContext);
+
+		sum->keys = ledger_int8(1);
+		sum->rows = ledger_int8(2);
+		sum->bytes = ledger_int8(3);
+		sum->duplicates = ledger_int8(4);
+		d = catalog_value(0, 5, &isnull);
+		sum->run_seconds = isnull ? 0 : DatumGetFloat8(d);
+		sum->run_rows = DatumGetFloat8(catalog_value(0, 6, &isnull));
+		sum->run_bytes = DatumGetFloat8(catalog_value(0, 7, &isnull));
+		if (err)
+			strlcpy(sum->last_error, err, JOB_TEXT_LEN);
+		d = catalog_value(0, 9, &isnull);
+		sum->last_error_at = isnull ? 0 : DatumGetTimestampTz(d);
+	}
+	catalog_finish(&scope);
+}
+
+/*
+ * Insert the ledger row of a chunk a worker finished, in its transaction;
+ * a leaf job's chunk is local leaf number `chunk`, relation leaf (else
+ * InvalidOid).
+ */
+void
+ledger_record_chunk(const JobDef *def, int32 worker, int64 chunk,
+					Oid leaf, const LoadStats *st)
+{
+	Oid			types[10] = {INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID,
+	INT8OID, INT4OID, INT4OID, OIDOID};
+	Datum		values[10];
+	char		nulls[10] = "         n";
+	CatalogScope scope;
+
+	values[0] = Int64GetDatum(def->job);
+	values[1] = Int64GetDatum(chunk);
+	values[2] = Int64GetDatum(st->keys);
+	values[3] = Int64GetDatum(st->rows);
+	values[4] = Int64GetDatum(st->bytes);
+	values[5] = Int64GetDatum(st->duplicates);
+	values[6] = Int64GetDatum(st->foreign);
+	values[7] = Int32GetDatum(worker);
+	values[8] = Int32GetDatum(def->run);
+	values[9] = ObjectIdGetDatum(leaf);
+	if (OidIsValid(leaf))
+		nulls[9] = ' ';
+	catalog_connect(&scope, true);
+	catalog_exec("INSERT INTO petagen.chunks (job, chunk, keys, rows_written,"
+				 " bytes, duplicates, foreign_skipped, worker, run, leaf)"
+				 " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+				 10, types, values, nulls, SPI_OK_INSERT);
+	catalog_finish(&scope);
+}
+
+/* Add a progress_log row with the job's live totals, stamped now. */
+void
+ledger_log_progress(int64 job, const LoadStats *live)
+{
+	Oid			types[4] = {INT8OID, INT8OID, INT8OID, INT8OID};
+	Datum		values[4] = {Int64GetDatum(job), Int64GetDatum(live->keys),
+	Int64GetDatum(live->rows), Int64GetDatum(live->bytes)};
+	CatalogScope scope;
+
+	catalog_connect(&scope, true);
+	/* logged_at: when the chunk is done, not when its transaction began */
+	catalog_exec("INSERT INTO petagen.progress_log (job, keys_done,"
+				 " rows_written, bytes, logged_at)"
+				 " VALUES ($1, $2, $3, $4, pg_catalog.clock_timestamp())",
+				 4, types, values, NULL, SPI_OK_INSERT);
+	catalog_finish(&scope);
+}
+
+/* Set bit c of done (nchunks bits) for every chunk c of job in the ledger. */
+void
+ledger_done_chunks(int64 job, int64 nchunks, uint8 *done)
+{
+	Oid			types[1] = {INT8OID};
+	Datum		values[1] = {Int64GetDatum(job)};
+	uint64		n;
+	CatalogScope scope;
+
+	catalog_connect(&scope, false);
+	n = catalog_exec("SELECT chunk FROM petagen.chunks WHERE job = $1",
+					 1, types, values, NULL, SPI_OK_SELECT);
+	for (uint64 i = 0; i < n; i++)
+	{
+		bool		isnull;
+		int64		chunk = DatumGetInt64(catalog_value(i, 1, &isnull));
+
+		if ((i & 65535) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (chunk >= 0 && chunk < nchunks)
+			done[chunk / 8] |= 1 << (chunk % 8);
+	}
+	catalog_finish(&scope);
+}
+
+/* The number of chunks of job in the ledger. */
+int64
+ledger_count_chunks(int64 job)
+{
+	Oid			types[1] = {INT8OID};
+	Datum		values[1] = {Int64GetDatum(job)};
+	int64		n;
+	CatalogScope scope;
+
+	catalog_connect(&scope, false);
+	catalog_exec("SELECT count(*) FROM petagen.chunks WHERE job = $1",
+				 1, types, values, NULL, SPI_OK_SELECT);
+	n = ledger_int8(1);
+	catalog_finish(&scope);
+	return n;
+}

@@ -1,0 +1,45 @@
+/*-------------------------------------------------------------------------
+ * ledger.h
+ *		Every statement petagen runs on petagen.jobs, petagen.chunks and
+ *		petagen.progress_log.  See ledger.c.
+ *-------------------------------------------------------------------------
+ */
+#ifndef PETAGEN_LEDGER_H
+#define PETAGEN_LEDGER_H
+
+#include "job/jobdef.h"
+#include "load/load.h"
+
+/* What the ledger and the job row say about a job's progress. */
+typedef struct LedgerSummary
+{
+	int64		keys;			/* sums over every chunk of every run */
+	int64		rows;
+	int64		bytes;
+	int64		duplicates;
+	double		run_seconds;	/* the last run, start to finish; 0 if unknown */
+	double		run_rows;		/* rows and bytes of the last run */
+	double		run_bytes;
+	char		last_error[JOB_TEXT_LEN];
+	TimestampTz last_error_at;	/* 0 if none */
+} LedgerSummary;
+
+extern bool job_read(int64 job, JobDef *def, bool missing_ok);
+extern int64 *ledger_job_ids(bool running_only, int *njobs);
+extern int64 ledger_newest_job_of(Oid relid);
+extern bool ledger_running_conflict(Oid relid, int64 except_job,
+									int64 *other_job, Oid *other_relid);
+extern void ledger_insert_job(JobDef *def);
+extern void ledger_set_handle(int64 job, dsm_handle handle);
+extern void ledger_resume_run(int64 job, int32 run, int32 nworkers);
+extern void ledger_mark_stopped(int64 job);
+extern void ledger_record_end(int64 job, int32 run, const char *state,
+							  const char *error);
+extern void ledger_summary(int64 job, LedgerSummary *sum);
+extern void ledger_record_chunk(const JobDef *def, int32 worker, int64 chunk,
+								Oid leaf, const LoadStats *st);
+extern void ledger_log_progress(int64 job, const LoadStats *live);
+extern void ledger_done_chunks(int64 job, int64 nchunks, uint8 *done);
+extern int64 ledger_count_chunks(int64 job);
+
+#endif							/* PETAGEN_LEDGER_H */

@@ -1,0 +1,215 @@
+/*-------------------------------------------------------------------------
+ * live.c
+ *		A run's live state: one dynamic shared memory segment per run of a
+ *		job (jobdef.h has its layout), and the state of a job read from it.
+ *
+ * The segment is pinned so that it outlives the backend that created it;
+ * the last worker to leave unpins it.  A crash-restart of the server
+ * destroys it, and a job whose catalog row still says "running" without
+ * a segment, or without a live worker, is interrupted.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "storage/procarray.h"
+#include "utils/timestamp.h"
+
+#include "job/ledger.h"
+#include "job/live.h"
+#include "job/options.h"
+
+static const char *const job_state_names[] = {
+	"starting", "running", "paused", "throttled", "done", "failed",
+	"stopped", "interrupted"
+};
+
+static const char *const job_phase_names[] = {"loading", "indexing", "done"};
+
+/* The name status() shows for a state. */
+const char *
+job_state_name(JobState state)
+{
+	return job_state_names[state];
+}
+
+/* The name status() shows for a phase. */
+const char *
+job_phase_name(JobPhase phase)
+{
+	return job_phase_names[phase];
+}
+
+/* Bytes of shared state for a run with nworkers workers. */
+static Size
+live_size(int nworkers)
+{
+	return add_size(offsetof(JobShared, workers),
+					mul_size(sizeof(WorkerSlot), nworkers));
+}
+
+/* Initialize the slot of one worker that has not started yet. */
+static void
+live_init_slot(WorkerSlot *slot)
+{
+	pg_atomic_init_u32(&slot->state, JOB_STARTING);
+	pg_atomic_init_u64(&slot->keys, 0);
+	pg_atomic_init_u64(&slot->rows, 0);
+	pg_atomic_init_u64(&slot->bytes, 0);
+	pg_atomic_init_u64(&slot->duplicates, 0);
+	SpinLockInit(&slot->mutex);
+	slot->current_index[0] = '\0';
+}
+
+/* Create the live state of a new run of def, counting from what the ledger holds. */
+dsm_segment *
+live_create(const JobDef *def, int64 nchunks)
+{
+	dsm_segment *seg = dsm_create(live_size(def->nworkers), 0);
+	JobShared  *shared = dsm_segment_address(seg);
+	LedgerSummary sum;
+
+	memset(shared, 0, live_size(def->nworkers));
+	shared->magic = JOB_MAGIC;
+	shared->job = def->job;
+	shared->run = def->run;
+	shared->nworkers = def->nworkers;
+	shared->nchunks = nchunks;
+	shared->nranges = job_nchunks(def->rows, def->chunk_rows);
+	pg_atomic_init_u64(&shared->next_range, 0);
+	pg_atomic_init_u32(&shared->routing, def->nworkers);
+	shared->started_at = GetCurrentTimestamp();
+	pg_atomic_init_u64(&shared->next_chunk, 0);
+	pg_atomic_init_u32(&shared->active, def->nworkers);
+	pg_atomic_init_u32(&shared->stop_requested, 0);
+	pg_atomic_init_u32(&shared->failed, 0);
+	pg_atomic_init_u64(&shared->headroom, PG_UINT64_MAX);
+	pg_atomic_init_u64(&shared->next_log_at, 0);
+	pg_atomic_init_u32(&shared->loading, def->nworkers);
+	pg_atomic_init_u32(&shared->phase, PHASE_LOADING);
+	for (int i = 0; i < def->nworkers; i++)
+		live_init_slot(&shared->workers[i]);
+	ledger_summary(def->job, &sum);
+	shared->base_keys = sum.keys;
+	shared->base_rows = sum.rows;
+	shared->base_bytes = sum.bytes;
+	return seg;
+}
+
+/* Attach the live state of def's current run, or NULL if it is gone. */
+JobShared *
+job_attach(const JobDef *def, dsm_segment **seg)
+{
+	JobShared  *shared;
+
+	*seg = NULL;
+	if (def->handle == DSM_HANDLE_INVALID)
+		return NULL;
+	*seg = dsm_find_mapping(def->handle);
+	if (*seg == NULL)
+		*seg = dsm_attach(def->handle);
+	if (*seg == NULL)
+		return NULL;
+	shared = dsm_segment_address(*seg);
+	if (dsm_segment_map_length(*seg) < offsetof(JobShared, workers) ||
+		shared->magic != JOB_MAGIC || shared->job != def->job ||
+		shared->run != def->run)
+	{
+		dsm_detach(*seg);
+		*seg = NULL;
+		return NULL;
+	}
+	return shared;
+}
+
+/* Is the process behind a worker slot still alive? */
+bool
+job_worker_alive(WorkerSlot *slot)
+{
+	return slot->pid != 0 && BackendPidGetProc(slot->pid) != NULL;
+}
+
+/* Is a run of def live: shared state there and some worker not gone? */
+bool
+live_is_running(const JobDef *def)
+{
+	dsm_segment *seg;
+	JobShared  *shared = job_attach(def, &seg);
+	bool		live = false;
+
+	if (shared == NULL)
+		return false;
+	for (int i = 0; i < shared->nworkers; i++)
+	{
+		JobState	state = pg_atomic_read_u32(&shared->workers[i].state);
+
+		if (state < JOB_DONE &&
+			(state == JOB_STARTING || job_worker_alive(&shared->workers[i])))
+			live = true;
+	}
+	dsm_detach(seg);
+	return live;
+}
+
+/* Unpin the shared state an interrupted run left behind, if any. */
+void
+live_release_stale(const JobDef *def)
+{
+	dsm_segment *seg;
+
+	if (job_attach(def, &seg) != NULL)
+	{
+		dsm_detach(seg);
+		dsm_unpin_segment(def->handle);
+	}
+}
+
+/* The state of a job now: the catalog's, or the live one while it runs. */
+JobState
+job_current_state(const JobDef *def)
+{
+	dsm_segment *seg;
+	JobShared  *shared;
+	JobState	state;
+
+	for (state = JOB_STARTING; state <= JOB_INTERRUPTED; state++)
+		if (strcmp(def->state, job_state_names[state]) == 0 &&
+			state != JOB_RUNNING)
+			return state;
+	shared = job_attach(def, &seg);
+	if (shared == NULL)
+		return JOB_INTERRUPTED;
+	state = job_total_state(shared);
+	dsm_detach(seg);
+	return state;
+}
+
+/* The state of a whole run from its workers' slots. */
+JobState
+job_total_state(JobShared *shared)
+{
+	/* the most telling state wins, in this order */
+	static const JobState order[] = {JOB_RUNNING, JOB_PAUSED, JOB_THROTTLED,
+	JOB_STARTING, JOB_INTERRUPTED, JOB_FAILED, JOB_STOPPED, JOB_DONE};
+	bool		seen[JOB_INTERRUPTED + 1] = {false};
+
+	for (int i = 0; i < shared->nworkers; i++)
+	{
+		WorkerSlot *slot = &shared->workers[i];
+		JobState	state = pg_atomic_read_u32(&slot->state);
+
+		if (state != JOB_STARTING && state < JOB_DONE && !job_worker_alive(slot))
+			state = JOB_INTERRUPTED;
+		seen[state] = true;
+	}
+	for (int i = 0; i < lengthof(order); i++)
+		if (seen[order[i]])
+			return order[i];
+	return JOB_DONE;
+}
+
+/* Is a state final: nothing will change without resume()? */
+bool
+job_state_final(JobState state)
+{
+	return state >= JOB_DONE;
+}

@@ -1,0 +1,23 @@
+/*-------------------------------------------------------------------------
+ * live.h
+ *		A run's live state in dynamic shared memory: creating it, attaching
+ *		to it, and reading a job's state from it.  See live.c.
+ *-------------------------------------------------------------------------
+ */
+#ifndef PETAGEN_LIVE_H
+#define PETAGEN_LIVE_H
+
+#include "job/jobdef.h"
+
+extern const char *job_state_name(JobState state);
+extern const char *job_phase_name(JobPhase phase);
+extern dsm_segment *live_create(const JobDef *def, int64 nchunks);
+extern JobShared *job_attach(const JobDef *def, dsm_segment **seg);
+extern bool job_worker_alive(WorkerSlot *slot);
+extern bool live_is_running(const JobDef *def);
+extern void live_release_stale(const JobDef *def);
+extern JobState job_current_state(const JobDef *def);
+extern JobState job_total_state(JobShared *shared);
+extern bool job_state_final(JobState state);
+
+#endif							/* PETAGEN_LIVE_H */

@@ -1,0 +1,205 @@
+/*-------------------------------------------------------------------------
+ * options.c
+ *		Reading petagen.start()'s and petagen.check()'s arguments into a
+ *		JobDef: each argument by its name (options.h), each checked with an
+ *		error that names it, and the rules for the settings a caller may
+ *		leave out (chunk size, disk reserve).
+ *
+ * The SQL declaration (sql/parts/20_jobs.sql) holds the defaults a caller
+ * sees; the arguments that may be NULL are derived here.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
+
+#include "guard.h"
+#include "launch.h"
+#include "load/frozen.h"
+#include "load/indexes.h"
+#include "load/leafload.h"
+#include "job/options.h"
+#include "petagen.h"
+
+/* The chunk size rule of job_default_chunk_rows(). */
+#define JOB_CHUNKS_PER_WORKER	4
+#define JOB_CHUNK_ROWS_MIN		1000
+#define JOB_CHUNK_ROWS_MAX		100000
+/* Largest chunk_rows a caller may ask for. */
+#define JOB_CHUNK_ROWS_LIMIT	100000000
+
+/* The names of start()'s arguments, as errors name them. */
+static const char *const start_arg_names[START_NARGS] = {
+	[START_ARG_ROWS] = "rows",
+	[START_ARG_WORKERS] = "workers",
+	[START_ARG_TABLE] = "table",
+	[START_ARG_KEYS] = "keys",
+	[START_ARG_SEED] = "seed",
+	[START_ARG_FIELDLENGTH] = "fieldlength",
+	[START_ARG_PREFIX] = "prefix",
+	[START_ARG_ZEROPADDING] = "zeropadding",
+	[START_ARG_CHUNK_ROWS] = "chunk_rows",
+	[START_ARG_DISK_RESERVE] = "disk_reserve",
+	[START_ARG_MAX_RATE] = "max_rate",
+	[START_ARG_FROZEN] = "frozen",
+	[START_ARG_INDEXES] = "indexes",
+	[START_ARG_FORCE] = "force",
+	[START_ARG_METHOD] = "method",
+};
+
+/* Raise an error if argument arg is NULL. */
+void
+options_check_not_null(FunctionCallInfo fcinfo, StartArg arg,
+					   const char *funcname)
+{
+	if (PG_ARGISNULL(arg))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("argument \"%s\" of %s must not be null",
+						start_arg_names[arg], funcname)));
+}
+
+/* Raise an error if the job argument (the first) of stop/resume/wait is NULL. */
+void
+options_check_job_arg(FunctionCallInfo fcinfo, const char *funcname)
+{
+	static const char *const names[] = {"job"};
+
+	spec_check_nulls(fcinfo, 0, names, lengthof(names), funcname);
+}
+
+/* A size argument such as '10GB' in bytes, or `none` when NULL. */
+static int64
+options_size(FunctionCallInfo fcinfo, StartArg arg, int64 none)
+{
+	const char *argname = start_arg_names[arg];
+	int64		bytes;
+
+	if (PG_ARGISNULL(arg))
+		return none;
+	bytes = DatumGetInt64(DirectFunctionCall1(pg_size_bytes, PG_GETARG_DATUM(arg)));
+	if (bytes < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must not be negative, not \"%s\"", argname,
+						text_to_cstring(PG_GETARG_TEXT_PP(arg)))));
+	if (bytes > JOB_MAX_SIZE)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("%s must be at most 1024 PB, not \"%s\"", argname,
+						text_to_cstring(PG_GETARG_TEXT_PP(arg))),
+				 errhint("disk_reserve and max_rate are at most 2^60 bytes, so that sums with free space stay in range.")));
+	return bytes;
+}
+
+/* The disk reserve in force for a job, in bytes: its own, or the setting's. */
+int64
+job_reserve(const JobDef *def)
+{
+	if (def->disk_reserve >= 0)
+		return def->disk_reserve;
+	return (int64) petagen_disk_reserve_mb * 1024 * 1024;
+}
+
+/* The number of chunks of chunk_rows key numbers in 0 .. rows-1. */
+int64
+job_nchunks(int64 rows, int64 chunk_rows)
+{
+	return rows / chunk_rows + (rows % chunk_rows != 0);
+}
+
+/*
+ * The chunk size of a job that names none: about JOB_CHUNKS_PER_WORKER
+ * chunks per worker, so that a small load keeps every worker busy, within
+ * JOB_CHUNK_ROWS_MIN .. JOB_CHUNK_ROWS_MAX (one transaction each).
+ */
+static int64
+job_default_chunk_rows(const JobDef *def)
+{
+	int64		per_chunk = (def->rows - 1) / ((int64) def->nworkers * JOB_CHUNKS_PER_WORKER) + 1;
+
+	return Min(Max(per_chunk, JOB_CHUNK_ROWS_MIN), JOB_CHUNK_ROWS_MAX);
+}
+
+/* Read chunk_rows into def and check the chunks it makes. */
+static void
+options_chunk_rows(FunctionCallInfo fcinfo, JobDef *def)
+{
+	int64		nchunks;
+
+	def->chunk_rows = PG_ARGISNULL(START_ARG_CHUNK_ROWS) ?
+		job_default_chunk_rows(def) : PG_GETARG_INT64(START_ARG_CHUNK_ROWS);
+	if (def->chunk_rows < 1 || def->chunk_rows > JOB_CHUNK_ROWS_LIMIT)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("chunk_rows must be between 1 and %d, not " INT64_FORMAT,
+						JOB_CHUNK_ROWS_LIMIT, def->chunk_rows),
+				 errhint("Each chunk of key numbers is one transaction; leave chunk_rows out for the default.")));
+	nchunks = job_nchunks(def->rows, def->chunk_rows);
+	if (nchunks > JOB_MAX_CHUNKS)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("rows " INT64_FORMAT " in chunks of " INT64_FORMAT " make " INT64_FORMAT " chunks, too many for one job",
+						def->rows, def->chunk_rows, nchunks),
+				 errhint("A job has at most " INT64_FORMAT " chunks, so for " INT64_FORMAT " rows chunk_rows must be at least " INT64_FORMAT ".",
+						 JOB_MAX_CHUNKS, def->rows,
+						 job_nchunks(def->rows, JOB_MAX_CHUNKS))));
+}
+
+/*
+ * Read and check the frozen and indexes options and the method (argument
+ * method_arg) into def.  A leaf job writes frozen rows into new storage,
+ * safe without the frozen chunks' ownership requirement (leafload.c).
+ */
+static void
+options_load_method(FunctionCallInfo fcinfo, const char *funcname,
+					StartArg method_arg, JobDef *def)
+{
+	options_check_not_null(fcinfo, START_ARG_FROZEN, funcname);
+	options_check_not_null(fcinfo, START_ARG_INDEXES, funcname);
+	if (PG_ARGISNULL(method_arg))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("argument \"method\" of %s must not be null", funcname)));
+	def->frozen = PG_GETARG_BOOL(START_ARG_FROZEN);
+	def->indexes_after = indexes_option(text_to_cstring(PG_GETARG_TEXT_PP(START_ARG_INDEXES)));
+	def->leaf_method = leaf_method_option(text_to_cstring(PG_GETARG_TEXT_PP(method_arg)));
+	if (def->leaf_method)
+		leaf_check(def->relid, &def->spec, def->indexes_after, false);
+	else if (def->frozen)
+		frozen_check(def->relid, &def->spec);
+	if (def->indexes_after)
+		indexes_check(def->relid, &def->spec);
+}
+
+/*
+ * Read and validate the arguments start() and check() share, rows ..
+ * indexes and method (argument method_arg), into def; funcname reads
+ * "petagen.f()".
+ */
+void
+options_parse(FunctionCallInfo fcinfo, const char *funcname,
+			  StartArg method_arg, JobDef *def)
+{
+	spec_check_nulls(fcinfo, START_ARG_ROWS, start_arg_names,
+					 START_ARG_CHUNK_ROWS, funcname);
+	memset(def, 0, sizeof(*def));
+	def->rows = spec_count_arg(PG_GETARG_NUMERIC(START_ARG_ROWS), "rows");
+	if (def->rows < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("rows must be at least 1")));
+	def->nworkers = PG_GETARG_INT32(START_ARG_WORKERS);
+	launch_check_worker_count(def->nworkers);
+	def->relid = guard_table_name(PG_GETARG_TEXT_PP(START_ARG_TABLE));
+	spec_init(&def->spec, text_to_cstring(PG_GETARG_TEXT_PP(START_ARG_KEYS)),
+			  text_to_cstring(PG_GETARG_TEXT_PP(START_ARG_PREFIX)),
+			  PG_GETARG_INT32(START_ARG_ZEROPADDING),
+			  PG_GETARG_INT64(START_ARG_SEED),
+			  PG_GETARG_INT32(START_ARG_FIELDLENGTH));
+	options_chunk_rows(fcinfo, def);
+	def->disk_reserve = options_size(fcinfo, START_ARG_DISK_RESERVE, -1);
+	def->max_rate = options_size(fcinfo, START_ARG_MAX_RATE, 0);
+	options_load_method(fcinfo, funcname, method_arg, def);
+}

@@ -1,0 +1,808 @@
+/*-------------------------------------------------------------------------
+ * preflight.c
+ *		The preflight check of a load: petagen.check(), the refusal of
+ *		petagen.start() when it finds an error, and the refusals start() and
+ *		resume() share (a table that cannot be loaded, another job on it).
+ *
+ * Everything that can hurt a multi-day load and can be seen before it
+ * starts is a finding here, one row each with a severity (error, warning, info),
+ * the object it is about, what was found ("topic: ...") and what to do:
+ *
+ *	- table: anything start() itself would refuse (shape, privileges,
+ *	  partitions, no local leaf), caught in a subtransaction;
+ *	- leaves: local and foreign leaves, and this node's share of the rows;
+ *	- routing: key numbers no partition accepts;
+ *	- space: per filesystem, the estimated heap, index and WAL bytes of
+ *	  this node's share against its free space minus the disk reserve;
+ *	- index tablespace: an index of a local leaf not beside its heap;
+ *	- relation size: a leaf growing past PostgreSQL's per-relation limit;
+ *	- workers: free background worker slots;
+ *	- autovacuum, freeze, xids, checkpoints, wal: settings that make such a
+ *	  load or its aftermath slow;
+ *	- method => 'leaf': leaves not empty, the routing files' space, whether
+ *	  wal_level lets the leaves skip WAL, the time per leaf and what a crash
+ *	  costs (one leaf per worker written again).
+ *
+ * Estimates come from a sample of key numbers (10,000, or 100 per leaf up
+ * to a million) spread evenly over the key space, routed as the load routes them (route.c), so every partitioning
+ * strategy is estimated the same way.  Sizes follow the page layout: heap
+ * tuple header, packed varlenas, line pointers and fillfactor per page;
+ * btree leaf tuples filled to the index fillfactor for ascending keys and
+ * ~70% for random ones; WAL about the heap plus index bytes, of which
+ * pg_wal holds at most max_wal_size at a time.  TOAST is not modelled.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+#include <sys/stat.h>
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/nbtree.h"
+#include "access/table.h"
+#include "access/transam.h"
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_am_d.h"
+#include "commands/tablespace.h"
+#include "commands/vacuum.h"
+#include "funcapi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "postmaster/autovacuum.h"
+#include "postmaster/bgworker.h"
+#include "storage/bufpage.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/resowner.h"
+
+#include "catalog/pg_class.h"
+#include "utils/acl.h"
+
+#include "catalog.h"
+#include "compat.h"
+#include "launch.h"
+#include "job/ledger.h"
+#include "job/options.h"
+#include "job/preflight.h"
+#include "load/disk.h"
+#include "load/leafload.h"
+#include "load/load.h"
+#include "route/route.h"
+
+/* Key numbers routed to estimate the leaves' shares: at least, per leaf, at most. */
+#define CHECK_MIN_SAMPLES	10000
+#define CHECK_LEAF_SAMPLES	100
+#define CHECK_MAX_SAMPLES	1000000
+/* Fill of btree leaf pages under random inserts (about ln 2). */
+#define CHECK_RANDOM_FILL	0.70
+/* Warn when an estimate takes more than this share of the room. */
+#define CHECK_MARGIN		0.90
+/* A max_wal_size below this (MB) is worth raising for a load that passes it. */
+#define CHECK_GOOD_WAL_MB	16384
+/* Error findings start() lists in its refusal. */
+#define CHECK_DETAIL_ERRORS	3
+/* Rows per second one worker writes into a leaf (measured: README, Performance). */
+#define CHECK_LEAF_ROWS_PER_SEC	150000.0
+/* Columns of petagen.check(). */
+#define CHECK_COLS			4
+
+/* What the sample and the page layout say about one leaf. */
+typedef struct LeafEstimate
+{
+	double		rows;
+	double		keylen;			/* average key bytes */
+	double		heap;			/* heap bytes */
+	double		index;			/* bytes of all its indexes */
+} LeafEstimate;
+
+/* One filesystem the load writes, and what lands on it. */
+typedef struct CheckSpace
+{
+	dev_t		dev;
+	char		path[MAXPGPATH];	/* a directory on it */
+	List	   *names;			/* tablespaces on it, and "pg_wal" */
+	double		heap;
+	double		index;
+	double		wal;
+} CheckSpace;
+
+/* Everything one check run gathers. */
+typedef struct CheckCtx
+{
+	const JobDef *def;
+	const char *table;
+	List	   *findings;
+	Router	   *router;
+	LeafEstimate *leaves;
+	int			nlocal;
+	int			nautovacuum;	/* local leaves with autovacuum enabled */
+	int32		max_age;		/* oldest relfrozenxid age of a local leaf */
+	double		local_rows;
+	double		heap;
+	double		index;
+	int			nspaces;
+	CheckSpace	spaces[DISK_MAX_TARGETS];
+} CheckCtx;
+
+static const char *const check_severity_names[] = {"info", "warning", "error"};
+
+/* Add a finding; finding is printf-style, object and hint are kept as given. */
+pg_attribute_printf(6, 7)
+static void
+check_add(CheckCtx *ctx, CheckSeverity severity, int sqlstate,
+		  const char *object, const char *hint, const char *fmt,...)
+{
+	CheckFinding *f = palloc(sizeof(CheckFinding));
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	for (;;)
+	{
+		va_list		args;
+		int			needed;
+
+		va_start(args, fmt);
+		needed = appendStringInfoVA(&buf, fmt, args);
+		va_end(args);
+		if (needed == 0)
+			break;
+		enlargeStringInfo(&buf, needed);
+	}
+	f->severity = severity;
+	f->sqlstate = sqlstate;
+	f->object = pstrdup(object);
+	f->finding = buf.data;
+	f->hint = hint ? pstrdup(hint) : NULL;
+	ctx->findings = lappend(ctx->findings, f);
+}
+
+/* A byte count as pg_size_pretty() spells it. */
+static char *
+check_size(double bytes)
+{
+	int64		b = bytes >= (double) PG_INT64_MAX ? PG_INT64_MAX : (int64) bytes;
+
+	return text_to_cstring(DatumGetTextPP(DirectFunctionCall1(pg_size_pretty,
+															  Int64GetDatum(b))));
+}
+
+/* A setting as SHOW spells it. */
+static const char *
+check_setting(const char *name)
+{
+	return GetConfigOptionByName(name, NULL, false);
+}
+
+/* Raise an error unless the current role can load the table with a job. */
+void
+check_table_loadable(Oid relid, const GenSpec *spec, int64 rows)
+{
+	Router	   *router;
+	int			nlocal = 0;
+
+	load_check_privilege(relid);
+	if (get_rel_persistence(relid) == RELPERSISTENCE_TEMP)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("petagen cannot load temporary table \"%s\" with a job",
+						get_rel_name(relid)),
+				 errdetail("Background workers cannot access the temporary tables of other sessions."),
+				 errhint("Use petagen.load() in this session, or load a permanent or unlogged table.")));
+	router = route_open(relid);
+	for (int i = 0; i < route_nleaves(router); i++)
+		nlocal += route_leaf(router, i)->local ? 1 : 0;
+	route_close(router);
+	if (nlocal == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" has no local leaf on this node", get_rel_name(relid)),
+				 get_rel_relkind(relid) == RELKIND_FOREIGN_TABLE ?
+				 errdetail("It is a foreign table.") :
+				 errdetail("All of its partitions are foreign tables."),
+				 errhint("Run petagen.start() on the nodes that store the rows.")));
+	load_check(relid, spec, rows - 1);
+}
+
+/*
+ * Raise an error if another job the catalog says is running (live or
+ * interrupted) loads relid or a table that shares partitions with it: both
+ * would write the same leaves, and a frozen job's repair could delete the
+ * other's rows.  Starts and resumes take turns from here to commit.
+ */
+void
+check_no_other_job(Oid relid, int64 except_job)
+{
+	int64		other;
+	Oid			other_rel;
+
+	if (!ledger_running_conflict(relid, except_job, &other, &other_rel))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_IN_USE),
+			 errmsg("\"%s\" already has load job " INT64_FORMAT,
+					get_rel_name(relid), other),
+			 other_rel == relid ?
+			 errdetail("One table takes one load job at a time.") :
+			 errdetail("Load job " INT64_FORMAT " loads \"%s\", which shares partitions with \"%s\".",
+					   other, get_rel_name(other_rel), get_rel_name(relid)),
+			 errhint("Wait for it with petagen.wait(" INT64_FORMAT "), or stop it with petagen.stop(" INT64_FORMAT ").",
+					 other, other)));
+}
+
+/* Run what start() checks of the table; an error finding and false if it fails. */
+static bool
+check_table(CheckCtx *ctx)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	volatile bool ok = true;
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		check_table_loadable(ctx->def->relid, &ctx->def->spec, ctx->def->rows);
+		ReleaseCurrentSubTransaction();
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		check_add(ctx, CHECK_ERROR, edata->sqlerrcode, ctx->table,
+				  edata->hint ? edata->hint : edata->detail,
+				  "table: %s", edata->message);
+		ok = false;
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(cxt);
+	CurrentResourceOwner = owner;
+	return ok;
+}
+
+/* Key number i of n spread evenly over 0 .. rows-1. */
+static int64
+check_sample_seq(int64 rows, int64 n, int64 i)
+{
+	return (rows / n) * i + (rows % n) * i / n;
+}
+
+/* Route a sample of the key space: each leaf's rows and average key length. */
+static void
+check_sample(CheckCtx *ctx)
+{
+	int64		rows = ctx->def->rows;
+	int64		n = Min(rows, Min(CHECK_MAX_SAMPLES,
+								  Max(CHECK_MIN_SAMPLES,
+									  (int64) CHECK_LEAF_SAMPLES * route_nleaves(ctx->router))));
+	text	   *key = palloc(VARHDRSZ + KEYS_MAX_LEN + 1);
+	int64		unrouted = 0;
+	int64		first_unrouted = -1;
+	char		first_key[KEYS_MAX_LEN + 1];
+
+	for (int64 i = 0; i < n; i++)
+	{
+		int64		seq = check_sample_seq(rows, n, i);
+		int			len = keys_format(&ctx->def->spec.keys, seq, VARDATA(key));
+		int			leaf;
+
+		if ((i & 1023) == 0)
+			CHECK_FOR_INTERRUPTS();
+		SET_VARSIZE(key, VARHDRSZ + len);
+		leaf = route_key(ctx->router, PointerGetDatum(key));
+		if (leaf == ROUTE_ELSEWHERE)
+			continue;			/* another partition's key */
+		if (leaf < 0)
+		{
+			if (unrouted++ == 0)
+			{
+				first_unrouted = seq;
+				memcpy(first_key, VARDATA(key), len);
+				first_key[len] = '\0';
+			}
+			continue;
+		}
+		ctx->leaves[leaf].rows += 1;
+		ctx->leaves[leaf].keylen += len;
+	}
+	for (int i = 0; i < route_nleaves(ctx->router); i++)
+	{
+		LeafEstimate *est = &ctx->leaves[i];
+
+		if (est->rows > 0)
+			est->keylen /= est->rows;
+		est->rows = est->rows * (double) rows / n;
+	}
+	if (unrouted > 0)
+		check_add(ctx, CHECK_ERROR, ERRCODE_CHECK_VIOLATION, ctx->table,
+				  "Create the missing partitions (or a DEFAULT partition), or load a key space the partitions cover.",
+				  "routing: no partition accepts about %.0f%% of the key space, the first being key number " INT64_FORMAT " (\"%s\"): the load would fail there",
+				  100.0 * unrouted / n, first_unrouted, first_key);
+}
+
+/* Bytes a text value of len bytes takes in a heap or index tuple. */
+static double
+check_varlena(double len)
+{
+	return len + (len <= VARATT_SHORT_MAX - VARHDRSZ_SHORT ? VARHDRSZ_SHORT : VARHDRSZ);
+}
+
+/* Estimated heap bytes of a leaf holding est->rows rows. */
+static double
+check_heap_bytes(Relation rel, const RowShape *shape, const LeafEstimate *est,
+				 int fieldlength)
+{
+	double		data = check_varlena(est->keylen) +
+		shape->nfields * check_varlena(fieldlength);
+	bool		dropped = shape->natts > shape->nfields + 1;
+	Size		hoff = MAXALIGN(SizeofHeapTupleHeader +
+								(dropped ? BITMAPLEN(shape->natts) : 0));
+	double		item = MAXALIGN((Size) (hoff + data)) + sizeof(ItemIdData);
+	double		room = BLCKSZ - SizeOfPageHeaderData -
+		BLCKSZ * (100 - RelationGetFillFactor(rel, HEAP_DEFAULT_FILLFACTOR)) / 100;
+	double		per_page = Min(floor(room / item), MaxHeapTuplesPerPage);
+
+	if (per_page < 1)
+		return est->rows * item * BLCKSZ / (BLCKSZ - SizeOfPageHeaderData);
+	return ceil(est->rows / per_page) * BLCKSZ;
+}
+
+/* Do keys arrive in ascending text order, so that btree pages fill up? */
+static bool
+check_keys_ascend(const GenSpec *spec, int64 rows)
+{
+	return spec->keys.mode == KEYS_ORDERED &&
+		keys_max_len(&spec->keys, rows - 1) ==
+		spec->keys.prefixlen + spec->keys.zeropadding;
+}
+
+/* Estimated bytes of one index of a leaf holding est->rows rows. */
+static double
+check_index_bytes(Relation index, const RowShape *shape,
+				  const LeafEstimate *est, const CheckCtx *ctx)
+{
+	Form_pg_index form = index->rd_index;
+	double		width = sizeof(IndexTupleData);
+	double		fill = CHECK_RANDOM_FILL;
+	double		item;
+	double		per_page;
+
+	for (int i = 0; i < form->indnatts; i++)
+	{
+		AttrNumber	att = form->indkey.values[i];
+
+		width += check_varlena(att == 0 || att - 1 == shape->key_att ?
+							   est->keylen : ctx->def->spec.fieldlength);
+	}
+	item = MAXALIGN((Size) width) + sizeof(ItemIdData);
+	if (index->rd_rel->relam == BTREE_AM_OID &&
+		check_keys_ascend(&ctx->def->spec, ctx->def->rows))
+		fill = BTGetFillFactor(index) / 100.0;
+	per_page = Max(1, floor((BLCKSZ - SizeOfPageHeaderData -
+							 MAXALIGN(sizeof(BTPageOpaqueData))) * fill / item));
+	return ceil(est->rows / per_page) * BLCKSZ;
+}
+
+/* Add bytes to the filesystem holding path; name it after a tablespace. */
+static void
+check_space_add(CheckCtx *ctx, const char *path, const char *name,
+				double heap, double index, double wal)
+{
+	struct stat st;
+	CheckSpace *space = NULL;
+	ListCell   *lc;
+
+	if (stat(path, &st) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not stat directory \"%s\": %m", path)));
+	for (int i = 0; i < ctx->nspaces && space == NULL; i++)
+		if (ctx->spaces[i].dev == st.st_dev)
+			space = &ctx->spaces[i];
+	if (space == NULL)
+	{
+		if (ctx->nspaces == DISK_MAX_TARGETS)
+			return;
+		space = &ctx->spaces[ctx->nspaces++];
+		memset(space, 0, sizeof(*space));
+		space->dev = st.st_dev;
+		strlcpy(space->path, path, MAXPGPATH);
+	}
+	space->heap += heap;
+	space->index += index;
+	space->wal += wal;
+	foreach(lc, space->names)
+		if (strcmp(lfirst(lc), name) == 0)
+			return;
+	space->names = lappend(space->names, pstrdup(name));
+}
+
+/* Add bytes to the filesystem of tablespace spcoid. */
+static void
+check_space_add_tablespace(CheckCtx *ctx, Oid spcoid, double heap,
+						   double index)
+{
+	char		path[MAXPGPATH];
+
+	disk_tablespace_path(spcoid, path);
+	check_space_add(ctx, path, get_tablespace_name(spcoid), heap, index, 0);
+}
+
+/* Warn about an index of a leaf that is not in its heap's tablespace. */
+static void
+check_index_tablespace(CheckCtx *ctx, const RouteLeaf *leaf, Oid indexid,
+					   Oid spcoid)
+{
+	const char *heap_ts = get_tablespace_name(leaf->heap_tablespace);
+
+	check_add(ctx, CHECK_WARNING, 0, get_rel_name(indexid),
+			  psprintf("ALTER INDEX %s SET TABLESPACE %s; puts it beside its table (quick while the index is small).",
+					   catalog_relation_name(indexid), quote_identifier(heap_ts)),
+			  "index tablespace: index \"%s\" of \"%s\" is in tablespace \"%s\", its table in \"%s\"",
+			  get_rel_name(indexid), get_rel_name(leaf->relid),
+			  get_tablespace_name(spcoid), heap_ts);
+}
+
+/* Estimate the indexes of a local leaf; flag those away from its heap. */
+static double
+check_leaf_indexes(CheckCtx *ctx, Relation rel, const RouteLeaf *leaf,
+				   const RowShape *shape, const LeafEstimate *est)
+{
+	List	   *indexes = RelationGetIndexList(rel);
+	double		total = 0;
+	ListCell   *lc;
+
+	foreach(lc, indexes)
+	{
+		Relation	index = index_open(lfirst_oid(lc), AccessShareLock);
+		Oid			spcoid = OidIsValid(index->rd_rel->reltablespace) ?
+			index->rd_rel->reltablespace : MyDatabaseTableSpace;
+		double		bytes = check_index_bytes(index, shape, est, ctx);
+
+		check_space_add_tablespace(ctx, spcoid, 0, bytes);
+		if (spcoid != leaf->heap_tablespace)
+			check_index_tablespace(ctx, leaf, lfirst_oid(lc), spcoid);
+		total += bytes;
+		index_close(index, AccessShareLock);
+	}
+	list_free(indexes);
+	return total;
+}
+
+/* Flag a leaf whose heap would pass, or come near, the relation size limit. */
+static void
+check_relation_size(CheckCtx *ctx, const RouteLeaf *leaf, double bytes)
+{
+	double		limit = (double) BLCKSZ * MaxBlockNumber;
+	char	   *hint;
+
+	if (bytes <= limit / 2)
+		return;
+	hint = psprintf("Partition the table into more leaves: about %.0f leaves for this node's share would keep each under half the limit.",
+					ceil(ctx->heap / (limit / 2)) + 1);
+	if (bytes > limit)
+		check_add(ctx, CHECK_ERROR, ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+				  get_rel_name(leaf->relid), hint,
+				  "relation size: leaf \"%s\" would grow to about %s, past PostgreSQL's limit of %s per relation",
+				  get_rel_name(leaf->relid), check_size(bytes), check_size(limit));
+	else
+		check_add(ctx, CHECK_WARNING, 0, get_rel_name(leaf->relid), hint,
+				  "relation size: leaf \"%s\" would grow to about %s, over half PostgreSQL's limit of %s per relation",
+				  get_rel_name(leaf->relid), check_size(bytes), check_size(limit));
+}
+
+/* Estimate each local leaf; note its autovacuum and freeze state. */
+static void
+check_leaves(CheckCtx *ctx)
+{
+	int			nleaves = route_nleaves(ctx->router);
+
+	for (int i = 0; i < nleaves; i++)
+	{
+		const RouteLeaf *leaf = route_leaf(ctx->router, i);
+		LeafEstimate *est = &ctx->leaves[i];
+		Relation	rel;
+		RowShape	shape;
+		StdRdOptions *options;
+
+		if (!leaf->local)
+			continue;
+		rel = table_open(leaf->relid, NoLock);	/* locked by route_open() */
+		shape_from_tupdesc(RelationGetDescr(rel), RelationGetRelationName(rel),
+						   &shape);
+		est->heap = check_heap_bytes(rel, &shape, est, ctx->def->spec.fieldlength);
+		check_space_add_tablespace(ctx, leaf->heap_tablespace, est->heap, 0);
+		est->index = check_leaf_indexes(ctx, rel, leaf, &shape, est);
+		ctx->nlocal++;
+		ctx->local_rows += est->rows;
+		ctx->heap += est->heap;
+		ctx->index += est->index;
+		options = (StdRdOptions *) rel->rd_options;
+		if (options == NULL || options->autovacuum.enabled)
+			ctx->nautovacuum++;
+		if (TransactionIdIsNormal(rel->rd_rel->relfrozenxid))
+			ctx->max_age = Max(ctx->max_age,
+							   (int32) (ReadNextTransactionId() - rel->rd_rel->relfrozenxid));
+		table_close(rel, NoLock);
+	}
+	check_add(ctx, CHECK_INFO, 0, ctx->table,
+			  nleaves > ctx->nlocal ?
+			  "Run the same petagen.start() on the nodes that store the foreign leaves." : NULL,
+			  "leaves: %d local and %d foreign; this node writes about %.0f of the " INT64_FORMAT " rows (%.1f%%)",
+			  ctx->nlocal, nleaves - ctx->nlocal, ctx->local_rows,
+			  ctx->def->rows, 100.0 * ctx->local_rows / ctx->def->rows);
+	for (int i = 0; i < nleaves; i++)
+		if (route_leaf(ctx->router, i)->local)
+			check_relation_size(ctx, route_leaf(ctx->router, i),
+								ctx->leaves[i].heap);
+}
+
+/* The bytes of WAL the load writes in all. */
+static double
+check_wal_total(const CheckCtx *ctx)
+{
+	/* new storage in the loading transaction: WAL only with wal_level > minimal */
+	if (ctx->def->leaf_method && wal_level == WAL_LEVEL_MINIMAL)
+		return 0;
+	return ctx->heap + ctx->index;
+}
+
+/* Sort tablespace names. */
+static int
+check_name_cmp(const ListCell *a, const ListCell *b)
+{
+	return strcmp(lfirst(a), lfirst(b));
+}
+
+/* One finding per filesystem: the estimate against free space and reserve. */
+static void
+check_spaces(CheckCtx *ctx)
+{
+	char		wal_path[MAXPGPATH];
+	int64		reserve = job_reserve(ctx->def);
+
+	snprintf(wal_path, MAXPGPATH, "%s/pg_wal", DataDir);
+	check_space_add(ctx, wal_path, "pg_wal", 0, 0,
+					Min(check_wal_total(ctx), (double) max_wal_size_mb * 1024 * 1024));
+	for (int i = 0; i < ctx->nspaces; i++)
+	{
+		CheckSpace *space = &ctx->spaces[i];
+		double		need = space->heap + space->index + space->wal;
+		double		room = (double) disk_free(space->path) - reserve;
+		StringInfoData names;
+		ListCell   *lc;
+		CheckSeverity severity = CHECK_INFO;
+		const char *hint = NULL;
+
+		initStringInfo(&names);
+		list_sort(space->names, check_name_cmp);
+		foreach(lc, space->names)
+			appendStringInfo(&names, "%s%s", names.len ? ", " : "",
+							 (char *) lfirst(lc));
+		if (need > room)
+		{
+			severity = CHECK_ERROR;
+			hint = "Free space there, move leaves with their indexes to larger tablespaces (ALTER TABLE ... SET TABLESPACE, ALTER INDEX ... SET TABLESPACE), lower disk_reserve, or load fewer rows.";
+		}
+		else if (need > room * CHECK_MARGIN)
+		{
+			severity = CHECK_WARNING;
+			hint = "Less than 10% would be left above the reserve: free space or spread the leaves over more tablespaces before a long load.";
+		}
+		check_add(ctx, severity, ERRCODE_DISK_FULL, names.data, hint,
+				  "space: this node's share needs about %s on this filesystem (heap %s, indexes %s, WAL %s); %s are free and the disk reserve keeps %s",
+				  check_size(need), check_size(space->heap),
+				  check_size(space->index), check_size(space->wal),
+				  check_size(disk_free(space->path)), check_size(reserve));
+	}
+}
+
+/* Are there enough free background worker slots for the workers? */
+static void
+check_workers(CheckCtx *ctx)
+{
+	int			free_slots = Max(launch_free_slots(), 0);
+	int			nworkers = ctx->def->nworkers;
+
+	if (nworkers > free_slots)
+		check_add(ctx, CHECK_ERROR, ERRCODE_CONFIGURATION_LIMIT_EXCEEDED,
+				  "max_worker_processes",
+				  "Use fewer workers, or increase \"max_worker_processes\" and restart the server.",
+				  "workers: %d workers need %d background worker slots, %d of max_worker_processes (%d) are free",
+				  nworkers, nworkers, free_slots, max_worker_processes);
+	else
+		check_add(ctx, CHECK_INFO, 0, "max_worker_processes", NULL,
+				  "workers: %d workers, %d of max_worker_processes (%d) background worker slots are free",
+				  nworkers, free_slots, max_worker_processes);
+}
+
+/* Autovacuum during the load, and the freeze it owes after it. */
+static void
+check_autovacuum(CheckCtx *ctx)
+{
+	if (autovacuum_start_daemon && autovacuum_vac_ins_thresh >= 0 &&
+		ctx->nautovacuum > 0)
+		check_add(ctx, CHECK_WARNING, 0, ctx->table,
+				  "For the load, ALTER TABLE ... SET (autovacuum_enabled = off) on each local leaf; after it, VACUUM (FREEZE, ANALYZE) them and ALTER TABLE ... RESET (autovacuum_enabled).",
+				  "autovacuum: %d of %d local leaves have autovacuum enabled: insert-triggered vacuums will scan them again and again during the load",
+				  ctx->nautovacuum, ctx->nlocal);
+	if (ctx->def->frozen)
+		return;					/* rows are written frozen: nothing owed */
+	check_add(ctx, CHECK_WARNING, 0, ctx->table,
+			  psprintf("Load with frozen => true, or after the load run VACUUM (FREEZE) on each leaf at a time you choose, with vacuum_cost_delay = 0: a plain VACUUM leaves rows younger than vacuum_freeze_min_age (%d) unfrozen.",
+					   vacuum_freeze_min_age),
+			  "freeze: the load leaves about %s of heap with unfrozen rows; an anti-wraparound vacuum will read and write all of it once autovacuum_freeze_max_age (%d) transactions have passed",
+			  check_size(ctx->heap), autovacuum_freeze_max_age);
+}
+
+/* Transaction IDs the load uses: one per chunk, on every node. */
+static void
+check_xids(CheckCtx *ctx)
+{
+	int64		xids = job_nchunks(ctx->def->rows, ctx->def->chunk_rows);
+
+	if (xids + ctx->max_age > autovacuum_freeze_max_age)
+		check_add(ctx, CHECK_WARNING, 0, ctx->table,
+				  "Use a larger chunk_rows (fewer, longer transactions), or raise autovacuum_freeze_max_age for the load.",
+				  "xids: the load uses about " INT64_FORMAT " transaction IDs (one per chunk of " INT64_FORMAT " keys); with the leaves' age of %d that passes autovacuum_freeze_max_age (%d): anti-wraparound vacuums start on the leaves during the load",
+				  xids, ctx->def->chunk_rows, ctx->max_age, autovacuum_freeze_max_age);
+	else
+		check_add(ctx, CHECK_INFO, 0, ctx->table, NULL,
+				  "xids: the load uses about " INT64_FORMAT " transaction IDs, one per chunk of " INT64_FORMAT " keys",
+				  xids, ctx->def->chunk_rows);
+}
+
+/* Checkpoints during the load, and the WAL settings. */
+static void
+check_wal(CheckCtx *ctx)
+{
+	double		wal = check_wal_total(ctx);
+
+	if (wal > (double) max_wal_size_mb * 1024 * 1024 &&
+		max_wal_size_mb < CHECK_GOOD_WAL_MB)
+		check_add(ctx, CHECK_WARNING, 0, "max_wal_size",
+				  "Raise max_wal_size for the load (ALTER SYSTEM SET max_wal_size = '64GB'; SELECT pg_reload_conf();), and checkpoint_timeout with it.",
+				  "checkpoints: the load writes about %s of WAL and max_wal_size is %s: after every checkpoint each index page touched is written to WAL in full again",
+				  check_size(wal), check_setting("max_wal_size"));
+	check_add(ctx, CHECK_INFO, 0, "wal_level",
+			  fullPageWrites ? NULL :
+			  "full_page_writes = off is safe only on storage that cannot tear pages.",
+			  "wal: the load writes about %s of WAL; wal_level is %s, full_page_writes %s, synchronous_commit %s (one commit per chunk)",
+			  check_size(wal), check_setting("wal_level"),
+			  check_setting("full_page_writes"), check_setting("synchronous_commit"));
+}
+
+/* A leaf job: empty leaves, routing files, WAL, time per leaf, crash cost. */
+static void
+check_leaf_method(CheckCtx *ctx)
+{
+	char	   *first;
+	int64		nonempty = leaf_nonempty(ctx->def->relid, &first);
+	double		route = (double) leaf_route_bytes(ctx->def->rows, ctx->nlocal);
+	double		room = (double) disk_free(DataDir) - job_reserve(ctx->def);
+	double		leaf_rows = ctx->local_rows / Max(ctx->nlocal, 1);
+
+	if (nonempty > 0)
+		check_add(ctx, CHECK_ERROR, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, first,
+				  "TRUNCATE the leaves first if their rows may go, or use method => 'chunk'.",
+				  "leaf method: " INT64_FORMAT " local leaves hold rows; a leaf load writes only into empty leaves",
+				  nonempty);
+	check_add(ctx, route > room ? CHECK_ERROR : CHECK_INFO, ERRCODE_DISK_FULL,
+			  "pg_petagen", route > room ?
+			  "Free space in the data directory, or lower disk_reserve." : NULL,
+			  "leaf method: the routing files take about %s in the data directory until the job is done; %s are free above the disk reserve",
+			  check_size(route), check_size(Max(room, 0)));
+	check_add(ctx, CHECK_INFO, 0, "wal_level",
+			  wal_level == WAL_LEVEL_MINIMAL ? NULL :
+			  "With wal_level = minimal (and max_wal_senders = 0) a leaf load writes no WAL for heaps and indexes: the files are synced at each leaf's commit.",
+			  "leaf method: wal_level is %s, so the leaves' heaps and indexes %s",
+			  check_setting("wal_level"),
+			  wal_level == WAL_LEVEL_MINIMAL ? "write no WAL" : "are written to WAL as well");
+	check_add(ctx, CHECK_INFO, 0, ctx->table, NULL,
+			  "leaf method: a leaf is about %.0f rows (%s of heap), about %.0f s for one worker; a crash or stop rolls back up to %d leaves in flight, about %.0f rows written again",
+			  leaf_rows, check_size(ctx->heap / Max(ctx->nlocal, 1)),
+			  leaf_rows / CHECK_LEAF_ROWS_PER_SEC,
+			  Min(ctx->def->nworkers, ctx->nlocal),
+			  leaf_rows * Min(ctx->def->nworkers, ctx->nlocal));
+}
+
+/* The findings of the preflight check of def's load, in report order. */
+List *
+check_run(const JobDef *def)
+{
+	CheckCtx	ctx;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.def = def;
+	ctx.table = get_rel_name(def->relid);
+	if (check_table(&ctx))
+	{
+		ctx.router = route_open(def->relid);
+		ctx.leaves = palloc0(sizeof(LeafEstimate) * route_nleaves(ctx.router));
+		check_sample(&ctx);
+		check_leaves(&ctx);
+		check_spaces(&ctx);
+		route_close(ctx.router);
+		check_autovacuum(&ctx);
+		check_xids(&ctx);
+		check_wal(&ctx);
+		if (def->leaf_method)
+			check_leaf_method(&ctx);
+	}
+	check_workers(&ctx);
+	return ctx.findings;
+}
+
+/* Raise an error naming the check's error findings for def, if any. */
+void
+check_refuse_errors(const JobDef *def)
+{
+	List	   *findings = check_run(def);
+	CheckFinding *first = NULL;
+	StringInfoData detail;
+	int			nerrors = 0;
+	ListCell   *lc;
+
+	initStringInfo(&detail);
+	foreach(lc, findings)
+	{
+		CheckFinding *f = lfirst(lc);
+
+		if (f->severity != CHECK_ERROR)
+			continue;
+		if (first == NULL)
+			first = f;
+		if (nerrors++ < CHECK_DETAIL_ERRORS)
+			appendStringInfo(&detail, "%s%s (%s).", detail.len ? " " : "",
+							 f->finding, f->object);
+	}
+	if (first == NULL)
+		return;
+	if (nerrors > CHECK_DETAIL_ERRORS)
+		appendStringInfo(&detail, " And %d more.", nerrors - CHECK_DETAIL_ERRORS);
+	ereport(ERROR,
+			(errcode(first->sqlstate),
+			 errmsg("preflight check refuses the load of \"%s\": %s",
+					get_rel_name(def->relid), first->finding),
+			 errdetail_plural("%d finding is an error: %s",
+							  "%d findings are errors: %s",
+							  nerrors, nerrors, detail.data),
+			 errhint("Run SELECT * FROM petagen.check(...) with the same arguments for the findings, or pass force => true.")));
+}
+
+PG_FUNCTION_INFO_V1(petagen_check);
+/* petagen.check(rows, workers, table, ...): the preflight findings of a load. */
+Datum
+petagen_check(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	JobDef		def;
+	List	   *findings;
+	ListCell   *lc;
+
+	options_parse(fcinfo, "petagen.check()", CHECK_ARG_METHOD, &def);
+	findings = check_run(&def);
+	InitMaterializedSRF(fcinfo, 0);
+	foreach(lc, findings)
+	{
+		CheckFinding *f = lfirst(lc);
+		Datum		values[CHECK_COLS];
+		bool		nulls[CHECK_COLS] = {0};
+
+		values[0] = CStringGetTextDatum(check_severity_names[f->severity]);
+		values[1] = CStringGetTextDatum(f->object);
+		values[2] = CStringGetTextDatum(f->finding);
+		values[3] = f->hint ? CStringGetTextDatum(f->hint) : (Datum) 0;
+		nulls[3] = f->hint == NULL;
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}

@@ -1,0 +1,148 @@
+/*-------------------------------------------------------------------------
+ * launch.c
+ *		The one launcher of petagen's background workers (load jobs and
+ *		benchmark runs), the checks made before a launch (a sane worker
+ *		count, free slots, a role the workers can connect as), and the
+ *		error handling the workers share.
+ *
+ * Workers get their arguments in bgw_extra; they connect as the role the
+ * caller names (the caller's, or a job's owner) with the privileges of
+ * that role only.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "catalog/pg_authid.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "utils/syscache.h"
+
+#include "catalog.h"
+#include "compat.h"
+#include "launch.h"
+
+/*
+ * Register worker `index` of nworkers of run `id` of a kind, with args in
+ * bgw_extra; raises an error when no slot is free.
+ */
+BackgroundWorkerHandle *
+launch_worker(const LaunchKind *kind, int64 id, int index, int nworkers,
+			  const void *args, Size args_len)
+{
+	BackgroundWorker worker;
+	BackgroundWorkerHandle *handle;
+
+	Assert(args_len <= BGW_EXTRALEN);
+	memset(&worker, 0, sizeof(worker));
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+	worker.bgw_restart_time = BGW_NEVER_RESTART;
+	worker.bgw_notify_pid = kind->notify ? MyProcPid : 0;
+	strlcpy(worker.bgw_library_name, "petagen", BGW_MAXLEN);
+	strlcpy(worker.bgw_function_name, kind->function, BGW_MAXLEN);
+	snprintf(worker.bgw_name, BGW_MAXLEN, kind->name_format, id, index);
+	strlcpy(worker.bgw_type, kind->type, BGW_MAXLEN);
+	memcpy(worker.bgw_extra, args, args_len);
+	if (!RegisterDynamicBackgroundWorker(&worker, &handle))
+		ereport(ERROR,
+				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+				 errmsg("could not register background worker %d of %d",
+						index + 1, nworkers),
+				 errhint("You may need to increase \"max_worker_processes\".")));
+	return handle;
+}
+
+/* Background worker slots not in use, as far as pg_stat_activity shows. */
+int
+launch_free_slots(void)
+{
+	bool		isnull;
+	int			used;
+	CatalogScope scope;
+
+	catalog_connect(&scope, false);
+	catalog_exec("SELECT count(*)::int4 FROM pg_catalog.pg_stat_activity"
+				 " WHERE backend_type NOT IN ('client backend', 'autovacuum launcher',"
+				 " 'autovacuum worker', 'background writer', 'checkpointer',"
+				 " 'walwriter', 'walsender', 'walreceiver', 'startup', 'archiver',"
+				 " 'standalone backend', 'slotsync worker', 'walsummarizer',"
+				 " 'io worker')", 0, NULL, NULL, NULL, SPI_OK_SELECT);
+	used = DatumGetInt32(catalog_value(0, 1, &isnull));
+	catalog_finish(&scope);
+	return max_worker_processes - used;
+}
+
+/* Raise an error unless nworkers is a worker count a job or run may have. */
+void
+launch_check_worker_count(int nworkers)
+{
+	if (nworkers < 1 || nworkers > LAUNCH_MAX_WORKERS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("workers must be between 1 and %d, not %d",
+						LAUNCH_MAX_WORKERS, nworkers)));
+}
+
+/* Raise an error unless nworkers workers can be started now. */
+void
+launch_check_workers(int nworkers)
+{
+	int			free_slots;
+
+	launch_check_worker_count(nworkers);
+	free_slots = launch_free_slots();
+	if (nworkers > free_slots)
+		ereport(ERROR,
+				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+				 errmsg("not enough free background worker slots for %d workers",
+						nworkers),
+				 errdetail("max_worker_processes is %d and %d slots are free.",
+						   max_worker_processes, Max(free_slots, 0)),
+				 errhint("Use fewer workers, or increase \"max_worker_processes\" and restart the server.")));
+}
+
+/*
+ * Raise an error unless workers can connect as role: before PostgreSQL 17
+ * a background worker cannot connect as a role without LOGIN; from 17 on
+ * they bypass that check (compat.h), so every role can.
+ */
+void
+launch_check_login(Oid role, const char *funcname)
+{
+	HeapTuple	tuple;
+	bool		canlogin;
+
+	if (COMPAT_BGW_NOLOGIN_OK)
+		return;
+	tuple = SearchSysCache1(AUTHOID, ObjectIdGetDatum(role));
+	if (!HeapTupleIsValid(tuple))
+		elog(ERROR, "cache lookup failed for role %u", role);
+	canlogin = ((Form_pg_authid) GETSTRUCT(tuple))->rolcanlogin;
+	ReleaseSysCache(tuple);
+	if (!canlogin)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("role \"%s\" cannot log in, so petagen workers cannot run as it",
+						GetUserNameFromId(role, false)),
+				 errdetail("The workers of %s connect as the role that calls it, or for resume() as the job's owner.",
+						   funcname),
+				 errhint("Call it as a role with LOGIN, or ALTER ROLE ... LOGIN.")));
+}
+
+/*
+ * In a worker's PG_CATCH: copy the error into cxt, clear it and abort the
+ * transaction; the caller reports it and frees it with FreeErrorData().
+ */
+ErrorData *
+launch_catch_and_abort(MemoryContext cxt)
+{
+	ErrorData  *edata;
+
+	MemoryContextSwitchTo(cxt);
+	edata = CopyErrorData();
+	FlushErrorState();
+	AbortCurrentTransaction();
+	MemoryContextSwitchTo(cxt);
+	return edata;
+}

@@ -1,0 +1,440 @@
+/*-------------------------------------------------------------------------
+ * writer.c
+ *		Per-leaf multi-insert buffers for the local leaves of one load:
+ *		leaf rows are built, buffered, written with heap_multi_insert and
+ *		indexed with ExecInsertIndexTuples, as COPY FROM does.
+ *
+ * A leaf is opened on its first row, with RowExclusiveLock, and gets an
+ * EState and ResultRelInfo (InitResultRelInfo + ExecOpenIndices, like
+ * copyfrom.c and the logical replication apply worker), a BulkInsertState,
+ * its own RowGen for the leaf's own tuple descriptor (a leaf may order its
+ * columns differently or have dropped columns), and up to
+ * WRITER_MAX_ROWS heap-tuple slots.  A leaf's buffer is flushed when it
+ * holds WRITER_MAX_ROWS rows or leaf_max_bytes bytes, and at the end.
+ *
+ * Memory: buffered tuples live in tuplecxt and are freed one by one when
+ * their slot is cleared after a flush; heap_multi_insert's and the index
+ * AMs' scratch memory is the leaf's per-tuple context, reset after every
+ * step.  Nothing grows with the number of rows.
+ *
+ * Rows bypass triggers, row-level security and partition routing; the
+ * caller (load.c) refuses leaves where that would matter.  CHECK
+ * constraints of a leaf are enforced, at one ExecConstraints() per row.
+ *
+ * Duplicate keys (ycsb and go-ycsb modes only; the other modes are unique
+ * by construction and pay nothing): before a row is buffered, its key is
+ * looked up in the leaf's unique index on ycsb_key with SnapshotSelf
+ * (committed rows and this transaction's own), and in a small hash set of
+ * the keys still waiting in the leaf's buffer; on a hit in the set the
+ * buffer is flushed first so that the index lookup decides.  A duplicate
+ * is counted and skipped.  A key inserted by another transaction still in
+ * progress is not seen: the row is written and the unique index waits for
+ * that transaction, then raises unique_violation if it committed; the
+ * caller retries its chunk, and the aborted transaction leaves nothing
+ * behind.  A leaf without such a unique index cannot tell duplicates from
+ * new rows, so there every row is written and nothing is counted.
+ *
+ * Frozen writers (frozen.c) insert with HEAP_INSERT_FROZEN |
+ * HEAP_INSERT_SKIP_FSM and reset the leaf's cached insertion target block
+ * when they open it, so rows only go to pages past the chunk's intent.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/heapam.h"
+#include "access/nbtree.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/pg_am.h"
+#include "common/hashfn.h"
+#include "executor/executor.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "compat.h"
+#include "gen/rowgen.h"
+#include "load/writer.h"
+
+/*
+ * Flush a leaf's buffer at WRITER_MAX_ROWS rows (copyfrom.c's limit) or at
+ * its byte limit: WRITER_TOTAL_BYTES shared by the leaves, between
+ * copyfrom.c's 64 kB and 1 MB per leaf.  1 MB batches loaded 1M rows into
+ * eight leaves ~15% faster than 64 kB ones; the total keeps tables with
+ * thousands of leaves from buffering gigabytes.
+ */
+#define WRITER_MAX_ROWS		1000
+#define WRITER_MIN_BYTES	65535
+#define WRITER_MAX_BYTES	(1024 * 1024)
+#define WRITER_TOTAL_BYTES	(16 * 1024 * 1024)
+/* Slots of the pending-key hash set: a power of two, over 2 x MAX_ROWS. */
+#define WRITER_PENDING_SIZE	2048
+
+/* One local leaf being written. */
+typedef struct WriterLeaf
+{
+	Relation	rel;
+	EState	   *estate;
+	ResultRelInfo *rri;
+	BulkInsertState bistate;
+	RowShape	shape;
+	RowGen		rg;
+	bool		check_constraints;	/* the leaf has CHECK constraints */
+	TupleTableSlot **slots;		/* WRITER_MAX_ROWS, created on first use */
+	int			nslots;			/* slots created so far */
+	int			nbuffered;		/* rows waiting in slots[0 .. nbuffered-1] */
+	Size		bytes;			/* their heap tuple bytes */
+	/* duplicate detection: ycsb/go-ycsb modes with a unique key index */
+	IndexScanDesc probe;		/* on the unique index on ycsb_key */
+	ScanKeyData probekey;
+	TupleTableSlot *probeslot;
+	uint64	   *pending;		/* hash set of buffered keys' hashes */
+} WriterLeaf;
+
+struct Writer
+{
+	MemoryContext cxt;			/* the Writer and every leaf's state */
+	MemoryContext tuplecxt;		/* buffered tuples */
+	Oid		   *relids;			/* by leaf number */
+	GenSpec		spec;
+	bool		maintain_indexes;	/* else the caller builds them after */
+	bool		check_dups;		/* ycsb or go-ycsb keys */
+	int			insert_options; /* heap_multi_insert's options */
+	CommandId	cid;
+	Size		leaf_max_bytes; /* flush a leaf's buffer at this size */
+	int			nleaves;
+	WriterLeaf **leaves;		/* by route leaf number; NULL until used */
+};
+
+/* Set up a Writer for nleaves leaves (relids[]); no leaf is opened yet. */
+static Writer *
+writer_create(int nleaves, const Oid *relids, const GenSpec *spec,
+			  bool frozen, bool maintain_indexes)
+{
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext,
+											  "petagen writer",
+											  ALLOCSET_DEFAULT_SIZES);
+	Writer	   *w = MemoryContextAllocZero(cxt, sizeof(Writer));
+
+	w->cxt = cxt;
+	w->tuplecxt = AllocSetContextCreate(cxt, "petagen writer tuples",
+										ALLOCSET_DEFAULT_SIZES);
+	w->spec = *spec;
+	w->maintain_indexes = maintain_indexes;
+	w->check_dups = spec->keys.mode == KEYS_YCSB ||
+		spec->keys.mode == KEYS_GO_YCSB;
+	w->insert_options = frozen ? HEAP_INSERT_FROZEN | HEAP_INSERT_SKIP_FSM : 0;
+	w->cid = GetCurrentCommandId(true);
+	w->nleaves = nleaves;
+	w->relids = MemoryContextAlloc(cxt, sizeof(Oid) * Max(nleaves, 1));
+	memcpy(w->relids, relids, sizeof(Oid) * nleaves);
+	w->leaf_max_bytes = WRITER_TOTAL_BYTES / Max(w->nleaves, 1);
+	w->leaf_max_bytes = Max(w->leaf_max_bytes, WRITER_MIN_BYTES);
+	w->leaf_max_bytes = Min(w->leaf_max_bytes, WRITER_MAX_BYTES);
+	w->leaves = MemoryContextAllocZero(cxt,
+									   sizeof(WriterLeaf *) * Max(w->nleaves, 1));
+	return w;
+}
+
+/* Set up a Writer for the leaves of router; no leaf is opened yet. */
+Writer *
+writer_open(const Router *router, const GenSpec *spec, bool frozen)
+{
+	int			n = route_nleaves(router);
+	Oid		   *relids = palloc(sizeof(Oid) * Max(n, 1));
+	Writer	   *w;
+
+	for (int i = 0; i < n; i++)
+		relids[i] = route_leaf(router, i)->relid;
+	w = writer_create(n, relids, spec, frozen, true);
+	pfree(relids);
+	return w;
+}
+
+/*
+ * Set up a Writer of frozen rows for one leaf (leaf number 0) whose
+ * indexes the caller builds after the rows: they are not maintained.
+ */
+Writer *
+writer_open_heap_only(Oid relid, const GenSpec *spec)
+{
+	return writer_create(1, &relid, spec, true, false);
+}
+
+/* The unique btree index on exactly ycsb_key of a leaf, or NULL. */
+static Relation
+writer_key_index(WriterLeaf *wl)
+{
+	for (int i = 0; i < wl->rri->ri_NumIndices; i++)
+	{
+		Relation	idx = wl->rri->ri_IndexRelationDescs[i];
+		Form_pg_index ind = idx->rd_index;
+
+		if (idx->rd_rel->relam == BTREE_AM_OID && ind->indisunique &&
+			ind->indimmediate && ind->indnkeyatts == 1 &&
+			ind->indkey.values[0] == wl->shape.key_att + 1 &&
+			RelationGetIndexExpressions(idx) == NIL &&
+			RelationGetIndexPredicate(idx) == NIL)
+			return idx;
+	}
+	return NULL;
+}
+
+/* Prepare the duplicate lookup of a leaf, if it has a unique key index. */
+static void
+writer_init_probe(WriterLeaf *wl)
+{
+	Relation	idx = writer_key_index(wl);
+	Oid			eqop;
+
+	if (idx == NULL)
+		return;					/* duplicates cannot be detected: see banner */
+	eqop = get_opfamily_member(idx->rd_opfamily[0], idx->rd_opcintype[0],
+							   idx->rd_opcintype[0], BTEqualStrategyNumber);
+	if (!OidIsValid(eqop))
+		elog(ERROR, "missing equality operator for index \"%s\"",
+			 RelationGetRelationName(idx));
+	ScanKeyInit(&wl->probekey, 1, BTEqualStrategyNumber, get_opcode(eqop),
+				(Datum) 0);
+	wl->probekey.sk_collation = idx->rd_indcollation[0];
+	wl->probeslot = table_slot_create(wl->rel, NULL);
+	wl->probe = compat_index_beginscan(wl->rel, idx, SnapshotSelf, 1, 0);
+	wl->pending = palloc0(sizeof(uint64) * WRITER_PENDING_SIZE);
+}
+
+/* Refuse indexes whose checks would be deferred to after-trigger events. */
+static void
+writer_check_indexes(WriterLeaf *wl)
+{
+	for (int i = 0; i < wl->rri->ri_NumIndices; i++)
+	{
+		Relation	idx = wl->rri->ri_IndexRelationDescs[i];
+
+		if (!idx->rd_index->indimmediate)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("petagen cannot load \"%s\": index \"%s\" is deferrable",
+							RelationGetRelationName(wl->rel),
+							RelationGetRelationName(idx)),
+					 errhint("Make the constraint NOT DEFERRABLE for the load.")));
+	}
+}
+
+/* Open leaf number leaf for writing: relation, executor state, buffers. */
+static WriterLeaf *
+writer_open_leaf(Writer *w, int leaf)
+{
+	MemoryContext old = MemoryContextSwitchTo(w->cxt);
+	WriterLeaf *wl = palloc0(sizeof(WriterLeaf));
+	TupleConstr *constr;
+
+	wl->rel = table_open(w->relids[leaf], RowExclusiveLock);
+	if (w->insert_options & HEAP_INSERT_FROZEN)
+		RelationSetTargetBlock(wl->rel, InvalidBlockNumber);
+	constr = RelationGetDescr(wl->rel)->constr;
+	wl->check_constraints = constr != NULL && constr->num_check > 0;
+	shape_from_tupdesc(RelationGetDescr(wl->rel),
+					   RelationGetRelationName(wl->rel), &wl->shape);
+	rowgen_init(&wl->rg, &wl->shape, &w->spec);
+	wl->estate = CreateExecutorState();
+	wl->rri = makeNode(ResultRelInfo);
+	InitResultRelInfo(wl->rri, wl->rel, 0, NULL, 0);
+	if (w->maintain_indexes)
+		ExecOpenIndices(wl->rri, false);
+	writer_check_indexes(wl);
+	wl->bistate = GetBulkInsertState();
+	wl->slots = palloc0(sizeof(TupleTableSlot *) * WRITER_MAX_ROWS);
+	if (w->check_dups)
+		writer_init_probe(wl);
+	MemoryContextSwitchTo(old);
+	return wl;
+}
+
+/* Insert the index entries of the first n slots of a leaf. */
+static void
+writer_insert_index_tuples(WriterLeaf *wl, int n)
+{
+	EState	   *estate = wl->estate;
+	MemoryContext old = MemoryContextSwitchTo(GetPerTupleMemoryContext(estate));
+
+	for (int i = 0; i < n; i++)
+	{
+		List	   *recheck = compat_insert_index_tuples(wl->rri, wl->slots[i],
+														 estate);
+
+		/* Deferrable indexes were refused in writer_open_leaf(). */
+		if (recheck != NIL)
+			elog(ERROR, "unexpected deferred index check");
+		ResetPerTupleExprContext(estate);
+	}
+	MemoryContextSwitchTo(old);
+}
+
+/* Write a leaf's buffered rows to its heap and indexes; empty the buffer. */
+static void
+writer_flush_leaf(Writer *w, WriterLeaf *wl, LoadStats *stats)
+{
+	EState	   *estate = wl->estate;
+	MemoryContext old;
+
+	if (wl->nbuffered == 0)
+		return;
+	old = MemoryContextSwitchTo(GetPerTupleMemoryContext(estate));
+	heap_multi_insert(wl->rel, wl->slots, wl->nbuffered, w->cid,
+					  w->insert_options, wl->bistate);
+	MemoryContextSwitchTo(old);
+	ResetPerTupleExprContext(estate);
+	if (wl->rri->ri_NumIndices > 0)
+		writer_insert_index_tuples(wl, wl->nbuffered);
+	for (int i = 0; i < wl->nbuffered; i++)
+		ExecClearTuple(wl->slots[i]);
+	stats->rows += wl->nbuffered;
+	stats->bytes += wl->bytes;
+	wl->nbuffered = 0;
+	wl->bytes = 0;
+	if (wl->pending != NULL)
+		memset(wl->pending, 0, sizeof(uint64) * WRITER_PENDING_SIZE);
+}
+
+/* Add a key hash to the pending set; false if it was there already. */
+static bool
+writer_pending_add(WriterLeaf *wl, uint64 hash)
+{
+	uint32		mask = WRITER_PENDING_SIZE - 1;
+	uint32		i = (uint32) hash & mask;
+
+	hash |= 1;					/* 0 marks an empty entry */
+	for (; wl->pending[i] != 0; i = (i + 1) & mask)
+		if (wl->pending[i] == hash)
+			return false;
+	wl->pending[i] = hash;
+	return true;
+}
+
+/* Whether the unique key index already holds key (committed or ours). */
+static bool
+writer_key_exists(WriterLeaf *wl, Datum key)
+{
+	bool		found;
+
+	wl->probekey.sk_argument = key;
+	index_rescan(wl->probe, &wl->probekey, 1, NULL, 0);
+	found = index_getnext_slot(wl->probe, ForwardScanDirection, wl->probeslot);
+	ExecClearTuple(wl->probeslot);
+	return found;
+}
+
+/*
+ * Whether key is a duplicate of a row written or buffered before (ycsb and
+ * go-ycsb modes with a unique key index only).  May flush the leaf.
+ */
+static bool
+writer_is_duplicate(Writer *w, WriterLeaf *wl, const char *key,
+					LoadStats *stats)
+{
+	uint64		hash;
+
+	if (wl->probe == NULL)
+		return false;
+	hash = hash_bytes_extended((const unsigned char *) VARDATA_ANY(key),
+							   VARSIZE_ANY_EXHDR(key), 0);
+	if (!writer_pending_add(wl, hash))
+	{
+		/* Maybe in the buffer: write it out and let the index decide. */
+		writer_flush_leaf(w, wl, stats);
+		writer_pending_add(wl, hash);
+	}
+	return writer_key_exists(wl, PointerGetDatum(key));
+}
+
+/* Build row seq (key given) of a leaf into its next slot. */
+static void
+writer_buffer_row(Writer *w, WriterLeaf *wl, int64 seq, const char *key)
+{
+	TupleDesc	desc = RelationGetDescr(wl->rel);
+	TupleTableSlot *slot;
+	HeapTuple	tuple;
+	MemoryContext old;
+
+	if (wl->nbuffered == wl->nslots)
+		wl->slots[wl->nslots++] =
+			MakeSingleTupleTableSlot(desc, &TTSOpsHeapTuple);
+	slot = wl->slots[wl->nbuffered];
+	memcpy(wl->rg.key, key, VARSIZE(key));
+	rowgen_build_fields(&wl->rg, seq);
+	old = MemoryContextSwitchTo(w->tuplecxt);
+	tuple = heap_form_tuple(desc, wl->rg.values, wl->rg.nulls);
+	MemoryContextSwitchTo(old);
+	/* The slot owns the tuple: heap_multi_insert then needs no copy. */
+	ExecStoreHeapTuple(tuple, slot, true);
+	if (wl->check_constraints)
+	{
+		ExecConstraints(wl->rri, slot, wl->estate);
+		ResetPerTupleExprContext(wl->estate);
+	}
+	wl->nbuffered++;
+	wl->bytes += tuple->t_len;
+}
+
+/*
+ * Buffer row seq, whose 4-byte-header varlena key is given, for leaf
+ * number leaf (a local one); a duplicate key is counted and skipped.
+ * Returns true if a buffer was flushed.
+ */
+bool
+writer_add(Writer *w, int leaf, int64 seq, const char *key, LoadStats *stats)
+{
+	WriterLeaf *wl = w->leaves[leaf];
+	int64		rows_before = stats->rows;
+
+	if (wl == NULL)
+		wl = w->leaves[leaf] = writer_open_leaf(w, leaf);
+	if (w->check_dups && writer_is_duplicate(w, wl, key, stats))
+	{
+		stats->duplicates++;
+		return stats->rows != rows_before;
+	}
+	writer_buffer_row(w, wl, seq, key);
+	if (wl->nbuffered >= WRITER_MAX_ROWS || wl->bytes >= w->leaf_max_bytes)
+		writer_flush_leaf(w, wl, stats);
+	return stats->rows != rows_before;
+}
+
+/* Write out every leaf's buffer. */
+void
+writer_flush_all(Writer *w, LoadStats *stats)
+{
+	for (int i = 0; i < w->nleaves; i++)
+		if (w->leaves[i] != NULL)
+			writer_flush_leaf(w, w->leaves[i], stats);
+}
+
+/* Release a leaf's resources; its lock is kept until transaction end. */
+static void
+writer_close_leaf(WriterLeaf *wl)
+{
+	for (int i = 0; i < wl->nslots; i++)
+		ExecDropSingleTupleTableSlot(wl->slots[i]);
+	if (wl->probe != NULL)
+	{
+		index_endscan(wl->probe);
+		ExecDropSingleTupleTableSlot(wl->probeslot);
+	}
+	FreeBulkInsertState(wl->bistate);
+	ExecCloseIndices(wl->rri);
+	FreeExecutorState(wl->estate);
+	table_close(wl->rel, NoLock);
+}
+
+/* Release everything; unflushed rows are dropped (flush them first). */
+void
+writer_close(Writer *w)
+{
+	for (int i = 0; i < w->nleaves; i++)
+		if (w->leaves[i] != NULL)
+			writer_close_leaf(w->leaves[i]);
+	MemoryContextDelete(w->cxt);
+}

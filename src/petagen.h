@@ -1,0 +1,12 @@
+/*-------------------------------------------------------------------------
+ * petagen.h
+ *		The petagen.* settings, defined in petagen.c.
+ *-------------------------------------------------------------------------
+ */
+#ifndef PETAGEN_H
+#define PETAGEN_H
+
+extern int	petagen_disk_reserve_mb;
+extern int	petagen_progress_log_interval;
+
+#endif							/* PETAGEN_H */

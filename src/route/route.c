@@ -1,0 +1,434 @@
+/*-------------------------------------------------------------------------
+ * route.c
+ *		The leaves of a YCSB-shaped table, local or foreign, and which leaf
+ *		PostgreSQL itself would route a key to.
+ *
+ * A table is a plain table, a foreign table, or a partitioned table whose
+ * partition key is the column ycsb_key at every level (HASH, LIST or RANGE,
+ * any depth, default partitions allowed).  route_open() walks the partition
+ * tree depth-first in partition-bound order, collects its leaves and builds
+ * one RouteNode per partitioned table.  route_key() must give exactly the
+ * leaf PostgreSQL's own tuple routing gives, so it mirrors
+ * get_partition_for_tuple() of execPartition.c (static there):
+ *
+ *	- HASH: compute_partition_hash_value() over the key's support function,
+ *	  then boundinfo->indexes[hash % nindexes];
+ *	- LIST: partition_list_bsearch(), a partition only on an equal datum;
+ *	- RANGE: partition_range_datum_bsearch() returns the greatest bound <= key,
+ *	  so the key's partition is the one whose upper bound is the next one,
+ *	  indexes[offset + 1] (upper bounds are exclusive, MINVALUE/MAXVALUE are
+ *	  bound kinds the search handles);
+ *	- no partition found: boundinfo->default_index, which may be -1;
+ *	- a partitioned partition: the same again one level down.
+ *
+ * Keys are never NULL, so the null partition of LIST is never consulted.
+ *
+ * A partition as the table (a leaf, or a partitioned partition): a key
+ * belongs to it only if PostgreSQL, routing from the root of the partition
+ * tree, would put it in a leaf of the partition's subtree.  route_open()
+ * then also builds a node for every ancestor, whose other partitions are
+ * ROUTE_ELSEWHERE (neither opened nor locked), and route_key() gives
+ * ROUTE_ELSEWHERE for a key that lands outside the subtree, or that no
+ * partition of an ancestor accepts: such a key is another table's, not an
+ * error.  The leaves are only those of the subtree, so loading every leaf
+ * separately writes exactly what loading the root writes.
+ * Detached-pending partitions are left out exactly when the executor leaves
+ * them out (below REPEATABLE READ).
+ *
+ * Locking: every partitioned table and every leaf is locked with
+ * AccessShareLock, kept until transaction end.  The partitioned tables stay
+ * open until route_close(), because each RouteNode points into their
+ * relcache entries (partition key and bounds), which the relcache keeps
+ * stable while a relation is open.  route_key() does no catalog access and
+ * allocates nothing itself.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "access/table.h"
+#include "access/xact.h"
+#include "catalog/partition.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "foreign/foreign.h"
+#include "miscadmin.h"
+#include "partitioning/partbounds.h"
+#include "partitioning/partdesc.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/partcache.h"
+#include "utils/rel.h"
+#include "utils/ruleutils.h"
+
+#include "route/citus_meta.h"
+#include "compat.h"
+#include "guard.h"
+#include "route/route.h"
+
+#define ROUTE_HINT "petagen routes by the column ycsb_key: partition by HASH, LIST or RANGE (ycsb_key) at every level."
+
+typedef struct RouteNode RouteNode;
+
+/* Where one partition of a partitioned table leads. */
+typedef struct RouteTarget
+{
+	RouteNode  *node;			/* a partitioned partition, or NULL */
+	int			leaf;			/* else a leaf in Router.leaves, or
+								 * ROUTE_ELSEWHERE */
+} RouteTarget;
+
+/* One partitioned table: what get_partition_for_tuple() reads. */
+struct RouteNode
+{
+	char		strategy;		/* PARTITION_STRATEGY_HASH, _LIST, _RANGE */
+	FmgrInfo   *partsupfunc;	/* in the relcache entry's partition key */
+	Oid		   *partcollation;
+	PartitionBoundInfo boundinfo;	/* in the relcache entry's partdesc */
+	RouteTarget *targets;		/* one per partition index */
+	bool		ancestor;		/* above the table: no partition is elsewhere */
+};
+
+/* The leaves of one table and the routing nodes of its partitioned tables. */
+struct Router
+{
+	MemoryContext mcxt;			/* holds the Router and everything it built */
+	RouteNode  *root;			/* NULL for a plain or foreign table */
+	RouteLeaf  *leaves;
+	int			nleaves;
+	int			maxleaves;
+	List	   *open_rels;		/* partitioned tables, closed by route_close */
+};
+
+static RouteNode *route_build_node(Router *router, Relation rel);
+
+/* Error unless a relkind is a table petagen can route into. */
+static void
+route_check_relkind(Relation rel)
+{
+	char		relkind = rel->rd_rel->relkind;
+
+	if (relkind != RELKIND_RELATION && relkind != RELKIND_FOREIGN_TABLE &&
+		relkind != RELKIND_PARTITIONED_TABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a table", RelationGetRelationName(rel)),
+				 errdetail_relkind_not_supported(relkind),
+				 errhint("petagen writes into plain, partitioned and foreign tables.")));
+}
+
+/* Error unless a partitioned table is partitioned by its column ycsb_key. */
+static void
+route_check_key(Relation rel, PartitionKey key)
+{
+	AttrNumber	attnum = get_attnum(RelationGetRelid(rel), "ycsb_key");
+
+	if (key->partnatts != 1 || key->partattrs[0] == InvalidAttrNumber ||
+		key->partattrs[0] != attnum)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("table \"%s\" is not partitioned by the column ycsb_key",
+						RelationGetRelationName(rel)),
+				 errdetail("Its partition key is (%s).",
+						   pg_get_partkeydef_columns(RelationGetRelid(rel), false)),
+				 errhint(ROUTE_HINT)));
+	if (key->partopcintype[0] != TEXTOID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("table \"%s\" is partitioned by ycsb_key as type %s",
+						RelationGetRelationName(rel),
+						format_type_be(key->partopcintype[0])),
+				 errdetail("Keys are routed as text, so ycsb_key must be text or varchar with a text operator class."),
+				 errhint(ROUTE_HINT)));
+}
+
+/* Append a leaf (an open relation) to the router; its index. */
+static int
+route_add_leaf(Router *router, Relation rel)
+{
+	RouteLeaf  *leaf;
+
+	if (router->nleaves == router->maxleaves)
+	{
+		router->maxleaves *= 2;
+		router->leaves = repalloc(router->leaves,
+								  router->maxleaves * sizeof(RouteLeaf));
+	}
+	leaf = &router->leaves[router->nleaves];
+	leaf->relid = RelationGetRelid(rel);
+	leaf->local = rel->rd_rel->relkind == RELKIND_RELATION;
+	leaf->heap_tablespace = OidIsValid(rel->rd_rel->reltablespace) ?
+		rel->rd_rel->reltablespace : MyDatabaseTableSpace;
+	return router->nleaves++;
+}
+
+/* Lock and open a partition; a node for a partitioned one, else a leaf. */
+static RouteTarget
+route_build_target(Router *router, Oid relid)
+{
+	RouteTarget target = {NULL, -1};
+	Relation	rel = table_open(relid, AccessShareLock);
+
+	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
+		target.node = route_build_node(router, rel);
+	else
+	{
+		route_check_relkind(rel);
+		target.leaf = route_add_leaf(router, rel);
+		table_close(rel, NoLock);
+	}
+	return target;
+}
+
+/* A node for an open partitioned table, its partitions unset; keeps it open. */
+static RouteNode *
+route_new_node(Router *router, Relation rel, PartitionDesc desc)
+{
+	PartitionKey key = RelationGetPartitionKey(rel);
+	RouteNode  *node = palloc(sizeof(RouteNode));
+
+	check_stack_depth();
+	router->open_rels = lappend(router->open_rels, rel);
+	route_check_key(rel, key);
+	node->strategy = (char) key->strategy;
+	node->partsupfunc = key->partsupfunc;
+	node->partcollation = key->partcollation;
+	node->boundinfo = desc->boundinfo;
+	node->targets = palloc(Max(desc->nparts, 1) * sizeof(RouteTarget));
+	node->ancestor = false;
+	return node;
+}
+
+/* The partition descriptor routing sees (detached-pending as the executor). */
+static PartitionDesc
+route_partdesc(Relation rel)
+{
+	return RelationGetPartitionDesc(rel, !IsolationUsesXactSnapshot());
+}
+
+/* The node of an open partitioned table, its subtree built; keeps it open. */
+static RouteNode *
+route_build_node(Router *router, Relation rel)
+{
+	PartitionDesc desc = route_partdesc(rel);
+	RouteNode  *node = route_new_node(router, rel, desc);
+
+	if (desc->nparts == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("partitioned table \"%s\" has no partitions",
+						RelationGetRelationName(rel)),
+				 errhint("Create its partitions first.")));
+	for (int i = 0; i < desc->nparts; i++)
+		node->targets[i] = route_build_target(router, desc->oids[i]);
+	return node;
+}
+
+/*
+ * The root node of the partition tree above partition relid, whose own
+ * target (its subtree) is given: every ancestor leads only towards relid.
+ */
+static RouteNode *
+route_build_ancestors(Router *router, Oid relid, RouteTarget target)
+{
+	ListCell   *lc;
+
+	foreach(lc, get_partition_ancestors(relid))
+	{
+		Relation	parent = table_open(lfirst_oid(lc), AccessShareLock);
+		PartitionDesc desc = route_partdesc(parent);
+		RouteNode  *node = route_new_node(router, parent, desc);
+
+		node->ancestor = true;
+		for (int i = 0; i < desc->nparts; i++)
+		{
+			node->targets[i].node = NULL;
+			node->targets[i].leaf = ROUTE_ELSEWHERE;
+			if (desc->oids[i] == relid)
+				node->targets[i] = target;
+		}
+		target.node = node;
+		relid = RelationGetRelid(parent);
+	}
+	return target.node;
+}
+
+/* Lock a table and all its partitions; its leaves and routing nodes. */
+Router *
+route_open(Oid relid)
+{
+	MemoryContext mcxt = AllocSetContextCreate(CurrentMemoryContext,
+											   "petagen router",
+											   ALLOCSET_SMALL_SIZES);
+	MemoryContext oldcxt = MemoryContextSwitchTo(mcxt);
+	Router	   *router = palloc0(sizeof(Router));
+	Relation	rel = relation_open(relid, AccessShareLock);
+	RouteTarget target = {NULL, -1};
+
+	router->mcxt = mcxt;
+	router->maxleaves = 16;
+	router->leaves = palloc(router->maxleaves * sizeof(RouteLeaf));
+
+	route_check_relkind(rel);
+	citus_meta_refuse(rel);
+	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
+		target.node = route_build_node(router, rel);
+	else
+	{
+		target.leaf = route_add_leaf(router, rel);
+		table_close(rel, NoLock);
+	}
+	router->root = target.node;
+	if (get_rel_relispartition(relid))
+		router->root = route_build_ancestors(router, relid, target);
+	MemoryContextSwitchTo(oldcxt);
+	return router;
+}
+
+/* The number of leaves. */
+int
+route_nleaves(const Router *router)
+{
+	return router->nleaves;
+}
+
+/* Leaf number leaf, 0 .. route_nleaves() - 1. */
+const RouteLeaf *
+route_leaf(const Router *router, int leaf)
+{
+	Assert(leaf >= 0 && leaf < router->nleaves);
+	return &router->leaves[leaf];
+}
+
+/* Where a leaf is stored: "local", or the name of its foreign server. */
+const char *
+route_leaf_node(const RouteLeaf *leaf)
+{
+	if (leaf->local)
+		return "local";
+	return GetForeignServer(GetForeignTable(leaf->relid)->serverid)->servername;
+}
+
+/* The partition index of one partitioned table for a key, or -1. */
+static int
+route_partition(const RouteNode *node, Datum key)
+{
+	PartitionBoundInfo boundinfo = node->boundinfo;
+	bool		isnull = false;
+	bool		equal = false;
+	int			part_index = -1;
+	int			bound_offset;
+
+	switch (node->strategy)
+	{
+		case PARTITION_STRATEGY_HASH:
+			{
+				uint64		hash = compute_partition_hash_value(1,
+																node->partsupfunc,
+																node->partcollation,
+																&key, &isnull);
+
+				part_index = boundinfo->indexes[hash % boundinfo->nindexes];
+			}
+			break;
+		case PARTITION_STRATEGY_LIST:
+			bound_offset = partition_list_bsearch(node->partsupfunc,
+												  node->partcollation,
+												  boundinfo, key, &equal);
+			if (bound_offset >= 0 && equal)
+				part_index = boundinfo->indexes[bound_offset];
+			break;
+		case PARTITION_STRATEGY_RANGE:
+			bound_offset = partition_range_datum_bsearch(node->partsupfunc,
+														 node->partcollation,
+														 boundinfo, 1, &key,
+														 &equal);
+			part_index = boundinfo->indexes[bound_offset + 1];
+			break;
+		default:
+			elog(ERROR, "unexpected partition strategy: %d",
+				 (int) node->strategy);
+	}
+	return part_index >= 0 ? part_index : boundinfo->default_index;
+}
+
+/*
+ * The leaf PostgreSQL would route a text key to; -1 if no partition of the
+ * table accepts it, ROUTE_ELSEWHERE if it belongs outside the table.
+ */
+int
+route_key(Router *router, Datum key)
+{
+	const RouteNode *node = router->root;
+
+	if (node == NULL)
+		return 0;
+	for (;;)
+	{
+		int			part_index = route_partition(node, key);
+
+		if (part_index < 0)
+			return node->ancestor ? ROUTE_ELSEWHERE : -1;
+		if (node->targets[part_index].node == NULL)
+			return node->targets[part_index].leaf;
+		node = node->targets[part_index].node;
+	}
+}
+
+/* Close the partitioned tables (locks stay) and free the router. */
+void
+route_close(Router *router)
+{
+	ListCell   *lc;
+
+	foreach(lc, router->open_rels)
+		table_close((Relation) lfirst(lc), NoLock);
+	MemoryContextDelete(router->mcxt);
+}
+
+/* petagen.leaf(table, key): the leaf a key goes to, NULL if none. */
+PG_FUNCTION_INFO_V1(petagen_leaf);
+Datum
+petagen_leaf(PG_FUNCTION_ARGS)
+{
+	Router	   *router;
+	int			leaf;
+	Oid			relid;
+
+	guard_table(PG_GETARG_OID(0));
+	router = route_open(PG_GETARG_OID(0));
+	leaf = route_key(router, PointerGetDatum(PG_GETARG_TEXT_P(1)));
+	relid = leaf >= 0 ? route_leaf(router, leaf)->relid : InvalidOid;
+	route_close(router);
+	if (!OidIsValid(relid))
+		PG_RETURN_NULL();
+	PG_RETURN_OID(relid);
+}
+
+PG_FUNCTION_INFO_V1(petagen_leaves);
+/* petagen.leaves(table): every leaf in routing order, and the node storing it. */
+Datum
+petagen_leaves(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Router	   *router;
+
+	guard_table(PG_GETARG_OID(0));
+	router = route_open(PG_GETARG_OID(0));
+	InitMaterializedSRF(fcinfo, 0);
+	for (int i = 0; i < route_nleaves(router); i++)
+	{
+		const RouteLeaf *leaf = route_leaf(router, i);
+		Datum		values[2];
+		bool		nulls[2] = {false, false};
+
+		values[0] = ObjectIdGetDatum(leaf->relid);
+		values[1] = CStringGetTextDatum(route_leaf_node(leaf));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	route_close(router);
+	return (Datum) 0;
+}

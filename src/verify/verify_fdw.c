@@ -1,0 +1,125 @@
+/*-------------------------------------------------------------------------
+ * verify_fdw.c
+ *		Probing the keys of a foreign leaf in batches, one remote query per
+ *		batch, for petagen.verify().
+ *
+ * Probing a postgres_fdw leaf one key at a time would cost a network round
+ * trip per key.  Instead the expected keys of a foreign leaf are buffered
+ * and sent FDWPROBE_BATCH at a time as one array parameter of
+ *
+ *	SELECT count(*), count(DISTINCT ycsb_key) FROM leaf WHERE ycsb_key = ANY ($1)
+ *
+ * which postgres_fdw pushes down whole: the remote node answers with index
+ * probes and sends back two numbers.  count(*) is the rows found (with
+ * duplicates), count(DISTINCT) the keys present; the batch's other keys are
+ * missing.  Nothing here depends on the key mode, and the remote node needs
+ * no petagen.  The plan is prepared once per leaf and kept until
+ * fdwprobe_finish(); each batch runs in its own SPI connection, so callers
+ * may keep local scans open in between.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+#include "catalog.h"
+#include "verify/verify_fdw.h"
+
+/* Keys sent per remote query. */
+#define FDWPROBE_BATCH 1000
+
+/* The batch being filled for one foreign leaf, and its running totals. */
+struct FdwProbe
+{
+	MemoryContext keycxt;		/* copies of the batch's keys */
+	SPIPlanPtr	plan;
+	Datum		keys[FDWPROBE_BATCH];
+	int			nkeys;
+	int64		found;			/* rows found, duplicates included */
+	int64		missing;		/* keys sent and not found */
+};
+
+/* Prepare the batch probe of foreign table relid. */
+FdwProbe *
+fdwprobe_open(Oid relid)
+{
+	FdwProbe   *probe = palloc0(sizeof(FdwProbe));
+	Oid			argtype = TEXTARRAYOID;
+	char	   *sql;
+	CatalogScope scope;
+
+	sql = psprintf("SELECT pg_catalog.count(*), pg_catalog.count(DISTINCT ycsb_key)"
+				   " FROM %s WHERE ycsb_key OPERATOR(pg_catalog.=) ANY ($1)",
+				   catalog_relation_name(relid));
+	probe->keycxt = AllocSetContextCreate(CurrentMemoryContext,
+										  "petagen fdw probe",
+										  ALLOCSET_DEFAULT_SIZES);
+	/* the plan keeps the pinned search_path when it is planned again */
+	catalog_connect(&scope, false);
+	probe->plan = SPI_prepare(sql, 1, &argtype);
+	if (probe->plan == NULL)
+		elog(ERROR, "petagen: could not prepare \"%s\": %s", sql,
+			 SPI_result_code_string(SPI_result));
+	SPI_keepplan(probe->plan);
+	catalog_finish(&scope);
+	return probe;
+}
+
+/* Send the buffered keys as one remote query and add up its answer. */
+static void
+fdwprobe_flush(FdwProbe *probe)
+{
+	ArrayType  *array;
+	Datum		arg;
+	bool		isnull;
+	int64		distinct;
+
+	if (probe->nkeys == 0)
+		return;
+	array = construct_array(probe->keys, probe->nkeys, TEXTOID, -1, false,
+							TYPALIGN_INT);
+	arg = PointerGetDatum(array);
+	SPI_connect();
+	if (SPI_execute_plan(probe->plan, &arg, NULL, true, 1) != SPI_OK_SELECT ||
+		SPI_processed != 1)
+		elog(ERROR, "petagen: the probe of a foreign leaf returned no row");
+	probe->found += DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
+												SPI_tuptable->tupdesc, 1, &isnull));
+	distinct = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
+										   SPI_tuptable->tupdesc, 2, &isnull));
+	SPI_finish();
+	probe->missing += probe->nkeys - distinct;
+	pfree(array);
+	MemoryContextReset(probe->keycxt);
+	probe->nkeys = 0;
+}
+
+/* Add a text key to the batch; a full batch goes out at once. */
+void
+fdwprobe_add(FdwProbe *probe, Datum key)
+{
+	Size		len = VARSIZE_ANY(DatumGetPointer(key));
+	char	   *copy = MemoryContextAlloc(probe->keycxt, len);
+
+	memcpy(copy, DatumGetPointer(key), len);
+	probe->keys[probe->nkeys++] = PointerGetDatum(copy);
+	if (probe->nkeys == FDWPROBE_BATCH)
+		fdwprobe_flush(probe);
+}
+
+/* Send the last batch; the totals; free the probe. */
+void
+fdwprobe_finish(FdwProbe *probe, int64 *found, int64 *missing)
+{
+	fdwprobe_flush(probe);
+	*found = probe->found;
+	*missing = probe->missing;
+	SPI_freeplan(probe->plan);
+	MemoryContextDelete(probe->keycxt);
+	pfree(probe);
+}
