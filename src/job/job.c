@@ -168,7 +168,7 @@ job_check_resumable(const JobDef *def)
 	SetUserIdAndSecContext(def->owner,
 						   save_sec_context | SECURITY_LOCAL_USERID_CHANGE);
 	if (def->leaf_method)
-		leaf_check(def->relid, &def->spec, def->indexes_after, false);
+		leaf_check(def->relid, &def->spec, def->indexes_after);
 	else if (def->frozen)
 		frozen_check(def->relid, &def->spec);
 	if (def->indexes_after)

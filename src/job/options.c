@@ -166,7 +166,7 @@ options_load_method(FunctionCallInfo fcinfo, const char *funcname,
 	def->indexes_after = indexes_option(text_to_cstring(PG_GETARG_TEXT_PP(START_ARG_INDEXES)));
 	def->leaf_method = leaf_method_option(text_to_cstring(PG_GETARG_TEXT_PP(method_arg)));
 	if (def->leaf_method)
-		leaf_check(def->relid, &def->spec, def->indexes_after, false);
+		leaf_check(def->relid, &def->spec, def->indexes_after);
 	else if (def->frozen)
 		frozen_check(def->relid, &def->spec);
 	if (def->indexes_after)

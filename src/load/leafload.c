@@ -184,15 +184,15 @@ leaf_nonempty(Oid relid, char **first_name)
 
 /*
  * Raise an error unless a leaf job can load relid: keys unique by
- * construction, no indexes => 'after', TRUNCATE on every local leaf and,
- * if check_empty, every local leaf empty.
+ * construction, no indexes => 'after', TRUNCATE on every local leaf.
+ * Leaves that hold rows are check()'s finding (start() refuses on it) and
+ * each worker's refusal (leaf_check_empty).
  */
 void
-leaf_check(Oid relid, const GenSpec *spec, bool indexes_after, bool check_empty)
+leaf_check(Oid relid, const GenSpec *spec, bool indexes_after)
 {
 	int			nlocal;
 	Oid		   *leaves;
-	char	   *name;
 
 	if (spec->keys.mode == KEYS_YCSB || spec->keys.mode == KEYS_GO_YCSB)
 		ereport(ERROR,
@@ -210,12 +210,6 @@ leaf_check(Oid relid, const GenSpec *spec, bool indexes_after, bool check_empty)
 	leaves = leaf_local_leaves(relid, &nlocal);
 	for (int i = 0; i < nlocal; i++)
 		leaf_check_privilege(leaves[i]);
-	if (check_empty && leaf_nonempty(relid, &name) > 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("leaf \"%s\" is not empty", name),
-				 errdetail("method => 'leaf' writes only into empty leaves: it gives each leaf new storage."),
-				 errhint("TRUNCATE the table first if its rows may go, or use method => 'chunk'.")));
 }
 
 /* The path of a job's routing directory, or of range file `range` in it. */

@@ -13,8 +13,7 @@
 #include "gen/spec.h"
 
 extern bool leaf_method_option(const char *value);
-extern void leaf_check(Oid relid, const GenSpec *spec, bool indexes_after,
-					   bool check_empty);
+extern void leaf_check(Oid relid, const GenSpec *spec, bool indexes_after);
 extern Oid *leaf_local_leaves(Oid relid, int *nlocal);
 extern int64 leaf_nonempty(Oid relid, char **first_name);
 extern bool leaf_range_done(int64 job, int64 range);

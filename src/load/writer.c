@@ -34,6 +34,10 @@
  * behind.  A leaf without such a unique index cannot tell duplicates from
  * new rows, so there every row is written and nothing is counted.
  *
+ * A heap-only writer (writer_open_heap_only, for a leaf load: leafload.c)
+ * writes one leaf's rows frozen and leaves its indexes alone: the caller
+ * builds them from the heap afterwards.
+ *
  * Frozen writers (frozen.c) insert with HEAP_INSERT_FROZEN |
  * HEAP_INSERT_SKIP_FSM and reset the leaf's cached insertion target block
  * when they open it, so rows only go to pages past the chunk's intent.

@@ -2,15 +2,17 @@
 # transaction, into new storage, frozen, its indexes built after its rows.
 #
 # With wal_level = minimal (and wal_skip_threshold = 0: this test's leaves
-# are small) the load writes almost no WAL, every row lands
-# on an all-frozen page, and amcheck with heapallindexed passes.  Readers
+# are small) the load writes almost no WAL, every row lands on an
+# all-frozen page, and amcheck with heapallindexed passes.  Readers
 # see nothing of a leaf until it commits: petagen.debug_pause holds both
 # workers before the commit of their leaves (leaf 1 on), with the two
 # leaves written and uncommitted; a reader of such a leaf waits for its
 # ACCESS EXCLUSIVE lock (as after a TRUNCATE), the committed leaf reads
 # whole; then a SIGKILL (crash restart) or stop() rolls the two back to
-# empty, and resume() writes exactly the leaves the ledger lacks.  A role with INSERT but not
-# TRUNCATE on the leaves is refused; with TRUNCATE it loads.
+# empty, and resume() writes exactly the leaves the ledger lacks.  A role
+# with INSERT but not TRUNCATE on the leaves is refused; with TRUNCATE it
+# loads.  A leaf that holds rows is refused by the worker too (force =>
+# true), and kept as it was.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -123,10 +125,23 @@ sub check_exact
 			  . " FROM pg_partition_tree('$table') t JOIN pg_index i ON i.indrelid = t.relid"
 			  . " WHERE t.isleaf) c"),
 		'8', "$what: bt_index_check with heapallindexed passes on every leaf index");
-	is( $node->safe_psql('postgres',
-			"SELECT count(*) FILTER (WHERE NOT all_frozen), count(*) > 0"
-			  . " FROM pg_partition_tree('$table') t, pg_visibility_map(t.relid) WHERE t.isleaf"),
-		'0|t', "$what: every heap page is all-frozen");
+	# From 16 on heap_multi_insert extends a leaf by many pages at once; the
+	# ones the last rows did not reach stay empty (no rows, not in the
+	# visibility map).  Every page with a row is all-frozen.
+	is( seqscan_psql(
+			"SET enable_nestloop = off; CREATE TEMP TABLE nf AS SELECT p.relid, m.blkno"
+			  . " FROM pg_partition_tree('$table') p, pg_visibility_map(p.relid) m"
+			  . " WHERE p.isleaf AND NOT m.all_frozen; ANALYZE nf;"
+			  . " SELECT count(*) FROM $table t JOIN nf"
+			  . " ON nf.relid = t.tableoid AND nf.blkno = (t.ctid::text::point)[0]::bigint"),
+		'0', "$what: every row is on an all-frozen page");
+	if ($node->safe_psql('postgres', 'SHOW server_version_num') < 160000)
+	{
+		is( $node->safe_psql('postgres',
+				"SELECT count(*) FILTER (WHERE NOT all_frozen), count(*) > 0"
+				  . " FROM pg_partition_tree('$table') t, pg_visibility_map(t.relid) WHERE t.isleaf"),
+			'0|t', "$what: every heap page is all-frozen");
+	}
 	is( $node->safe_psql('postgres',
 			"SELECT count(*) FROM pg_partition_tree('$table') t,"
 			  . " pg_check_frozen(t.relid) WHERE t.isleaf"),
@@ -188,6 +203,20 @@ $node->safe_psql('postgres',
 my $job_d = $node->safe_psql('postgres',
 	qq{SET ROLE leaf_op; SELECT petagen.start($rows, 2, 'leaf_d', chunk_rows => $chunk_rows, method => 'leaf')});
 check_exact($job_d, 'leaf_d', 'operator with TRUNCATE');
+
+# (e) force => true past check()'s refusal: the worker refuses the leaf that
+# holds rows and leaves it as it was.
+$node->safe_psql('postgres', usertable_sql('leaf_e')
+	  . "INSERT INTO leaf_e (ycsb_key) VALUES ('x');");
+my $job_e = $node->safe_psql('postgres',
+	"SELECT petagen.start(1000, 1, 'leaf_e', method => 'leaf', force => true)");
+is($node->safe_psql('postgres', "SELECT petagen.wait($job_e, '180s')"),
+	'failed', 'not empty: the job fails');
+like( $node->safe_psql('postgres', "SELECT last_error FROM petagen.jobs WHERE job = $job_e"),
+	qr/^leaf "leaf_e_\d" is not empty$/, 'not empty: the error names the leaf');
+is( $node->safe_psql('postgres',
+		"SELECT count(*) FROM leaf_e WHERE ycsb_key = 'x' AND tableoid::regclass::text LIKE 'leaf_e_%'"),
+	'1', 'not empty: the row of the refused leaf is still there');
 
 $node->stop;
 done_testing();
