@@ -12,10 +12,15 @@
 # method, interleaved, TRUNCATE + CHECKPOINT before every load:
 #   chunk_fa   petagen.start(N, 2, frozen => true, indexes => 'after')
 #   leaf       petagen.start(N, 2, method => 'leaf')
-#   copy2      two parallel COPY usertable FROM '<half>' (FORMAT binary)
+#   copy2      two parallel streams of COPY usertable FROM '<leaf file>'
+#              (FORMAT binary), 4 leaf files each
 #   trunc_copy2  per leaf, in one transaction: TRUNCATE leaf; COPY leaf FROM
 #              '<leaf file>' (FORMAT binary, FREEZE); two streams of 4 leaves
-# (the COPY files hold the identical rows, written before the timed loads).
+# (the COPY files, one per leaf, hold the identical rows, written before the
+# timed loads, in COPY_DIR: default /dev/shm, so they take no disk space and
+# COPY reads them from memory, as petagen generates its rows in memory).
+# The jobs pass force => true: check()'s space estimate counts WAL a
+# wal_level = minimal leaf load does not write.
 # Per method: median time, rows/s, WAL bytes per row (insert LSN diff), % of
 # heap pages all-frozen (pg_visibility), XIDs.  Then a scaling table:
 # SCALE_ROWS rows (default N) into a 64-leaf table with 1, 2, 4, 8, 16
@@ -34,6 +39,7 @@ BENCH_PORT=${BENCH_PORT:-5467}
 BENCH_DIR=${BENCH_DIR:-/tmp/bench-pg/leaf_vs_chunk}
 OUT=$RESULTS_DIR/leaf_vs_chunk.md
 METHODS="chunk_fa leaf copy2 trunc_copy2"
+COPY_DIR=${COPY_DIR:-/dev/shm/petagen-leaf-bench}
 
 bench_start
 cat >>"$BENCH_DIR/data/postgresql.conf" <<CONF
@@ -48,19 +54,26 @@ log "instance up on port $BENCH_PORT ($BENCH_DIR); N=$N REPS=$REPS; wal_level $(
 LEAVES=$(bval "SELECT string_agg(relid::text, ' ' ORDER BY relid::text) FROM pg_partition_tree('usertable') WHERE isleaf")
 reset_table() { bpsql -c "TRUNCATE usertable" -c "CHECKPOINT"; }
 
-# --- the COPY files: identical rows, not timed ---------------------------
-log "writing COPY files"
-bpsql -c "COPY (SELECT * FROM petagen.rows(NULL::usertable, 0, $((N / 2)), keys => 'ordered')) TO '$BENCH_DIR/half0.bin' (FORMAT binary)"
-bpsql -c "COPY (SELECT * FROM petagen.rows(NULL::usertable, $((N / 2)), $((N - N / 2)), keys => 'ordered')) TO '$BENCH_DIR/half1.bin' (FORMAT binary)"
+# --- the COPY files: identical rows, one file per leaf, not timed --------
+log "writing COPY files to $COPY_DIR"
+rm -rf "$COPY_DIR"; mkdir -p "$COPY_DIR"
+if [ "$(id -u)" -eq 0 ]; then chown postgres: "$COPY_DIR"; fi
+trap 'bench_stop; rm -rf "$COPY_DIR"' EXIT
 reset_table
 bpsql -c "SELECT * FROM petagen.load('usertable', 0, $N, keys => 'ordered')" >/dev/null
-for l in $LEAVES; do bpsql -c "COPY $l TO '$BENCH_DIR/$l.bin' (FORMAT binary)"; done
+for l in $LEAVES; do bpsql -c "COPY $l TO '$COPY_DIR/$l.bin' (FORMAT binary)"; done
+
+# COPY the leaf files given into the parent, in one stream.
+copy_stream() {
+    local l
+    for l in "$@"; do bpsql -c "COPY usertable FROM '$COPY_DIR/$l.bin' (FORMAT binary)"; done
+}
 
 # Per-leaf TRUNCATE + COPY FREEZE, one transaction per leaf, for the leaves given.
 trunc_copy_stream() {
     local l
     for l in "$@"; do
-        bpsql -c "BEGIN" -c "TRUNCATE $l" -c "COPY $l FROM '$BENCH_DIR/$l.bin' (FORMAT binary, FREEZE)" -c "COMMIT"
+        bpsql -c "BEGIN" -c "TRUNCATE $l" -c "COPY $l FROM '$COPY_DIR/$l.bin' (FORMAT binary, FREEZE)" -c "COMMIT"
     done
 }
 
@@ -69,12 +82,14 @@ run_method() {
     local t0 t1 job
     t0=$(date +%s.%N)
     case $1 in
-    chunk_fa) job=$(bval "SELECT petagen.start($N, 2, keys => 'ordered', frozen => true, indexes => 'after')")
+    chunk_fa) job=$(bval "SELECT petagen.start($N, 2, keys => 'ordered', frozen => true, indexes => 'after', force => true)")
               [ "$(bval "SELECT petagen.wait($job)")" = done ] || { echo "job $job not done" >&2; exit 1; } ;;
-    leaf)     job=$(bval "SELECT petagen.start($N, 2, keys => 'ordered', method => 'leaf')")
+    leaf)     job=$(bval "SELECT petagen.start($N, 2, keys => 'ordered', method => 'leaf', force => true)")
               [ "$(bval "SELECT petagen.wait($job)")" = done ] || { echo "job $job not done" >&2; exit 1; } ;;
-    copy2)    bpsql -c "COPY usertable FROM '$BENCH_DIR/half0.bin' (FORMAT binary)" &
-              bpsql -c "COPY usertable FROM '$BENCH_DIR/half1.bin' (FORMAT binary)"
+    copy2)    # shellcheck disable=SC2086
+              set -- $LEAVES
+              copy_stream "${@:1:$(($# / 2))}" &
+              copy_stream "${@:$(($# / 2 + 1))}"
               wait ;;
     trunc_copy2)
               # shellcheck disable=SC2086
@@ -90,7 +105,7 @@ label() {
     case $1 in
     chunk_fa)    echo "petagen chunk, frozen, indexes after, 2 workers" ;;
     leaf)        echo "petagen leaf (method => 'leaf'), 2 workers" ;;
-    copy2)       echo "2 parallel COPY (FORMAT binary) streams" ;;
+    copy2)       echo "2 parallel COPY (FORMAT binary) streams into the parent" ;;
     trunc_copy2) echo "per leaf TRUNCATE + COPY FREEZE (binary), 2 streams" ;;
     esac
 }
@@ -129,7 +144,7 @@ for w in $SCALE_WORKERS; do
     for m in chunk leaf; do
         bpsql -c "TRUNCATE usertable64" -c "CHECKPOINT"
         t0=$(date +%s.%N)
-        job=$(bval "SELECT petagen.start($SCALE_ROWS, $w, 'usertable64', keys => 'ordered', method => '$m')")
+        job=$(bval "SELECT petagen.start($SCALE_ROWS, $w, 'usertable64', keys => 'ordered', method => '$m', force => true)")
         waits=$(sample_waits "$job")
         [ "$(bval "SELECT petagen.wait($job)")" = done ] || { echo "scaling job $job not done" >&2; exit 1; }
         t1=$(date +%s.%N)
