@@ -45,6 +45,8 @@ bench_start
 cat >>"$BENCH_DIR/data/postgresql.conf" <<CONF
 wal_level = minimal
 max_wal_senders = 0
+# 16 workers and the server's own background workers
+max_worker_processes = 40
 CONF
 as_owner "$PGBIN/pg_ctl" -D "$BENCH_DIR/data" -l "$BENCH_DIR/server.log" -w restart >/dev/null
 create_usertable
@@ -125,7 +127,7 @@ for r in $(seq 1 "$REPS"); do
         WAL[$m]="${WAL[$m]:-} $(bval "SELECT round(pg_wal_lsn_diff('$w1', '$w0') / $N, 1)")"
         XID[$m]="${XID[$m]:-} $((x1 - x0 - 1))"
         FRZ[$m]="${FRZ[$m]:-} $(bval "SELECT round(100.0 * avg(all_frozen::int), 1) FROM pg_partition_tree('usertable') t, pg_visibility_map(t.relid) WHERE t.isleaf")"
-        log "rep $r $m: $s s"
+        log "rep $r $m: $s s; WAL bytes/row ${WAL[$m]##* }; all-frozen ${FRZ[$m]##* }%; XIDs $((x1 - x0 - 1))"
     done
 done
 
