@@ -4,6 +4,7 @@
 #
 #   test/bench/leaf_vs_chunk.sh
 #   N=2000000 REPS=3 SCALE_WORKERS="1 2 4 8 16" test/bench/leaf_vs_chunk.sh
+#   METHODS="chunk_fa leaf" SCALE_WORKERS=16 test/bench/leaf_vs_chunk.sh  # a subset
 #
 # Starts its own throwaway instance (lib.sh: PGBIN, BENCH_DIR, BENCH_PORT
 # default 5467, PETAGEN_BUILD=1) with wal_level = minimal, max_wal_senders
@@ -38,7 +39,7 @@ SCALE_WORKERS=${SCALE_WORKERS:-1 2 4 8 16}
 BENCH_PORT=${BENCH_PORT:-5467}
 BENCH_DIR=${BENCH_DIR:-/tmp/bench-pg/leaf_vs_chunk}
 OUT=$RESULTS_DIR/leaf_vs_chunk.md
-METHODS="chunk_fa leaf copy2 trunc_copy2"
+METHODS=${METHODS:-chunk_fa leaf copy2 trunc_copy2}
 COPY_DIR=${COPY_DIR:-/dev/shm/petagen-leaf-bench}
 
 bench_start
@@ -61,9 +62,11 @@ log "writing COPY files to $COPY_DIR"
 rm -rf "$COPY_DIR"; mkdir -p "$COPY_DIR"
 if [ "$(id -u)" -eq 0 ]; then chown postgres: "$COPY_DIR"; fi
 trap 'bench_stop; rm -rf "$COPY_DIR"' EXIT
-reset_table
-bpsql -c "SELECT * FROM petagen.load('usertable', 0, $N, keys => 'ordered')" >/dev/null
-for l in $LEAVES; do bpsql -c "COPY $l TO '$COPY_DIR/$l.bin' (FORMAT binary)"; done
+case " $METHODS " in *" copy2 "*|*" trunc_copy2 "*)
+    reset_table
+    bpsql -c "SELECT * FROM petagen.load('usertable', 0, $N, keys => 'ordered')" >/dev/null
+    for l in $LEAVES; do bpsql -c "COPY $l TO '$COPY_DIR/$l.bin' (FORMAT binary)"; done ;;
+esac
 
 # COPY the leaf files given into the parent, in one stream.
 copy_stream() {
