@@ -11,8 +11,11 @@ REVOKE USAGE ON SEQUENCE @extschema@.bench_results_id_seq FROM petagen_operator;
 
 -- start() and check() without chunk_rows choose the chunk size from rows
 -- and workers (about four chunks per worker, 1,000 .. 100,000 rows).
+-- start() and check() take method ('chunk' or 'leaf'): a new signature.
+DROP FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, boolean);
+DROP FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text);
 -- petagen.start(rows): start a load job of the key space 0 .. rows-1; returns its id.
-CREATE OR REPLACE FUNCTION @extschema@.start(
+CREATE FUNCTION @extschema@.start(
     rows numeric,
     workers integer DEFAULT 4,
     "table" text DEFAULT 'usertable',
@@ -26,14 +29,17 @@ CREATE OR REPLACE FUNCTION @extschema@.start(
     max_rate text DEFAULT NULL,
     frozen boolean DEFAULT false,
     indexes text DEFAULT 'maintain',
-    force boolean DEFAULT false)
+    force boolean DEFAULT false,
+    method text DEFAULT 'chunk')
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'petagen_start'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT;
+REVOKE ALL ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, boolean, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, boolean, text) TO petagen_operator;
 
 -- petagen.check(rows, ...): what would hurt a load with start()'s arguments,
 -- one finding per row; start() refuses on an error unless force => true.
-CREATE OR REPLACE FUNCTION @extschema@.check(
+CREATE FUNCTION @extschema@.check(
     rows numeric,
     workers integer DEFAULT 4,
     "table" text DEFAULT 'usertable',
@@ -47,10 +53,15 @@ CREATE OR REPLACE FUNCTION @extschema@.check(
     max_rate text DEFAULT NULL,
     frozen boolean DEFAULT false,
     indexes text DEFAULT 'maintain',
+    method text DEFAULT 'chunk',
     OUT severity text, OUT object text, OUT finding text, OUT hint text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'petagen_check'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT;
+COMMENT ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, text) IS
+    'preflight of a load: shape, leaves, space per filesystem, index tablespaces, relation size, worker slots, settings';
+REVOKE ALL ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, text) TO petagen_operator, pg_monitor;
 
 -- Load rates over honest intervals: load_rates(), and chart_load() drawing it.
 -- petagen.load_rates(job): a load job's progress_log rows with their rates.
@@ -182,3 +193,12 @@ GRANT SELECT ON @extschema@.job_shards TO petagen_operator, pg_monitor;
 -- leaves() of a Citus table lists its shards, those on other nodes with their node.
 COMMENT ON FUNCTION @extschema@.leaves(regclass) IS
     'the leaves of a table in routing order (a Citus table''s shards); node is "local", the foreign server of a foreign leaf, or host:port of the Citus node holding a shard that is not here (leaf NULL)';
+
+-- Leaf loads: method => 'leaf' routes first, then writes each local leaf
+-- whole, frozen, into new storage, one transaction per leaf; the ledger row
+-- of a leaf job is a leaf (chunk numbers the local leaves in routing order).
+ALTER TABLE @extschema@.jobs
+    ADD COLUMN method text NOT NULL DEFAULT 'chunk'
+        CHECK (method IN ('chunk', 'leaf'));
+ALTER TABLE @extschema@.chunks
+    ADD COLUMN leaf regclass;

@@ -96,4 +96,30 @@
 	pg_namespace_aclcheck((nspid), (role), (mode))
 #endif
 
+/*
+ * A relation's new, empty storage, as TRUNCATE gives it: 16 renamed
+ * RelationSetNewRelfilenode() (relfilenode -> relfilenumber) without other
+ * change.
+ */
+#if PG_VERSION_NUM >= 160000
+#define compat_set_new_relfilenumber(rel, persistence) \
+	RelationSetNewRelfilenumber((rel), (persistence))
+#else
+#define compat_set_new_relfilenumber(rel, persistence) \
+	RelationSetNewRelfilenode((rel), (persistence))
+#endif
+
+/*
+ * reindex_relation(): 17 added a leading ReindexStmt argument (NULL when
+ * not called for a REINDEX statement, as TRUNCATE calls it) and made the
+ * params const.
+ */
+#if PG_VERSION_NUM >= 170000
+#define compat_reindex_relation(relid, flags, params) \
+	reindex_relation(NULL, (relid), (flags), (params))
+#else
+#define compat_reindex_relation(relid, flags, params) \
+	reindex_relation((relid), (flags), (params))
+#endif
+
 #endif							/* PETAGEN_COMPAT_H */

@@ -3,7 +3,10 @@
  *		The petagen.debug_pause setting, for tests: 'point' or 'point:N'
  *		holds every load worker that reaches point (before_chunk,
  *		before_commit) in a chunk numbered N or higher (0 when omitted),
- *		until the setting changes and the configuration is reloaded.
+ *		until the setting changes and the configuration is reloaded.  In a
+ *		leaf job (method => 'leaf') a chunk is a whole local leaf, numbered
+ *		in routing order: before_commit:N holds a leaf written into its new
+ *		storage, indexes built, uncommitted.
  *
  * PostgreSQL 15 has no injection points, so this is how petagen's tests
  * place a worker exactly where they need it: paused before a commit with

@@ -36,12 +36,16 @@ CREATE TABLE @extschema@.jobs (
     dsm_handle bigint,
     frozen boolean NOT NULL DEFAULT false,
     indexes text NOT NULL DEFAULT 'maintain'
-        CHECK (indexes IN ('maintain', 'after'))
+        CHECK (indexes IN ('maintain', 'after')),
+    -- 'leaf': route first, then each local leaf whole in one transaction
+    method text NOT NULL DEFAULT 'chunk'
+        CHECK (method IN ('chunk', 'leaf'))
 );
 COMMENT ON TABLE @extschema@.jobs IS
     'petagen load jobs; state "running" with no live worker is shown as interrupted by petagen.status()';
 
--- The work ledger: a chunk's row commits with the chunk's data.
+-- The work ledger: a chunk's row commits with the chunk's data.  A leaf
+-- job's chunk is a whole local leaf (numbered in routing order), named in leaf.
 CREATE TABLE @extschema@.chunks (
     job bigint NOT NULL REFERENCES @extschema@.jobs ON DELETE CASCADE,
     chunk bigint NOT NULL,
@@ -53,6 +57,7 @@ CREATE TABLE @extschema@.chunks (
     worker integer NOT NULL,
     run integer NOT NULL,
     finished_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    leaf regclass,
     PRIMARY KEY (job, chunk)
 );
 
@@ -85,7 +90,8 @@ CREATE FUNCTION @extschema@.start(
     max_rate text DEFAULT NULL,
     frozen boolean DEFAULT false,
     indexes text DEFAULT 'maintain',
-    force boolean DEFAULT false)
+    force boolean DEFAULT false,
+    method text DEFAULT 'chunk')
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'petagen_start'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT;
@@ -126,10 +132,10 @@ LANGUAGE C VOLATILE;
 -- Who may do what: operators run jobs, pg_monitor members watch them.  The
 -- job catalog is written only by petagen's functions (as its owner): roles
 -- may read it, never write it.
-REVOKE ALL ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, boolean, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION @extschema@.resume(bigint, integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION @extschema@.stop(bigint) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, boolean) TO petagen_operator;
+GRANT EXECUTE ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, boolean, text) TO petagen_operator;
 GRANT EXECUTE ON FUNCTION @extschema@.resume(bigint, integer) TO petagen_operator;
 GRANT EXECUTE ON FUNCTION @extschema@.stop(bigint) TO petagen_operator;
 GRANT USAGE ON SCHEMA @extschema@ TO petagen_operator, pg_monitor;
@@ -221,13 +227,14 @@ CREATE FUNCTION @extschema@.check(
     max_rate text DEFAULT NULL,
     frozen boolean DEFAULT false,
     indexes text DEFAULT 'maintain',
+    method text DEFAULT 'chunk',
     OUT severity text, OUT object text, OUT finding text, OUT hint text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'petagen_check'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT;
 
-COMMENT ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text) IS
+COMMENT ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, text) IS
     'preflight of a load: shape, leaves, space per filesystem, index tablespaces, relation size, worker slots, settings';
 
-REVOKE ALL ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text) TO petagen_operator, pg_monitor;
+REVOKE ALL ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, text) TO petagen_operator, pg_monitor;

@@ -38,6 +38,7 @@
 #include "job/preflight.h"
 #include "load/frozen.h"
 #include "load/indexes.h"
+#include "load/leafload.h"
 
 /* What a load job's workers are. */
 static const LaunchKind job_worker_kind = {
@@ -90,11 +91,23 @@ job_check_owner_exists(const JobDef *def)
 				 errhint("Start a new job with petagen.start(): its workers run as you.")));
 }
 
+/* The units of def's ledger: chunks of key numbers, or a leaf job's local leaves. */
+static int64
+job_units(const JobDef *def)
+{
+	int			nlocal;
+
+	if (!def->leaf_method)
+		return job_nchunks(def->rows, def->chunk_rows);
+	pfree(leaf_local_leaves(def->relid, &nlocal));
+	return nlocal;
+}
+
 /* Start a run of def: shared state, the workers, the handle in the catalog. */
 static void
 job_launch(const JobDef *def)
 {
-	dsm_segment *seg = live_create(def, job_nchunks(def->rows, def->chunk_rows));
+	dsm_segment *seg = live_create(def, job_units(def));
 	dsm_handle	handle = dsm_segment_handle(seg);
 	WorkerArgs	args;
 
@@ -127,7 +140,7 @@ petagen_start(PG_FUNCTION_ARGS)
 	guard_writable("petagen.start()");
 	job_check_operator();
 	launch_check_login(GetUserId(), "petagen.start()");
-	options_parse(fcinfo, "petagen.start()", &def);
+	options_parse(fcinfo, "petagen.start()", START_ARG_METHOD, &def);
 	options_check_not_null(fcinfo, START_ARG_FORCE, "petagen.start()");
 	check_table_loadable(def.relid, &def.spec, def.rows);
 	launch_check_workers(def.nworkers);
@@ -156,7 +169,9 @@ job_check_resumable(const JobDef *def)
 	GetUserIdAndSecContext(&save_userid, &save_sec_context);
 	SetUserIdAndSecContext(def->owner,
 						   save_sec_context | SECURITY_LOCAL_USERID_CHANGE);
-	if (def->frozen)
+	if (def->leaf_method)
+		leaf_check(def->relid, &def->spec, def->indexes_after);
+	else if (def->frozen)
 		frozen_check(def->relid, &def->spec);
 	if (def->indexes_after)
 		indexes_check(def->relid, &def->spec);

@@ -99,6 +99,10 @@ typedef struct JobShared
 	pg_atomic_uint64 next_log_at;	/* TimestampTz of the next progress_log row */
 	pg_atomic_uint32 loading;	/* workers still claiming chunks */
 	pg_atomic_uint32 phase;		/* JobPhase */
+	/* a leaf job (leafload.c) routes ranges first, then loads leaves as chunks */
+	int64		nranges;
+	pg_atomic_uint64 next_range;	/* ranges are claimed in order */
+	pg_atomic_uint32 routing;	/* workers still routing ranges */
 	WorkerSlot	workers[FLEXIBLE_ARRAY_MEMBER];
 } JobShared;
 
@@ -116,6 +120,7 @@ typedef struct JobDef
 	int64		max_rate;		/* bytes per second, or 0 for no cap */
 	bool		frozen;			/* rows written frozen: see frozen.h */
 	bool		indexes_after;	/* indexes set aside, built at the end */
+	bool		leaf_method;	/* method => 'leaf': see leafload.c */
 	Oid			owner;			/* the role the workers run as */
 	char		state[16];		/* as in the catalog */
 	bool		ours;			/* row written by this transaction */

@@ -65,6 +65,7 @@ ledger_fill_def(int64 job, JobDef *def, MemoryContext cxt)
 	def->ours = TransactionIdIsCurrentTransactionId(DatumGetTransactionId(catalog_value(0, 16, &isnull)));
 	def->frozen = DatumGetBool(catalog_value(0, 17, &isnull));
 	def->indexes_after = DatumGetBool(catalog_value(0, 18, &isnull));
+	def->leaf_method = DatumGetBool(catalog_value(0, 19, &isnull));
 }
 
 /* Read job `job` from petagen.jobs into def; false if missing and missing_ok. */
@@ -80,7 +81,7 @@ job_read(int64 job, JobDef *def, bool missing_ok)
 	if (catalog_exec("SELECT \"table\"::oid, rows, workers, run, chunk_rows, keys, seed,"
 					 " fieldlength, prefix, zeropadding, disk_reserve, max_rate,"
 					 " started_by::oid, state, dsm_handle, xmin, frozen,"
-					 " indexes = 'after'"
+					 " indexes = 'after', method = 'leaf'"
 					 " FROM petagen.jobs WHERE job = $1",
 					 1, types, values, NULL, SPI_OK_SELECT) == 0)
 	{
@@ -184,10 +185,10 @@ ledger_running_conflict(Oid relid, int64 except_job, int64 *other_job,
 void
 ledger_insert_job(JobDef *def)
 {
-	Oid			types[14] = {OIDOID, INT8OID, INT4OID, INT8OID, TEXTOID, INT8OID,
-	INT4OID, TEXTOID, INT4OID, INT8OID, INT8OID, OIDOID, BOOLOID, TEXTOID};
-	Datum		values[14];
-	char		nulls[14] = "             ";
+	Oid			types[15] = {OIDOID, INT8OID, INT4OID, INT8OID, TEXTOID, INT8OID,
+	INT4OID, TEXTOID, INT4OID, INT8OID, INT8OID, OIDOID, BOOLOID, TEXTOID, TEXTOID};
+	Datum		values[15];
+	char		nulls[15] = "              ";
 	CatalogScope scope;
 
 	values[0] = ObjectIdGetDatum(def->relid);
@@ -204,6 +205,7 @@ ledger_insert_job(JobDef *def)
 	values[11] = ObjectIdGetDatum(def->owner);
 	values[12] = BoolGetDatum(def->frozen);
 	values[13] = CStringGetTextDatum(def->indexes_after ? "after" : "maintain");
+	values[14] = CStringGetTextDatum(def->leaf_method ? "leaf" : "chunk");
 	if (def->disk_reserve < 0)
 		nulls[9] = 'n';
 	if (def->max_rate <= 0)
@@ -211,10 +213,10 @@ ledger_insert_job(JobDef *def)
 	catalog_connect(&scope, true);
 	catalog_exec("INSERT INTO petagen.jobs (\"table\", rows, workers,"
 				 " chunk_rows, keys, seed, fieldlength, prefix, zeropadding,"
-				 " disk_reserve, max_rate, started_by, frozen, indexes)"
+				 " disk_reserve, max_rate, started_by, frozen, indexes, method)"
 				 " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,"
-				 " $12::pg_catalog.regrole, $13, $14) RETURNING job",
-				 14, types, values, nulls, SPI_OK_INSERT_RETURNING);
+				 " $12::pg_catalog.regrole, $13, $14, $15) RETURNING job",
+				 15, types, values, nulls, SPI_OK_INSERT_RETURNING);
 	def->job = ledger_int8(1);
 	catalog_finish(&scope);
 	def->run = 1;
@@ -342,14 +344,19 @@ ledger_summary(int64 job, LedgerSummary *sum)
 	catalog_finish(&scope);
 }
 
-/* Insert the ledger row of a chunk a worker finished, in its transaction. */
+/*
+ * Insert the ledger row of a chunk a worker finished, in its transaction;
+ * a leaf job's chunk is local leaf number `chunk`, relation leaf (else
+ * InvalidOid).
+ */
 void
 ledger_record_chunk(const JobDef *def, int32 worker, int64 chunk,
-					const LoadStats *st)
+					Oid leaf, const LoadStats *st)
 {
-	Oid			types[9] = {INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID,
-	INT8OID, INT4OID, INT4OID};
-	Datum		values[9];
+	Oid			types[10] = {INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID,
+	INT8OID, INT4OID, INT4OID, OIDOID};
+	Datum		values[10];
+	char		nulls[10] = "         n";
 	CatalogScope scope;
 
 	values[0] = Int64GetDatum(def->job);
@@ -361,11 +368,14 @@ ledger_record_chunk(const JobDef *def, int32 worker, int64 chunk,
 	values[6] = Int64GetDatum(st->foreign);
 	values[7] = Int32GetDatum(worker);
 	values[8] = Int32GetDatum(def->run);
+	values[9] = ObjectIdGetDatum(leaf);
+	if (OidIsValid(leaf))
+		nulls[9] = ' ';
 	catalog_connect(&scope, true);
 	catalog_exec("INSERT INTO petagen.chunks (job, chunk, keys, rows_written,"
-				 " bytes, duplicates, foreign_skipped, worker, run)"
-				 " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-				 9, types, values, NULL, SPI_OK_INSERT);
+				 " bytes, duplicates, foreign_skipped, worker, run, leaf)"
+				 " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+				 10, types, values, nulls, SPI_OK_INSERT);
 	catalog_finish(&scope);
 }
 

@@ -16,6 +16,7 @@
 
 #include "job/ledger.h"
 #include "job/live.h"
+#include "job/options.h"
 
 static const char *const job_state_names[] = {
 	"starting", "running", "paused", "throttled", "done", "failed",
@@ -73,6 +74,9 @@ live_create(const JobDef *def, int64 nchunks)
 	shared->run = def->run;
 	shared->nworkers = def->nworkers;
 	shared->nchunks = nchunks;
+	shared->nranges = job_nchunks(def->rows, def->chunk_rows);
+	pg_atomic_init_u64(&shared->next_range, 0);
+	pg_atomic_init_u32(&shared->routing, def->nworkers);
 	shared->started_at = GetCurrentTimestamp();
 	pg_atomic_init_u64(&shared->next_chunk, 0);
 	pg_atomic_init_u32(&shared->active, def->nworkers);

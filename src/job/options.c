@@ -18,6 +18,7 @@
 #include "launch.h"
 #include "load/frozen.h"
 #include "load/indexes.h"
+#include "load/leafload.h"
 #include "job/options.h"
 #include "petagen.h"
 
@@ -44,6 +45,7 @@ static const char *const start_arg_names[START_NARGS] = {
 	[START_ARG_FROZEN] = "frozen",
 	[START_ARG_INDEXES] = "indexes",
 	[START_ARG_FORCE] = "force",
+	[START_ARG_METHOD] = "method",
 };
 
 /* Raise an error if argument arg is NULL. */
@@ -145,15 +147,27 @@ options_chunk_rows(FunctionCallInfo fcinfo, JobDef *def)
 						 job_nchunks(def->rows, JOB_MAX_CHUNKS))));
 }
 
-/* Read and check the frozen and indexes options into def. */
+/*
+ * Read and check the frozen and indexes options and the method (argument
+ * method_arg) into def.  A leaf job writes frozen rows into new storage,
+ * safe without the frozen chunks' ownership requirement (leafload.c).
+ */
 static void
-options_load_method(FunctionCallInfo fcinfo, const char *funcname, JobDef *def)
+options_load_method(FunctionCallInfo fcinfo, const char *funcname,
+					StartArg method_arg, JobDef *def)
 {
 	options_check_not_null(fcinfo, START_ARG_FROZEN, funcname);
 	options_check_not_null(fcinfo, START_ARG_INDEXES, funcname);
+	if (PG_ARGISNULL(method_arg))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("argument \"method\" of %s must not be null", funcname)));
 	def->frozen = PG_GETARG_BOOL(START_ARG_FROZEN);
 	def->indexes_after = indexes_option(text_to_cstring(PG_GETARG_TEXT_PP(START_ARG_INDEXES)));
-	if (def->frozen)
+	def->leaf_method = leaf_method_option(text_to_cstring(PG_GETARG_TEXT_PP(method_arg)));
+	if (def->leaf_method)
+		leaf_check(def->relid, &def->spec, def->indexes_after);
+	else if (def->frozen)
 		frozen_check(def->relid, &def->spec);
 	if (def->indexes_after)
 		indexes_check(def->relid, &def->spec);
@@ -161,10 +175,12 @@ options_load_method(FunctionCallInfo fcinfo, const char *funcname, JobDef *def)
 
 /*
  * Read and validate the arguments start() and check() share, rows ..
- * indexes, into def; funcname reads "petagen.f()".
+ * indexes and method (argument method_arg), into def; funcname reads
+ * "petagen.f()".
  */
 void
-options_parse(FunctionCallInfo fcinfo, const char *funcname, JobDef *def)
+options_parse(FunctionCallInfo fcinfo, const char *funcname,
+			  StartArg method_arg, JobDef *def)
 {
 	spec_check_nulls(fcinfo, START_ARG_ROWS, start_arg_names,
 					 START_ARG_CHUNK_ROWS, funcname);
@@ -185,5 +201,5 @@ options_parse(FunctionCallInfo fcinfo, const char *funcname, JobDef *def)
 	options_chunk_rows(fcinfo, def);
 	def->disk_reserve = options_size(fcinfo, START_ARG_DISK_RESERVE, -1);
 	def->max_rate = options_size(fcinfo, START_ARG_MAX_RATE, 0);
-	options_load_method(fcinfo, funcname, def);
+	options_load_method(fcinfo, funcname, method_arg, def);
 }

@@ -28,11 +28,15 @@ typedef enum StartArg
 	START_ARG_FROZEN,
 	START_ARG_INDEXES,
 	START_ARG_FORCE,
+	START_ARG_METHOD,
 	START_NARGS
 } StartArg;
 
+/* check() takes no force: its method argument is where start() has force. */
+#define CHECK_ARG_METHOD START_ARG_FORCE
+
 extern void options_parse(FunctionCallInfo fcinfo, const char *funcname,
-						  JobDef *def);
+						  StartArg method_arg, JobDef *def);
 extern void options_check_not_null(FunctionCallInfo fcinfo, StartArg arg,
 								   const char *funcname);
 extern void options_check_job_arg(FunctionCallInfo fcinfo, const char *funcname);

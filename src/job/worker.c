@@ -22,6 +22,12 @@
  * is loading any more and the ledger is complete, each worker builds one
  * set-aside index at a time, and the last worker out builds the
  * partitioned indexes that attach them.
+ *
+ * A leaf job (leafload.c) first routes its ranges of key numbers into
+ * routing files, ranges claimed in order like chunks, ranges with a file
+ * skipped; when every worker has finished routing and every range has its
+ * file, the workers claim the local leaves as a chunk job claims chunks,
+ * each leaf written whole in one transaction with its ledger row.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -56,6 +62,7 @@
 #include "load/disk.h"
 #include "load/frozen.h"
 #include "load/indexes.h"
+#include "load/leafload.h"
 #include "load/load.h"
 
 #define WORKER_MAX_RETRIES	10
@@ -80,7 +87,10 @@ typedef struct WorkerCtx
 	int64		rate_rows;
 	int64		rate_bytes;
 	FrozenIntent intent;		/* of the frozen chunk being written */
+	Oid		   *leaves;			/* a leaf job's local leaves, by leaf number */
+	int			nlocal;
 	bool		stopping;
+	bool		routing;		/* counted in shared->routing */
 	bool		loading;		/* counted in shared->loading */
 	bool		left;			/* no longer counted in shared->active */
 	bool		rolled_back;	/* the start() or resume() of this run did */
@@ -293,14 +303,18 @@ worker_live_totals(WorkerCtx *ctx, const LoadStats *st, LoadStats *live)
 	}
 }
 
-/* Insert the ledger row of a finished chunk, and a progress_log row when due. */
+/*
+ * Insert the ledger row of a finished chunk (a leaf job's: leaf number
+ * `chunk`), and a progress_log row when due.
+ */
 static void
 worker_record_chunk(WorkerCtx *ctx, int64 chunk, const LoadStats *st)
 {
 	TimestampTz now = GetCurrentTimestamp();
 	uint64		due = pg_atomic_read_u64(&ctx->shared->next_log_at);
 
-	ledger_record_chunk(&ctx->def, ctx->args.index, chunk, st);
+	ledger_record_chunk(&ctx->def, ctx->args.index, chunk,
+						ctx->def.leaf_method ? ctx->leaves[chunk] : InvalidOid, st);
 	if ((uint64) now >= due &&
 		pg_atomic_compare_exchange_u64(&ctx->shared->next_log_at, &due,
 									   (uint64) now + (uint64) petagen_progress_log_interval * USECS_PER_SEC))
@@ -325,6 +339,17 @@ worker_prepare_frozen(WorkerCtx *ctx, int64 chunk)
 	PopActiveSnapshot();
 	CommitTransactionCommand();
 	MemoryContextSwitchTo(ctx->cxt);
+}
+
+/* Add a committed chunk's stats to this worker's totals. */
+static void
+worker_add_totals(WorkerCtx *ctx, const LoadStats *st)
+{
+	ctx->total.keys += st->keys;
+	ctx->total.rows += st->rows;
+	ctx->total.bytes += st->bytes;
+	ctx->total.duplicates += st->duplicates;
+	pg_atomic_write_u64(&ctx->slot->duplicates, ctx->total.duplicates);
 }
 
 /* Load chunk `chunk` and its ledger row in one transaction. */
@@ -360,12 +385,37 @@ worker_load_chunk(WorkerCtx *ctx, int64 chunk)
 	PopActiveSnapshot();
 	CommitTransactionCommand();
 	pgstat_report_activity(STATE_IDLE, NULL);
+	worker_add_totals(ctx, &st);
+}
 
-	ctx->total.keys += st.keys;
-	ctx->total.rows += st.rows;
-	ctx->total.bytes += st.bytes;
-	ctx->total.duplicates += st.duplicates;
-	pg_atomic_write_u64(&ctx->slot->duplicates, ctx->total.duplicates);
+/*
+ * Write local leaf leafno of a leaf job whole, and its ledger row, in one
+ * transaction (leafload.c).
+ */
+static void
+worker_load_leaf(WorkerCtx *ctx, int64 leafno)
+{
+	LoadStats	st = {0};
+	char		activity[64];
+
+	ctx->chunk_base_keys = ctx->total.keys;
+	ctx->chunk_base_rows = ctx->total.rows;
+	ctx->chunk_base_bytes = ctx->total.bytes;
+	snprintf(activity, sizeof(activity), "petagen job " INT64_FORMAT ": leaf " INT64_FORMAT,
+			 ctx->def.job, leafno);
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	pgstat_report_activity(STATE_RUNNING, activity);
+	leaf_write(ctx->def.job, ctx->leaves[leafno], (int) leafno, ctx->nlocal,
+			   ctx->shared->nranges, &ctx->def.spec, &st, worker_progress, ctx);
+	worker_debug_pause(ctx, DEBUG_PAUSE_BEFORE_COMMIT, leafno);
+	worker_check_stop(ctx);
+	worker_record_chunk(ctx, leafno, &st);
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	pgstat_report_activity(STATE_IDLE, NULL);
+	worker_add_totals(ctx, &st);
 }
 
 /* Can another try of a chunk succeed after this error? */
@@ -385,7 +435,10 @@ worker_attempt_chunk(WorkerCtx *ctx, int64 chunk)
 
 	PG_TRY();
 	{
-		worker_load_chunk(ctx, chunk);
+		if (ctx->def.leaf_method)
+			worker_load_leaf(ctx, chunk);
+		else
+			worker_load_chunk(ctx, chunk);
 	}
 	PG_CATCH();
 	{
@@ -427,15 +480,18 @@ worker_try_chunk(WorkerCtx *ctx, int64 chunk)
 	}
 }
 
-/* The rough size of a chunk on disk, heap and index, for the reserve check. */
+/* The rough size of a chunk (or leaf) on disk, heap and index, for the reserve check. */
 static int64
 worker_chunk_bytes(WorkerCtx *ctx)
 {
 	double		per_key = WORKER_DEFAULT_ROW_BYTES;
+	int64		keys = ctx->def.chunk_rows;
 
+	if (ctx->def.leaf_method)
+		keys = ctx->def.rows / Max(ctx->shared->nchunks, 1) + 1;
 	if (ctx->total.keys > 0)
 		per_key = (double) ctx->total.bytes / ctx->total.keys;
-	return (int64) (per_key * 1.5 * ctx->def.chunk_rows);
+	return (int64) (per_key * 1.5 * keys);
 }
 
 /* Claim and load chunks until none is left, a stop is asked for, or an error. */
@@ -500,9 +556,113 @@ worker_prepare(WorkerCtx *ctx)
 	ctx->done = MemoryContextAllocZero(ctx->cxt, nchunks / 8 + 1);
 	ledger_done_chunks(ctx->def.job, nchunks, ctx->done);
 	disk_find_targets(ctx->def.relid, &ctx->disk);
+	if (ctx->def.leaf_method)
+	{
+		MemoryContext old = MemoryContextSwitchTo(ctx->cxt);
+
+		ctx->leaves = leaf_local_leaves(ctx->def.relid, &ctx->nlocal);
+		MemoryContextSwitchTo(old);
+	}
+	if (ctx->def.leaf_method && ctx->nlocal != nchunks)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("table \"%s\" has %d local leaves, not the " INT64_FORMAT " of load job " INT64_FORMAT,
+						get_rel_name(ctx->def.relid), ctx->nlocal, nchunks, ctx->def.job),
+				 errhint("Its partitions changed while the job ran: start a new job.")));
 	PopActiveSnapshot();
 	CommitTransactionCommand();
 	MemoryContextSwitchTo(ctx->cxt);
+}
+
+/* Stop counting this worker among those still routing ranges. */
+static void
+worker_leave_routing(WorkerCtx *ctx)
+{
+	if (ctx->routing)
+		pg_atomic_fetch_sub_u32(&ctx->shared->routing, 1);
+	ctx->routing = false;
+}
+
+/* Route one range of a leaf job in a transaction; false if the worker must end. */
+static bool
+worker_route_range(WorkerCtx *ctx, int64 range)
+{
+	int64		first = range * ctx->def.chunk_rows;
+	int64		count = Min(ctx->def.chunk_rows, ctx->def.rows - first);
+	volatile bool ok = true;
+
+	PG_TRY();
+	{
+		LoadStats	st = {0};
+
+		StartTransactionCommand();
+		PushActiveSnapshot(GetTransactionSnapshot());
+		leaf_route_range(ctx->def.job, ctx->def.relid, &ctx->def.spec, range,
+						 first, count, &st);
+		PopActiveSnapshot();
+		CommitTransactionCommand();
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata = launch_catch_and_abort(ctx->cxt);
+
+		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED)
+			ctx->stopping = true;
+		else
+		{
+			worker_set_error(ctx, edata->message);
+			strlcpy(ctx->error, edata->message, sizeof(ctx->error));
+			elog(LOG, "petagen job " INT64_FORMAT " worker %d failed to route range " INT64_FORMAT ": %s",
+				 ctx->def.job, ctx->args.index, range, edata->message);
+		}
+		FreeErrorData(edata);
+		ok = false;
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(ctx->cxt);
+	return ok;
+}
+
+/*
+ * A leaf job's first phase: route the ranges not routed yet, then wait
+ * for the other workers'; true if every range is routed and leaves may be
+ * written.
+ */
+static bool
+worker_route(WorkerCtx *ctx)
+{
+	worker_set_state(ctx, JOB_RUNNING, "routing keys");
+	for (;;)
+	{
+		int64		range;
+
+		if (pg_atomic_read_u32(&ctx->shared->stop_requested))
+			ctx->stopping = true;
+		if (ctx->stopping || ctx->error[0])
+			break;
+		range = (int64) pg_atomic_fetch_add_u64(&ctx->shared->next_range, 1);
+		if (range >= ctx->shared->nranges)
+			break;
+		if (!leaf_range_done(ctx->def.job, range) &&
+			!worker_route_range(ctx, range))
+			break;
+	}
+	worker_leave_routing(ctx);
+	while (!ctx->stopping && !ctx->error[0] &&
+		   pg_atomic_read_u32(&ctx->shared->routing) > 0)
+	{
+		if (pg_atomic_read_u32(&ctx->shared->stop_requested))
+			ctx->stopping = true;
+		worker_sleep(100);
+	}
+	if (ctx->stopping || ctx->error[0])
+		return false;
+	worker_set_state(ctx, JOB_RUNNING, NULL);
+	/* a worker that failed routing left a range without its file */
+	for (int64 range = 0; range < ctx->shared->nranges; range++)
+		if (!leaf_range_done(ctx->def.job, range))
+			return false;
+	return true;
 }
 
 /* Stop counting this worker among those still loading chunks. */
@@ -665,6 +825,8 @@ worker_finish_job(WorkerCtx *ctx)
 		ledger_record_end(ctx->def.job, ctx->def.run, job_state_name(state), error);
 	PopActiveSnapshot();
 	CommitTransactionCommand();
+	if (state == JOB_DONE && ctx->def.leaf_method)
+		leaf_remove_files(ctx->def.job);
 	dsm_unpin_segment(ctx->args.handle);
 }
 
@@ -676,6 +838,7 @@ worker_on_exit(int code, Datum arg)
 
 	if (ctx == NULL || ctx->slot == NULL)
 		return;
+	worker_leave_routing(ctx);
 	worker_leave_loading(ctx);
 	if (pg_atomic_read_u32(&ctx->slot->state) < JOB_DONE)
 	{
@@ -759,11 +922,14 @@ petagen_worker_main(Datum main_arg)
 		proc_exit(0);
 	}
 	worker_ctx = ctx;
+	ctx->routing = true;
 	ctx->loading = true;
 	before_shmem_exit(worker_on_exit, (Datum) 0);
 	worker_set_state(ctx, JOB_RUNNING, NULL);
 	worker_prepare(ctx);
-	worker_loop(ctx);
+	if (!ctx->def.leaf_method || worker_route(ctx))
+		worker_loop(ctx);
+	worker_leave_routing(ctx);
 	worker_leave_loading(ctx);
 	if (ctx->def.indexes_after && !ctx->stopping && !ctx->error[0])
 		worker_index_phase(ctx);

@@ -85,7 +85,7 @@ load_has_insert_rule(Relation rel)
 }
 
 /* Refuse a relation whose policies, triggers or rules petagen would skip. */
-static void
+void
 load_check_bypass(Relation rel)
 {
 	const Trigger *trig;
@@ -184,7 +184,7 @@ load_check(Oid relid, const GenSpec *spec, int64 last)
 }
 
 /* Raise PostgreSQL's error for a row that no partition accepts. */
-static void
+void
 load_no_partition(Oid relid, const char *key, int64 seq)
 {
 	ereport(ERROR,

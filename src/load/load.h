@@ -11,6 +11,7 @@
 #define PETAGEN_LOAD_H
 
 #include "gen/spec.h"
+#include "utils/relcache.h"
 
 /* What a load did; all counters only grow. */
 typedef struct LoadStats
@@ -28,6 +29,8 @@ typedef struct LoadStats
  */
 typedef void (*LoadProgressFn) (void *arg, const LoadStats *so_far);
 
+extern void load_check_bypass(Relation rel);
+extern void load_no_partition(Oid relid, const char *key, int64 seq);
 extern void load_check_privilege(Oid relid);
 extern void load_check(Oid relid, const GenSpec *spec, int64 last);
 extern void load_range(Oid relid, const GenSpec *spec, bool frozen,

@@ -34,6 +34,10 @@
  * behind.  A leaf without such a unique index cannot tell duplicates from
  * new rows, so there every row is written and nothing is counted.
  *
+ * A heap-only writer (writer_open_heap_only, for a leaf load: leafload.c)
+ * writes one leaf's rows frozen and leaves its indexes alone: the caller
+ * builds them from the heap afterwards.
+ *
  * Frozen writers (frozen.c) insert with HEAP_INSERT_FROZEN |
  * HEAP_INSERT_SKIP_FSM and reset the leaf's cached insertion target block
  * when they open it, so rows only go to pages past the chunk's intent.
@@ -98,8 +102,9 @@ struct Writer
 {
 	MemoryContext cxt;			/* the Writer and every leaf's state */
 	MemoryContext tuplecxt;		/* buffered tuples */
-	const Router *router;
+	Oid		   *relids;			/* by leaf number */
 	GenSpec		spec;
+	bool		maintain_indexes;	/* else the caller builds them after */
 	bool		check_dups;		/* ycsb or go-ycsb keys */
 	int			insert_options; /* heap_multi_insert's options */
 	CommandId	cid;
@@ -108,9 +113,10 @@ struct Writer
 	WriterLeaf **leaves;		/* by route leaf number; NULL until used */
 };
 
-/* Set up a Writer for the leaves of router; no leaf is opened yet. */
-Writer *
-writer_open(const Router *router, const GenSpec *spec, bool frozen)
+/* Set up a Writer for nleaves leaves (relids[]); no leaf is opened yet. */
+static Writer *
+writer_create(int nleaves, const Oid *relids, const GenSpec *spec,
+			  bool frozen, bool maintain_indexes)
 {
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext,
 											  "petagen writer",
@@ -120,19 +126,46 @@ writer_open(const Router *router, const GenSpec *spec, bool frozen)
 	w->cxt = cxt;
 	w->tuplecxt = AllocSetContextCreate(cxt, "petagen writer tuples",
 										ALLOCSET_DEFAULT_SIZES);
-	w->router = router;
 	w->spec = *spec;
+	w->maintain_indexes = maintain_indexes;
 	w->check_dups = spec->keys.mode == KEYS_YCSB ||
 		spec->keys.mode == KEYS_GO_YCSB;
 	w->insert_options = frozen ? HEAP_INSERT_FROZEN | HEAP_INSERT_SKIP_FSM : 0;
 	w->cid = GetCurrentCommandId(true);
-	w->nleaves = route_nleaves(router);
+	w->nleaves = nleaves;
+	w->relids = MemoryContextAlloc(cxt, sizeof(Oid) * Max(nleaves, 1));
+	memcpy(w->relids, relids, sizeof(Oid) * nleaves);
 	w->leaf_max_bytes = WRITER_TOTAL_BYTES / Max(w->nleaves, 1);
 	w->leaf_max_bytes = Max(w->leaf_max_bytes, WRITER_MIN_BYTES);
 	w->leaf_max_bytes = Min(w->leaf_max_bytes, WRITER_MAX_BYTES);
 	w->leaves = MemoryContextAllocZero(cxt,
 									   sizeof(WriterLeaf *) * Max(w->nleaves, 1));
 	return w;
+}
+
+/* Set up a Writer for the leaves of router; no leaf is opened yet. */
+Writer *
+writer_open(const Router *router, const GenSpec *spec, bool frozen)
+{
+	int			n = route_nleaves(router);
+	Oid		   *relids = palloc(sizeof(Oid) * Max(n, 1));
+	Writer	   *w;
+
+	for (int i = 0; i < n; i++)
+		relids[i] = route_leaf(router, i)->relid;
+	w = writer_create(n, relids, spec, frozen, true);
+	pfree(relids);
+	return w;
+}
+
+/*
+ * Set up a Writer of frozen rows for one leaf (leaf number 0) whose
+ * indexes the caller builds after the rows: they are not maintained.
+ */
+Writer *
+writer_open_heap_only(Oid relid, const GenSpec *spec)
+{
+	return writer_create(1, &relid, spec, true, false);
 }
 
 /* The unique btree index on exactly ycsb_key of a leaf, or NULL. */
@@ -202,7 +235,7 @@ writer_open_leaf(Writer *w, int leaf)
 	WriterLeaf *wl = palloc0(sizeof(WriterLeaf));
 	TupleConstr *constr;
 
-	wl->rel = table_open(route_leaf(w->router, leaf)->relid, RowExclusiveLock);
+	wl->rel = table_open(w->relids[leaf], RowExclusiveLock);
 	if (w->insert_options & HEAP_INSERT_FROZEN)
 		RelationSetTargetBlock(wl->rel, InvalidBlockNumber);
 	constr = RelationGetDescr(wl->rel)->constr;
@@ -213,7 +246,8 @@ writer_open_leaf(Writer *w, int leaf)
 	wl->estate = CreateExecutorState();
 	wl->rri = makeNode(ResultRelInfo);
 	InitResultRelInfo(wl->rri, wl->rel, 0, NULL, 0);
-	ExecOpenIndices(wl->rri, false);
+	if (w->maintain_indexes)
+		ExecOpenIndices(wl->rri, false);
 	writer_check_indexes(wl);
 	wl->bistate = GetBulkInsertState();
 	wl->slots = palloc0(sizeof(TupleTableSlot *) * WRITER_MAX_ROWS);
