@@ -186,7 +186,8 @@ job_check_not_running(const JobDef *def)
 	if (strcmp(def->state, "done") == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("load job " INT64_FORMAT " is already done", def->job)));
+				 errmsg("load job " INT64_FORMAT " is already done", def->job),
+				 errhint("To load the table again, empty it and start a new job with petagen.start().")));
 	if (strcmp(def->state, "running") == 0 && live_is_running(def))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_IN_USE),
