@@ -151,6 +151,7 @@ GROUP BY c.oid});
 	foreach (@tables)
 	{
 		my ($table, $list) = split / /;
+		next if $cols && !exists $cols->{$table};    # new in the update
 		$list = $cols->{$table} if $cols;
 		$columns{$table} = $list;
 		$data{$table} = $node->safe_psql('postgres', qq{
