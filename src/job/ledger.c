@@ -81,8 +81,9 @@ job_read(int64 job, JobDef *def, bool missing_ok)
 	if (catalog_exec("SELECT \"table\"::oid, rows, workers, run, chunk_rows, keys, seed,"
 					 " fieldlength, prefix, zeropadding, disk_reserve, max_rate,"
 					 " started_by::oid, state, dsm_handle, xmin, frozen,"
-					 " indexes = 'after', method = 'leaf'"
-					 " FROM petagen.jobs WHERE job = $1",
+					 " indexes = 'after',"
+					 " to_jsonb(j) ->> 'method' IS NOT DISTINCT FROM 'leaf'"
+					 " FROM petagen.jobs j WHERE job = $1",
 					 1, types, values, NULL, SPI_OK_SELECT) == 0)
 	{
 		catalog_finish(&scope);
@@ -181,6 +182,18 @@ ledger_running_conflict(Oid relid, int64 except_job, int64 *other_job,
 	return found;
 }
 
+/*
+ * The INSERT of a job's row.  Only a leaf job names its method: a chunk
+ * job's is the column's default, and a catalog still at 0.1 (the library
+ * is 0.2, ALTER EXTENSION UPDATE not yet run) has no method column.
+ */
+#define LEDGER_INSERT_JOB(col, param) \
+	"INSERT INTO petagen.jobs (\"table\", rows, workers," \
+	" chunk_rows, keys, seed, fieldlength, prefix, zeropadding," \
+	" disk_reserve, max_rate, started_by, frozen, indexes" col ")" \
+	" VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11," \
+	" $12::pg_catalog.regrole, $13, $14" param ") RETURNING job"
+
 /* Insert def's row into petagen.jobs as its first run; sets def->job. */
 void
 ledger_insert_job(JobDef *def)
@@ -211,12 +224,12 @@ ledger_insert_job(JobDef *def)
 	if (def->max_rate <= 0)
 		nulls[10] = 'n';
 	catalog_connect(&scope, true);
-	catalog_exec("INSERT INTO petagen.jobs (\"table\", rows, workers,"
-				 " chunk_rows, keys, seed, fieldlength, prefix, zeropadding,"
-				 " disk_reserve, max_rate, started_by, frozen, indexes, method)"
-				 " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,"
-				 " $12::pg_catalog.regrole, $13, $14, $15) RETURNING job",
-				 15, types, values, nulls, SPI_OK_INSERT_RETURNING);
+	if (def->leaf_method)
+		catalog_exec(LEDGER_INSERT_JOB(", method", ", $15"), 15, types, values,
+					 nulls, SPI_OK_INSERT_RETURNING);
+	else
+		catalog_exec(LEDGER_INSERT_JOB("", ""), 14, types, values, nulls,
+					 SPI_OK_INSERT_RETURNING);
 	def->job = ledger_int8(1);
 	catalog_finish(&scope);
 	def->run = 1;
@@ -356,7 +369,6 @@ ledger_record_chunk(const JobDef *def, int32 worker, int64 chunk,
 	Oid			types[10] = {INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID,
 	INT8OID, INT4OID, INT4OID, OIDOID};
 	Datum		values[10];
-	char		nulls[10] = "         n";
 	CatalogScope scope;
 
 	values[0] = Int64GetDatum(def->job);
@@ -369,13 +381,18 @@ ledger_record_chunk(const JobDef *def, int32 worker, int64 chunk,
 	values[7] = Int32GetDatum(worker);
 	values[8] = Int32GetDatum(def->run);
 	values[9] = ObjectIdGetDatum(leaf);
-	if (OidIsValid(leaf))
-		nulls[9] = ' ';
 	catalog_connect(&scope, true);
-	catalog_exec("INSERT INTO petagen.chunks (job, chunk, keys, rows_written,"
-				 " bytes, duplicates, foreign_skipped, worker, run, leaf)"
-				 " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-				 10, types, values, nulls, SPI_OK_INSERT);
+	/* only a leaf job names the leaf column (a 0.1 catalog has none) */
+	if (OidIsValid(leaf))
+		catalog_exec("INSERT INTO petagen.chunks (job, chunk, keys, rows_written,"
+					 " bytes, duplicates, foreign_skipped, worker, run, leaf)"
+					 " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+					 10, types, values, NULL, SPI_OK_INSERT);
+	else
+		catalog_exec("INSERT INTO petagen.chunks (job, chunk, keys, rows_written,"
+					 " bytes, duplicates, foreign_skipped, worker, run)"
+					 " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+					 9, types, values, NULL, SPI_OK_INSERT);
 	catalog_finish(&scope);
 }
 

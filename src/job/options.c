@@ -158,13 +158,15 @@ options_load_method(FunctionCallInfo fcinfo, const char *funcname,
 {
 	options_check_not_null(fcinfo, START_ARG_FROZEN, funcname);
 	options_check_not_null(fcinfo, START_ARG_INDEXES, funcname);
-	if (PG_ARGISNULL(method_arg))
+	if (PG_NARGS() > method_arg && PG_ARGISNULL(method_arg))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("argument \"method\" of %s must not be null", funcname)));
 	def->frozen = PG_GETARG_BOOL(START_ARG_FROZEN);
 	def->indexes_after = indexes_option(text_to_cstring(PG_GETARG_TEXT_PP(START_ARG_INDEXES)));
-	def->leaf_method = leaf_method_option(text_to_cstring(PG_GETARG_TEXT_PP(method_arg)));
+	/* the 0.1 declarations of start() and check() have no method: chunk */
+	def->leaf_method = PG_NARGS() > method_arg &&
+		leaf_method_option(text_to_cstring(PG_GETARG_TEXT_PP(method_arg)));
 	if (def->leaf_method)
 		leaf_check(def->relid, &def->spec, def->indexes_after);
 	else if (def->frozen)

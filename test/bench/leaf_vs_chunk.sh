@@ -165,7 +165,7 @@ mkdir -p "$RESULTS_DIR"
 {
     echo "# Leaf loads vs chunk loads and COPY — $(fmt "$N") rows, wal_level = minimal, $REPS runs each"
     echo
-    bench_env | sed 's/wal_level replica/wal_level minimal, max_wal_senders 0/'
+    bench_env | sed 's/wal_level replica/wal_level minimal, max_wal_senders 0/; s/max_worker_processes 16/max_worker_processes 40/'
     echo "- command: \`PGBIN=$PGBIN N=$N REPS=$REPS test/bench/leaf_vs_chunk.sh\`"
     echo "- canonical usertable (8-way hash, varchar(64) PK + 10 varchar(100)), keys 'ordered'; TRUNCATE + CHECKPOINT before each load; methods interleaved; medians"
     echo
