@@ -56,7 +56,7 @@ sub seqscan_psql
 sub start_leaf
 {
 	my ($table) = @_;
-	$node->safe_psql('postgres', usertable_sql($table));
+	$node->safe_psql('postgres', "SELECT petagen.create_table('$table')");
 	return $node->safe_psql('postgres',
 		qq{SELECT petagen.start($rows, workers => 2, "table" => '$table',
 		   chunk_rows => $chunk_rows, method => 'leaf')});
@@ -91,7 +91,7 @@ sub start_held_before_commit
 		$first, "$table: leaves before $first are committed, the held ones not");
 	is( seqscan_psql(
 			"SELECT count(*) = (SELECT rows_written FROM petagen.chunks WHERE job = $job AND chunk = 0)"
-			  . " FROM ${table}_0"),
+			  . " FROM ${table}_p0"),
 		't', "$table: the committed leaf reads whole");
 	my ($ret, $stdout, $stderr) = $node->psql('postgres',
 		"SET lock_timeout = '100ms'; SELECT count(*) FROM ${table}_$first");
@@ -189,14 +189,14 @@ is($node->safe_psql('postgres', "SELECT petagen.resume($job_c)"),
 check_exact($job_c, 'leaf_c', 'stop');
 
 # (d) An operator who does not own the table: TRUNCATE on the leaves decides.
-$node->safe_psql('postgres', usertable_sql('leaf_d') . q{
+$node->safe_psql('postgres', q{SELECT petagen.create_table('leaf_d');
 CREATE ROLE leaf_op LOGIN IN ROLE petagen_operator;
 GRANT USAGE ON SCHEMA public TO leaf_op;
 GRANT SELECT, INSERT ON leaf_d TO leaf_op;
 });
 my ($ret, $stdout, $stderr) = $node->psql('postgres',
 	qq{SET ROLE leaf_op; SELECT petagen.start($rows, 2, 'leaf_d', chunk_rows => $chunk_rows, method => 'leaf')});
-like($stderr, qr/permission denied for table leaf_d_0/,
+like($stderr, qr/permission denied for table leaf_d_p0/,
 	'operator: without TRUNCATE on the leaves a leaf load is refused');
 $node->safe_psql('postgres',
 	"SELECT format('GRANT TRUNCATE ON %s TO leaf_op', relid) FROM pg_partition_tree('leaf_d') WHERE isleaf \\gexec");
@@ -206,14 +206,14 @@ check_exact($job_d, 'leaf_d', 'operator with TRUNCATE');
 
 # (e) force => true past check()'s refusal: the worker refuses the leaf that
 # holds rows and leaves it as it was.
-$node->safe_psql('postgres', usertable_sql('leaf_e')
+$node->safe_psql('postgres', "SELECT petagen.create_table('leaf_e');"
 	  . "INSERT INTO leaf_e (ycsb_key) VALUES ('x');");
 my $job_e = $node->safe_psql('postgres',
 	"SELECT petagen.start(1000, 1, 'leaf_e', method => 'leaf', force => true)");
 is($node->safe_psql('postgres', "SELECT petagen.wait($job_e, '180s')"),
 	'failed', 'not empty: the job fails');
 like( $node->safe_psql('postgres', "SELECT last_error FROM petagen.jobs WHERE job = $job_e"),
-	qr/^leaf "leaf_e_\d" is not empty$/, 'not empty: the error names the leaf');
+	qr/^leaf "leaf_e_p\d" is not empty$/, 'not empty: the error names the leaf');
 is( $node->safe_psql('postgres',
 		"SELECT count(*) FROM leaf_e WHERE ycsb_key = 'x' AND tableoid::regclass::text LIKE 'leaf_e_%'"),
 	'1', 'not empty: the row of the refused leaf is still there');
