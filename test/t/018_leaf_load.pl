@@ -94,7 +94,7 @@ sub start_held_before_commit
 			  . " FROM ${table}_p0"),
 		't', "$table: the committed leaf reads whole");
 	my ($ret, $stdout, $stderr) = $node->psql('postgres',
-		"SET lock_timeout = '100ms'; SELECT count(*) FROM ${table}_$first");
+		"SET lock_timeout = '100ms'; SELECT count(*) FROM ${table}_p$first");
 	like($stderr, qr/lock timeout/,
 		"$table: a reader of a leaf in flight waits for its commit");
 	return $job;
