@@ -6,16 +6,24 @@
  * petagen generates YCSB-shaped rows inside the server.  The code is in
  * one directory per concept, each using only those listed after it:
  *
- *	verify/, bench/	proving a loaded table; benchmarks in workers
+ *	verify/			verify(): per-leaf fingerprints (verify_scan.c) in
+ *					parallel workers (verify_par.c), key-by-key probes of
+ *					the leaves that differ (verify_diff.c), foreign leaves
+ *					on their node (verify_fdw.c)
+ *	bench/			benchmarks in background workers
  *	job/			load jobs: the SQL API (job.c), their arguments
  *					(options.c), refusals and petagen.check() (preflight.c),
  *					the job catalog (ledger.c), live state (live.c),
- *					workers (worker.c), status() (status.c)
+ *					workers (worker.c), status() (status.c), the Citus
+ *					shards a job writes (citus_shards.c), the DROP
+ *					EXTENSION guard (drop_guard.c)
  *	load/			a range of keys into the local leaves in one
  *					transaction (load.c, writer.c), frozen rows (frozen.c),
- *					indexes after (indexes.c), free space (disk.c),
- *					create_table() (create.c)
- *	route/			a table's leaves and the leaf of a key
+ *					indexes after (indexes.c), leaf-at-a-time loads
+ *					(leafload.c), free space (disk.c), create_table()
+ *					(create.c)
+ *	route/			a table's leaves and the leaf of a key: partitions
+ *					(route.c), Citus shards (citus_meta.c)
  *	gen/			keys, rows and distributions: pure functions, no SPI
  *	(top)			launch.c starts workers, catalog.c runs SQL with
  *					search_path pinned, guard.c refuses what the context
