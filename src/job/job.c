@@ -36,7 +36,6 @@
 #include "job/live.h"
 #include "job/options.h"
 #include "job/preflight.h"
-#include "load/frozen.h"
 #include "load/indexes.h"
 #include "load/leafload.h"
 
@@ -169,12 +168,7 @@ job_check_resumable(const JobDef *def)
 	GetUserIdAndSecContext(&save_userid, &save_sec_context);
 	SetUserIdAndSecContext(def->owner,
 						   save_sec_context | SECURITY_LOCAL_USERID_CHANGE);
-	if (def->leaf_method)
-		leaf_check(def->relid, &def->spec, def->indexes_after);
-	else if (def->frozen)
-		frozen_check(def->relid, &def->spec);
-	if (def->indexes_after)
-		indexes_check(def->relid, &def->spec);
+	options_check_method(def);
 	check_table_loadable(def->relid, &def->spec, def->rows);
 	SetUserIdAndSecContext(save_userid, save_sec_context);
 }

@@ -167,6 +167,13 @@ options_load_method(FunctionCallInfo fcinfo, const char *funcname,
 	/* the 0.1 declarations of start() and check() have no method: chunk */
 	def->leaf_method = PG_NARGS() > method_arg &&
 		leaf_method_option(text_to_cstring(PG_GETARG_TEXT_PP(method_arg)));
+	options_check_method(def);
+}
+
+/* Raise an error unless def's table suits its load method and options. */
+void
+options_check_method(const JobDef *def)
+{
 	if (def->leaf_method)
 		leaf_check(def->relid, &def->spec, def->indexes_after);
 	else if (def->frozen)

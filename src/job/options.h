@@ -37,6 +37,7 @@ typedef enum StartArg
 
 extern void options_parse(FunctionCallInfo fcinfo, const char *funcname,
 						  StartArg method_arg, JobDef *def);
+extern void options_check_method(const JobDef *def);
 extern void options_check_not_null(FunctionCallInfo fcinfo, StartArg arg,
 								   const char *funcname);
 extern void options_check_job_arg(FunctionCallInfo fcinfo, const char *funcname);
