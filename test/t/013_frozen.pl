@@ -38,15 +38,6 @@ $node->safe_psql('postgres',
 # The content checksum of the key space, as the generator (and a plain load) has it.
 my $expected_sum;
 
-# Run a query with index scans off, so that the heap itself is counted.
-sub seqscan_psql
-{
-	my ($sql) = @_;
-	return $node->safe_psql('postgres',
-		"SET enable_indexscan = off; SET enable_bitmapscan = off;"
-		  . " SET enable_indexonlyscan = off; $sql");
-}
-
 # Start a frozen load of $rows rows into a new 8-leaf table; returns the job.
 sub start_frozen
 {
@@ -78,7 +69,7 @@ sub start_held_before_commit
 	is( $node->safe_psql('postgres',
 			"SELECT count(*) FROM petagen.chunks WHERE job = $job"),
 		$first, "$table: chunks before $first are committed, the held ones not");
-	is(seqscan_psql(excess_sql($job, $table)), 2 * $chunk_rows,
+	is(seqscan_psql($node, excess_sql($job, $table)), 2 * $chunk_rows,
 		"$table: a sequential scan sees the frozen rows of the two held chunks");
 	return $job;
 }
@@ -96,7 +87,7 @@ sub frozen_fraction
 sub rows_off_frozen_pages
 {
 	my ($table) = @_;
-	return seqscan_psql(
+	return seqscan_psql($node, 
 		"SET enable_nestloop = off; CREATE TEMP TABLE nf AS SELECT p.relid, m.blkno"
 		  . " FROM pg_partition_tree('$table') p, pg_visibility_map(p.relid) m"
 		  . " WHERE p.isleaf AND NOT m.all_frozen; ANALYZE nf;"
@@ -113,12 +104,12 @@ sub check_exact
 	is( $node->safe_psql('postgres',
 			"SELECT count(*), count(*) FILTER (WHERE ok) FROM petagen.verify(${job}::bigint)"),
 		'8|8', "$what: verify() is ok on every leaf");
-	is(seqscan_psql("SELECT count(*) FROM $table"),
+	is(seqscan_psql($node, "SELECT count(*) FROM $table"),
 		$rows, "$what: a sequential scan counts exactly the key space");
-	is( seqscan_psql(
+	is( seqscan_psql($node, 
 			"SELECT count(*) FROM (SELECT ycsb_key FROM $table GROUP BY 1 HAVING count(*) > 1) d"),
 		'0', "$what: no key is there twice");
-	is( seqscan_psql(
+	is( seqscan_psql($node, 
 			"SELECT md5(string_agg(md5(t::text), '' ORDER BY ycsb_key)) FROM $table t"),
 		$expected_sum //= $node->safe_psql('postgres',
 			"SELECT md5(string_agg(md5(t::text), '' ORDER BY ycsb_key))"
@@ -167,7 +158,7 @@ ok( poll_after_crash(
 		$node, "SELECT state FROM petagen.status($job_b) WHERE worker IS NULL",
 		'interrupted'),
 	'kill: after the crash restart the job is interrupted');
-my $left = seqscan_psql(excess_sql($job_b, 'frozen_b'));
+my $left = seqscan_psql($node, excess_sql($job_b, 'frozen_b'));
 is($left, 2 * $chunk_rows,
 	'kill: the frozen rows of the two aborted chunks survived the crash');
 ok( $node->safe_psql('postgres',
@@ -194,7 +185,7 @@ is(rows_off_frozen_pages('frozen_b'), '0', 'kill: after one VACUUM every row is 
 my $job_c = start_held_before_commit('frozen_c', 2);
 is($node->safe_psql('postgres', "SELECT petagen.stop($job_c)"),
 	'stopped', 'stop: stop() returns stopped');
-is(seqscan_psql(excess_sql($job_c, 'frozen_c')), 2 * $chunk_rows,
+is(seqscan_psql($node, excess_sql($job_c, 'frozen_c')), 2 * $chunk_rows,
 	'stop: the frozen rows of the two rolled-back chunks remain');
 set_debug_pause($node, '');
 is($node->safe_psql('postgres', "SELECT petagen.resume($job_c)"),

@@ -43,15 +43,6 @@ $node->safe_psql('postgres',
 
 my $expected_sum;
 
-# Run a query with index scans off, so that the heap itself is counted.
-sub seqscan_psql
-{
-	my ($sql) = @_;
-	return $node->safe_psql('postgres',
-		"SET enable_indexscan = off; SET enable_bitmapscan = off;"
-		  . " SET enable_indexonlyscan = off; $sql");
-}
-
 # Start a leaf load of $rows rows into a new 8-leaf table; returns the job.
 sub start_leaf
 {
@@ -89,7 +80,7 @@ sub start_held_before_commit
 	is( $node->safe_psql('postgres',
 			"SELECT count(*) FROM petagen.chunks WHERE job = $job"),
 		$first, "$table: leaves before $first are committed, the held ones not");
-	is( seqscan_psql(
+	is( seqscan_psql($node, 
 			"SELECT count(*) = (SELECT rows_written FROM petagen.chunks WHERE job = $job AND chunk = 0)"
 			  . " FROM ${table}_p0"),
 		't', "$table: the committed leaf reads whole");
@@ -109,9 +100,9 @@ sub check_exact
 	is( $node->safe_psql('postgres',
 			"SELECT count(*), count(*) FILTER (WHERE ok) FROM petagen.verify(${job}::bigint)"),
 		'8|8', "$what: verify() is ok on every leaf");
-	is(seqscan_psql("SELECT count(*) FROM $table"),
+	is(seqscan_psql($node, "SELECT count(*) FROM $table"),
 		$rows, "$what: a sequential scan counts exactly the key space");
-	is( seqscan_psql(
+	is( seqscan_psql($node, 
 			"SELECT md5(string_agg(md5(t::text), '' ORDER BY ycsb_key)) FROM $table t"),
 		$expected_sum //= $node->safe_psql('postgres',
 			"SELECT md5(string_agg(md5(t::text), '' ORDER BY ycsb_key))"
@@ -128,7 +119,7 @@ sub check_exact
 	# From 16 on heap_multi_insert extends a leaf by many pages at once; the
 	# ones the last rows did not reach stay empty (no rows, not in the
 	# visibility map).  Every page with a row is all-frozen.
-	is( seqscan_psql(
+	is( seqscan_psql($node, 
 			"SET enable_nestloop = off; CREATE TEMP TABLE nf AS SELECT p.relid, m.blkno"
 			  . " FROM pg_partition_tree('$table') p, pg_visibility_map(p.relid) m"
 			  . " WHERE p.isleaf AND NOT m.all_frozen; ANALYZE nf;"
@@ -170,7 +161,7 @@ ok( poll_after_crash(
 		$node, "SELECT state FROM petagen.status($job_b) WHERE worker IS NULL",
 		'interrupted'),
 	'kill: after the crash restart the job is interrupted');
-is(seqscan_psql(excess_sql($job_b, 'leaf_b')), '0',
+is(seqscan_psql($node, excess_sql($job_b, 'leaf_b')), '0',
 	'kill: the leaves in flight are empty again');
 set_debug_pause($node, '');
 is($node->safe_psql('postgres', "SELECT petagen.resume($job_b)"),
@@ -181,7 +172,7 @@ check_exact($job_b, 'leaf_b', 'kill');
 my $job_c = start_held_before_commit('leaf_c', 2);
 is($node->safe_psql('postgres', "SELECT petagen.stop($job_c)"),
 	'stopped', 'stop: stop() returns stopped');
-is(seqscan_psql(excess_sql($job_c, 'leaf_c')), '0',
+is(seqscan_psql($node, excess_sql($job_c, 'leaf_c')), '0',
 	'stop: the leaves in flight are empty again');
 set_debug_pause($node, '');
 is($node->safe_psql('postgres', "SELECT petagen.resume($job_c)"),

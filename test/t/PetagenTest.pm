@@ -7,7 +7,7 @@ use Exporter 'import';
 use IPC::Run;
 use Time::HiRes qw(usleep);
 
-our @EXPORT = qw(ycsb_table_sql set_debug_pause wait_for_debug_pause poll_after_crash);
+our @EXPORT = qw(ycsb_table_sql seqscan_psql set_debug_pause wait_for_debug_pause poll_after_crash);
 
 # Test tables come from petagen.create_table() (the canonical, hash
 # partitioned table) or, when a test needs a plain table of that shape, from
@@ -20,6 +20,15 @@ sub ycsb_table_sql
 	my ($name, $fields) = @_;
 	my $cols = join('', map { ", field$_ varchar(100)" } 0 .. ($fields // 1) - 1);
 	return "CREATE TABLE $name (ycsb_key varchar(64) PRIMARY KEY$cols);\n";
+}
+
+# Run $sql on $node with index scans off, so that the heap itself is read.
+sub seqscan_psql
+{
+	my ($node, $sql) = @_;
+	return $node->safe_psql('postgres',
+		"SET enable_indexscan = off; SET enable_bitmapscan = off;"
+		  . " SET enable_indexonlyscan = off; $sql");
 }
 
 # Set petagen.debug_pause (for tests; '' releases every held worker) with
