@@ -17,12 +17,15 @@
 #   copy_workers  the same, half the rows on each worker at once (Citus routes them)
 #   petagen       SELECT petagen.start(N, workers => WORKERS) on each worker at
 #                 once, then petagen.wait() of both (time: until both are done)
+#   petagen_leaf  the same with method => 'leaf' (one shard per transaction,
+#                 new relfilenode, frozen, primary key rebuilt per shard)
 # Each load is checked through the coordinator (count(*) = N).  Per method:
 # the runs, the median, rows/s and the ratio to COPY through the coordinator.
 # Markdown table printed and written to test/bench/results/citus_load.md.
 #   N        rows per load                 (default 1000000)
 #   REPS     repetitions                   (default 3)
 #   WORKERS  petagen load workers per node (default 2)
+#   METHODS  the methods to run            (default: all four)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -33,7 +36,7 @@ export PETAGEN_CITUS_DIR=${PETAGEN_CITUS_DIR:-/tmp/bench-pg/citus_load}
 export PETAGEN_CITUS_PORT=${PETAGEN_CITUS_PORT:-54370}
 DIR=$PETAGEN_CITUS_DIR
 OUT=test/bench/results/citus_load.md
-METHODS="copy_coord copy_workers petagen"
+METHODS=${METHODS:-copy_coord copy_workers petagen petagen_leaf}
 
 log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 cl() { bash scripts/citus_cluster.sh psql "$@"; }
@@ -68,9 +71,11 @@ run() {
         val 1 "COPY usertable FROM '$DIR/half1.bin' (FORMAT binary)" >/dev/null & p1=$!
         val 2 "COPY usertable FROM '$DIR/half2.bin' (FORMAT binary)" >/dev/null & p2=$!
         wait $p1; wait $p2 ;;
-    petagen)
-        j1=$(val 1 "SELECT petagen.start($N, workers => $WORKERS)")
-        j2=$(val 2 "SELECT petagen.start($N, workers => $WORKERS)")
+    petagen|petagen_leaf)
+        local how="workers => $WORKERS"
+        [ "$1" = petagen ] || how="$how, method => 'leaf'"
+        j1=$(val 1 "SELECT petagen.start($N, $how)")
+        j2=$(val 2 "SELECT petagen.start($N, $how)")
         [ "$(val 1 "SELECT petagen.wait($j1)")" = done ] || { echo "worker1 job $j1 not done" >&2; exit 1; }
         [ "$(val 2 "SELECT petagen.wait($j2)")" = done ] || { echo "worker2 job $j2 not done" >&2; exit 1; } ;;
     esac
@@ -95,16 +100,19 @@ label() {
     copy_coord)   echo "COPY FROM file (binary) through the coordinator" ;;
     copy_workers) echo "COPY FROM file (binary), half through each worker at once" ;;
     petagen)      echo "petagen.start(N, workers => $WORKERS) on each worker at once" ;;
+    petagen_leaf) echo "petagen.start(N, workers => $WORKERS, method => 'leaf') on each worker at once" ;;
     esac
 }
 fmt() { printf "%'d" "$1"; }
 base=$(median ${S[copy_coord]})
+load=$(cut -d' ' -f1-3 /proc/loadavg)
 mkdir -p "$(dirname "$OUT")"
 {
     echo "# Filling a Citus table: petagen on the workers vs COPY — $(fmt "$N") rows, $REPS runs each"
     echo
     echo "- $(nproc) cores, $(awk '/MemTotal/{printf "%.0f GB", $2 / 1048576}' /proc/meminfo) RAM; $(val 0 "SELECT split_part(version(), ' on ', 1)"), Citus $(val 0 "SELECT extversion FROM pg_extension WHERE extname = 'citus'")"
-    echo "- command: \`N=$N REPS=$REPS WORKERS=$WORKERS test/bench/citus_load.sh\` (PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config})"
+    echo "- $(date -u '+%Y-%m-%d %H:%M UTC'); load average at the end: $load (the 3 instances and the loaders share the cores)"
+    echo "- command: \`N=$N REPS=$REPS WORKERS=$WORKERS METHODS='$METHODS' test/bench/citus_load.sh\` (PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config})"
     echo "- coordinator + 2 workers on one machine (scripts/citus_cluster.sh), usertable hash-distributed on ycsb_key, $(val 0 "SELECT count(*) FROM pg_dist_shard WHERE logicalrelid = 'usertable'::regclass") shards, primary key maintained; TRUNCATE + CHECKPOINT before each load; methods interleaved; medians"
     echo
     echo "| method | runs (s) | median s | rows/s | × COPY through the coordinator |"
