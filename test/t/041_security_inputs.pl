@@ -18,15 +18,6 @@ $node->init(allows_streaming => 1);
 $node->start;
 $node->safe_psql('postgres', q{CREATE EXTENSION petagen; SELECT petagen.create_table('usertable');});
 
-# psql with VERBOSITY verbose: (exit code, stderr) of $sql on $n.
-sub try_sql
-{
-	my ($n, $sql) = @_;
-	my ($ret, $stdout, $stderr) =
-	  $n->psql('postgres', "\\set VERBOSITY verbose\n$sql");
-	return ($ret, $stderr);
-}
-
 # 1. start() into one leaf of an 8-way hash table: only the keys
 # PostgreSQL routes to that leaf, and the rest counted as skipped.
 my $job = $node->safe_psql('postgres',

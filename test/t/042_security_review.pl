@@ -28,15 +28,6 @@ CREATE TABLE tree_1_0 PARTITION OF tree_1 FOR VALUES WITH (MODULUS 2, REMAINDER 
 CREATE TABLE tree_1_1 PARTITION OF tree_1 FOR VALUES WITH (MODULUS 2, REMAINDER 1);
 });
 
-# psql with VERBOSITY verbose: (exit code, stderr) of $sql on $n.
-sub try_sql
-{
-	my ($n, $sql) = @_;
-	my ($ret, $stdout, $stderr) =
-	  $n->psql('postgres', "\\set VERBOSITY verbose\n$sql");
-	return ($ret, $stderr);
-}
-
 # Start a job on $table held paused before its first chunk; its number.
 sub start_held
 {

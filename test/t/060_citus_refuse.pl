@@ -13,6 +13,7 @@ use Test::More;
 use FindBin;
 use lib $FindBin::RealBin;
 use PetagenCitus;
+use PetagenTest;
 
 citus_skip_unless_installed();
 
@@ -45,15 +46,6 @@ SELECT 'usertable_' || s.shardid
  WHERE s.logicalrelid = 'usertable'::regclass AND n.nodeport = } . $w1->port . q{
  ORDER BY s.shardid LIMIT 1});
 like($shard, qr/^usertable_\d+$/, "worker1 holds shard $shard");
-
-# The SQLSTATE and message of the error $sql raises on $node.
-sub error_of
-{
-	my ($node, $sql) = @_;
-	my ($rc, $out, $err) =
-	  $node->psql('postgres', "\\set VERBOSITY verbose\n$sql");
-	return $err =~ /ERROR:  (\w{5}: [^\n]*)/ ? $1 : "no error (rc $rc)";
-}
 
 my %refusals = (
 	ref => '0A000: table "ref" is a Citus reference, local or single-shard table',

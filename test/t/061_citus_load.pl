@@ -22,15 +22,6 @@ my $chunk_rows = 20000;
 my ($coord, $w1, $w2) = citus_cluster();
 $coord->safe_psql('postgres', citus_usertable_sql('usertable', 8));
 
-# The SQLSTATE and message of the error $sql raises on $node.
-sub error_of
-{
-	my ($node, $sql) = @_;
-	my ($rc, $out, $err) =
-	  $node->psql('postgres', "\\set VERBOSITY verbose\n$sql");
-	return $err =~ /ERROR:  (\w{5}: [^\n]*)/ ? $1 : "no error (rc $rc)";
-}
-
 # The coordinator holds no shard: start() there says to run it on the workers.
 is( error_of($coord, "SELECT petagen.start($rows, workers => 2)"),
 	'55000: no shard of Citus table "usertable" is placed on this node',

@@ -7,7 +7,8 @@ use Exporter 'import';
 use IPC::Run;
 use Time::HiRes qw(usleep);
 
-our @EXPORT = qw(ycsb_table_sql seqscan_psql set_debug_pause wait_for_debug_pause poll_after_crash);
+our @EXPORT = qw(ycsb_table_sql seqscan_psql try_sql error_of set_debug_pause
+  wait_for_debug_pause poll_after_crash);
 
 # Test tables come from petagen.create_table() (the canonical, hash
 # partitioned table) or, when a test needs a plain table of that shape, from
@@ -29,6 +30,23 @@ sub seqscan_psql
 	return $node->safe_psql('postgres',
 		"SET enable_indexscan = off; SET enable_bitmapscan = off;"
 		  . " SET enable_indexonlyscan = off; $sql");
+}
+
+# psql with VERBOSITY verbose: (exit code, stderr) of $sql on $node.
+sub try_sql
+{
+	my ($node, $sql) = @_;
+	my ($ret, $stdout, $stderr) =
+	  $node->psql('postgres', "\\set VERBOSITY verbose\n$sql");
+	return ($ret, $stderr);
+}
+
+# The SQLSTATE and message of the error $sql raises on $node.
+sub error_of
+{
+	my ($node, $sql) = @_;
+	my ($rc, $err) = try_sql($node, $sql);
+	return $err =~ /ERROR:  (\w{5}: [^\n]*)/ ? $1 : "no error (rc $rc)";
 }
 
 # Set petagen.debug_pause (for tests; '' releases every held worker) with
