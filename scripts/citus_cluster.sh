@@ -6,7 +6,9 @@
 #
 #   bash scripts/citus_cluster.sh up       build + install petagen (and Citus), start the 3 nodes
 #   bash scripts/citus_cluster.sh load     petagen.start() on each worker, wait, count on the coordinator
+#   bash scripts/citus_cluster.sh status   every worker's jobs, from the coordinator
 #   bash scripts/citus_cluster.sh verify   petagen.verify() of the last job on each worker
+#   bash scripts/citus_cluster.sh matrix   the 3 x 2 select TPS node matrix (+ matrix.svg)
 #   bash scripts/citus_cluster.sh bench    test/bench/citus_load.sh on this cluster
 #   bash scripts/citus_cluster.sh psql K   psql on node K (0 = coordinator, 1, 2 = workers)
 #   bash scripts/citus_cluster.sh down     stop every node (the data stays)
@@ -14,6 +16,7 @@
 #   PETAGEN_CITUS_ROWS      rows in the whole table        (default 1000000)
 #   PETAGEN_CITUS_WORKERS   load workers per Citus worker  (default 2)
 #   PETAGEN_CITUS_SHARDS    shard_count of usertable       (default 32)
+#   PETAGEN_CITUS_DURATION  per matrix cell                (default '5 s')
 #   PETAGEN_CITUS_PORT      node K listens on PORT+K       (default 54360)
 #   PETAGEN_CITUS_DIR       data, sockets and logs         (default ./citus_cluster)
 #   PG_CONFIG               the PostgreSQL to use          (default Debian's 15)
@@ -23,6 +26,7 @@ cd "$(dirname "$0")/.."
 ROWS=${PETAGEN_CITUS_ROWS:-1000000}
 WORKERS=${PETAGEN_CITUS_WORKERS:-2}
 SHARDS=${PETAGEN_CITUS_SHARDS:-32}
+DURATION=${PETAGEN_CITUS_DURATION:-5 s}
 PORT=${PETAGEN_CITUS_PORT:-54360}
 DIR=${PETAGEN_CITUS_DIR:-$PWD/citus_cluster}
 export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
@@ -54,7 +58,7 @@ node_up() {
 port = $((PORT + k))
 listen_addresses = '127.0.0.1'
 unix_socket_directories = '$DIR'
-cluster_name = 'citus$k'
+cluster_name = '127.0.0.1:$((PORT + k))'
 shared_preload_libraries = 'citus'
 max_worker_processes = 16
 shared_buffers = 512MB
@@ -104,6 +108,19 @@ cmd_load() {
     echo "worker1: job $j1 $(node_psql 1 -At -c "SELECT petagen.wait($j1)")"
     echo "worker2: job $j2 $(node_psql 2 -At -c "SELECT petagen.wait($j2)")"
     node_psql 0 -c "SELECT count(*) AS rows, count(DISTINCT ycsb_key) AS distinct_keys FROM usertable"
+    cmd_status
+}
+
+# Every worker's jobs (their total status() row), in one query on the coordinator.
+cmd_status() {
+    node_psql 0 -c "SELECT w.nodename || ':' || w.nodeport AS node, s.job, s.state, s.rows_written,
+                           s.percent, s.progress, s.avg_rows_per_s, s.eta, s.last_error
+                    FROM run_command_on_workers(\$\$SELECT coalesce(json_agg(s), '[]')
+                             FROM petagen.status() AS s WHERE s.worker IS NULL\$\$) AS w,
+                         json_to_recordset(w.result::json) AS s(job bigint, state text,
+                             rows_written bigint, percent double precision, progress text,
+                             avg_rows_per_s bigint, eta interval, last_error text)
+                    ORDER BY 1, 2"
 }
 
 cmd_verify() {
@@ -115,6 +132,59 @@ cmd_verify() {
                            FROM petagen.verify((SELECT max(job) FROM petagen.jobs))
                            GROUP BY 1, 2 ORDER BY 1 DESC, 2"
     done
+}
+
+# Copy the workers' bench_results rows the coordinator lacks into its own,
+# as petagen_cluster.gather_bench() does for the postgres_fdw cluster.
+gather_bench() {
+    local cols
+    cols=$(node_psql 0 -At -c "SELECT string_agg(quote_ident(attname), ', ' ORDER BY attnum)
+        FROM pg_attribute WHERE attrelid = 'petagen.bench_results'::regclass
+        AND attnum > 0 AND NOT attisdropped AND attname <> 'id'")
+    for k in 1 2; do
+        node_psql "$k" -c "\\copy (SELECT $cols FROM petagen.bench_results) TO '$DIR/bench_results$k.copy'"
+    done
+    node_psql 0 -At <<SQL
+CREATE TEMP TABLE gathered AS SELECT $cols FROM petagen.bench_results WITH NO DATA;
+\copy gathered FROM '$DIR/bench_results1.copy'
+\copy gathered FROM '$DIR/bench_results2.copy'
+WITH g AS (INSERT INTO petagen.bench_results ($cols) SELECT $cols FROM gathered AS r
+           WHERE NOT EXISTS (SELECT FROM petagen.bench_results AS l WHERE l.node = r.node
+                             AND l.started_at = r.started_at AND l.finished_at = r.finished_at)
+           RETURNING 1)
+SELECT count(*) || ' runs gathered on the coordinator' FROM g;
+SQL
+}
+
+# From each node, bench('select') of each worker's shards through Citus;
+# on each worker also its local shards directly.  Then the matrix.
+cmd_matrix() {
+    local since holders rows ids
+    since=$(node_psql 0 -At -c "SELECT clock_timestamp()")
+    holders=$(node_psql 0 -At -c "SELECT DISTINCT nodename || ':' || nodeport FROM citus_shards
+                                  WHERE table_name = 'usertable'::regclass ORDER BY 1")
+    rows=$(node_psql 1 -At -c "SELECT rows FROM petagen.jobs
+                               WHERE \"table\" = 'usertable'::regclass ORDER BY job DESC LIMIT 1")
+    for k in $NODES; do
+        echo "== 127.0.0.1:$((PORT + k)) sends: holder|operations|tps|errors|not_found"
+        for h in $holders; do
+            node_psql "$k" -At -c "SELECT '$h', operations, round(tps), errors, not_found
+                FROM petagen.bench('select', workers => 1, duration => '$DURATION',
+                                   rows => $rows, target => ARRAY['$h'])"
+        done
+        [ "$k" = 0 ] || node_psql "$k" -At -c "SELECT 'local shards, directly', operations,
+                round(tps), errors, not_found
+                FROM petagen.bench('select', workers => 1, duration => '$DURATION')"
+    done
+    gather_bench
+    ids=$(node_psql 0 -At -c "SELECT array_agg(id) FROM petagen.bench_results
+                              WHERE kind = 'select' AND target_node <> 'local' AND started_at >= '$since'")
+    echo "== select TPS through Citus: rows = node sending the queries, columns = node holding the shards"
+    node_psql 0 <<SQL
+SELECT node, target, round(tps) AS tps FROM petagen.bench_matrix('$ids') \\crosstabview node target tps
+SQL
+    node_psql 0 -At -c "SELECT petagen.chart_matrix('$ids')" >"$DIR/matrix.svg"
+    echo "heatmap: $DIR/matrix.svg"
 }
 
 cmd_down() {
@@ -130,7 +200,9 @@ cmd_down() {
 case ${1:-} in
     up) cmd_up ;;
     load) cmd_load ;;
+    status) cmd_status ;;
     verify) cmd_verify ;;
+    matrix) cmd_matrix ;;
     bench) PETAGEN_CITUS_DIR=$DIR PETAGEN_CITUS_PORT=$PORT bash test/bench/citus_load.sh ;;
     psql) shift; k=${1:-0}; shift || true; node_psql "$k" "$@" ;;
     down) cmd_down ;;

@@ -202,3 +202,7 @@ ALTER TABLE @extschema@.jobs
         CHECK (method IN ('chunk', 'leaf'));
 ALTER TABLE @extschema@.chunks
     ADD COLUMN leaf regclass;
+
+-- bench() targets the shards of a Citus node through the distributed table.
+COMMENT ON TABLE @extschema@.bench_results IS
+    'petagen.bench() runs: sweep is the id of the first run of a bench_sweep(); target_node is "local", the foreign server of the target leaves, the Citus node (host:port) of shards queried through Citus, or "mixed"';

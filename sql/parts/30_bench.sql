@@ -38,7 +38,7 @@ CREATE TABLE @extschema@.bench_results (
     finished_at timestamptz NOT NULL DEFAULT pg_catalog.now()
 );
 COMMENT ON TABLE @extschema@.bench_results IS
-    'petagen.bench() runs: sweep is the id of the first run of a bench_sweep(); target_node is "local" or the foreign server of the target leaves';
+    'petagen.bench() runs: sweep is the id of the first run of a bench_sweep(); target_node is "local", the foreign server of the target leaves, the Citus node (host:port) of shards queried through Citus, or "mixed"';
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.bench_results', '');
 GRANT SELECT ON @extschema@.bench_results TO petagen_operator;
 GRANT SELECT ON @extschema@.bench_results TO pg_monitor;

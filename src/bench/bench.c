@@ -28,7 +28,6 @@
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "funcapi.h"
-#include "lib/qunique.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "pgstat.h"
@@ -108,7 +107,8 @@ typedef struct BenchDef
 	int64		duration_us;
 	int64		warmup_us;
 	Oid			relid;
-	Oid		   *targets;		/* sorted */
+	bool		citus;			/* a Citus table: the leaves are its shards */
+	BenchTarget *targets;		/* sorted by leaf */
 	int			ntargets;
 	const char *target_node;
 	DistKind	distribution;
@@ -199,6 +199,33 @@ bench_check_privileges(BenchKind kind, Oid relid)
 	}
 }
 
+/* The id of a leaf among a benchmark's targets: a Citus shard's id, else its oid. */
+int64
+bench_leaf_id(const RouteLeaf *leaf)
+{
+	return leaf->shardid != 0 ? leaf->shardid : (int64) leaf->relid;
+}
+
+/* Compare targets by leaf for qsort and bsearch. */
+int
+bench_target_cmp(const void *a, const void *b)
+{
+	int64		x = ((const BenchTarget *) a)->leaf;
+	int64		y = ((const BenchTarget *) b)->leaf;
+
+	return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+/* The target of a leaf of the router, or NULL if it is not one. */
+static const BenchTarget *
+bench_find_target(const BenchDef *def, const RouteLeaf *leaf)
+{
+	BenchTarget key = {bench_leaf_id(leaf), InvalidOid};
+
+	return bsearch(&key, def->targets, def->ntargets, sizeof(BenchTarget),
+				   bench_target_cmp);
+}
+
 /* Index of a leaf relid in the router, or -1. */
 static int
 bench_leaf_index(const Router *router, Oid relid)
@@ -209,14 +236,71 @@ bench_leaf_index(const Router *router, Oid relid)
 	return -1;
 }
 
-/* Compare oids for qsort. */
+/* The hint that says how to list the leaves of the table, or of a Citus table. */
 static int
-bench_oid_cmp(const void *a, const void *b)
+bench_leaves_hint(const BenchDef *def)
 {
-	Oid			x = *(const Oid *) a;
-	Oid			y = *(const Oid *) b;
+	const char *name = get_rel_name(def->relid);
 
-	return x < y ? -1 : (x > y ? 1 : 0);
+	if (def->citus)
+		return errhint("petagen.leaves('%s') lists its shards: name a local one by its leaf, or every shard on a node by its node (host:port); Citus routes the queries of a node's shards.",
+					   name);
+	return errhint("SELECT relid FROM pg_partition_tree('%s') WHERE isleaf lists the leaves.",
+				   name);
+}
+
+/*
+ * Mark the leaves one target name stands for in chosen (per router leaf,
+ * the relation to query): every shard on a Citus node named "host:port",
+ * queried through the distributed table, or one leaf named as a table.
+ */
+static void
+bench_name_target(const BenchDef *def, const Router *router, const char *name,
+				  Oid *chosen)
+{
+	bool		node = false;
+	Oid			relid;
+	int			leaf;
+
+	for (int i = 0; def->citus && i < route_nleaves(router); i++)
+		if (strcmp(route_leaf(router, i)->node, name) == 0)
+		{
+			chosen[i] = def->relid;
+			node = true;
+		}
+	if (node)
+		return;
+	if (def->citus && strchr(name, ':') != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("no shard of Citus table \"%s\" is placed on node \"%s\"",
+						get_rel_name(def->relid), name),
+				 bench_leaves_hint(def)));
+	relid = guard_table_name(cstring_to_text(name));
+	leaf = bench_leaf_index(router, relid);
+	if (leaf < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 def->citus ?
+				 errmsg("\"%s\" is not a shard of \"%s\" placed on this node",
+						name, get_rel_name(def->relid)) :
+				 errmsg("\"%s\" is not a leaf partition of \"%s\"",
+						name, get_rel_name(def->relid)),
+				 bench_leaves_hint(def)));
+	chosen[leaf] = relid;
+}
+
+/* The chosen leaves (chosen: per router leaf, the relation to query) as the targets. */
+static void
+bench_set_targets(BenchDef *def, const Router *router, const Oid *chosen)
+{
+	def->targets = palloc(sizeof(BenchTarget) * route_nleaves(router));
+	for (int i = 0; i < route_nleaves(router); i++)
+		if (OidIsValid(chosen[i]))
+		{
+			def->targets[def->ntargets].leaf = bench_leaf_id(route_leaf(router, i));
+			def->targets[def->ntargets++].relid = chosen[i];
+		}
 }
 
 /* The named leaves of the target array; errors for a name that is not a leaf. */
@@ -226,41 +310,41 @@ bench_named_targets(BenchDef *def, const Router *router, ArrayType *names)
 	Datum	   *elems;
 	bool	   *nulls;
 	int			n;
+	Oid		   *chosen = palloc0(sizeof(Oid) * Max(route_nleaves(router), 1));
 
 	deconstruct_array(names, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
-	def->targets = palloc(sizeof(Oid) * Max(n, 1));
 	for (int i = 0; i < n; i++)
 	{
-		Oid			relid;
-
 		if (nulls[i])
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("target must not contain nulls")));
-		relid = guard_table_name(DatumGetTextPP(elems[i]));
-		if (bench_leaf_index(router, relid) < 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("\"%s\" is not a leaf partition of \"%s\"",
-							TextDatumGetCString(elems[i]), get_rel_name(def->relid)),
-					 errhint("SELECT relid FROM pg_partition_tree('%s') WHERE isleaf lists the leaves.",
-							 get_rel_name(def->relid))));
-		def->targets[def->ntargets++] = relid;
+		bench_name_target(def, router, TextDatumGetCString(elems[i]), chosen);
 	}
 	if (n == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("target must name at least one leaf partition")));
+	bench_set_targets(def, router, chosen);
 }
 
 /* All local leaves, the default target. */
 static void
 bench_local_targets(BenchDef *def, const Router *router)
 {
-	def->targets = palloc(sizeof(Oid) * route_nleaves(router));
+	Oid		   *chosen = palloc0(sizeof(Oid) * Max(route_nleaves(router), 1));
+
 	for (int i = 0; i < route_nleaves(router); i++)
 		if (route_leaf(router, i)->local)
-			def->targets[def->ntargets++] = route_leaf(router, i)->relid;
+			chosen[i] = route_leaf(router, i)->relid;
+	bench_set_targets(def, router, chosen);
+	if (def->ntargets == 0 && def->citus)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("no shard of Citus table \"%s\" is placed on this node",
+						get_rel_name(def->relid)),
+				 errhint("Name the nodes whose shards to benchmark with target => ARRAY['host:port', ...], as the node column of petagen.leaves('%s') names them: Citus routes each query to the node holding its key.",
+						 get_rel_name(def->relid))));
 	if (def->ntargets == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -268,17 +352,26 @@ bench_local_targets(BenchDef *def, const Router *router)
 				 errhint("Name the leaves to benchmark with target => ARRAY['leaf', ...]; foreign leaves are queried through their server.")));
 }
 
-/* "local", the foreign server of the target leaves, or "mixed". */
+/*
+ * Where the target leaves are: "local", the foreign server of foreign
+ * leaves, the node ("host:port") of Citus shards queried through Citus,
+ * or "mixed".
+ */
 static const char *
 bench_target_node(const BenchDef *def, const Router *router)
 {
 	const char *node = NULL;
 
-	for (int i = 0; i < def->ntargets; i++)
+	for (int i = 0; i < route_nleaves(router); i++)
 	{
-		int			leaf = bench_leaf_index(router, def->targets[i]);
-		const char *this = route_leaf_node(route_leaf(router, leaf));
+		const RouteLeaf *leaf = route_leaf(router, i);
+		const BenchTarget *target = bench_find_target(def, leaf);
+		const char *this;
 
+		if (target == NULL)
+			continue;
+		this = leaf->shardid != 0 && target->relid == def->relid ?
+			leaf->node : route_leaf_node(leaf);
 		if (node != NULL && strcmp(node, this) != 0)
 			return "mixed";
 		node = this;
@@ -305,8 +398,7 @@ bench_check_target_keys(const BenchDef *def, Router *router)
 		CHECK_FOR_INTERRUPTS();
 		rowgen_build_key(&rg, seq);
 		leaf = route_key(router, PointerGetDatum(rg.key));
-		if (leaf >= 0 && bsearch(&route_leaf(router, leaf)->relid, def->targets,
-								 def->ntargets, sizeof(Oid), bench_oid_cmp))
+		if (leaf >= 0 && bench_find_target(def, route_leaf(router, leaf)) != NULL)
 			return;
 		if (pg_add_s64_overflow(seq, step, &seq))
 			break;
@@ -324,15 +416,15 @@ bench_resolve_target(BenchDef *def, FunctionCallInfo fcinfo)
 {
 	Router	   *router = route_open(def->relid);
 
+	def->citus = route_is_citus(router);
 	if (PG_ARGISNULL(BENCH_ARG_TARGET))
 		bench_local_targets(def, router);
 	else
 		bench_named_targets(def, router, PG_GETARG_ARRAYTYPE_P(BENCH_ARG_TARGET));
-	qsort(def->targets, def->ntargets, sizeof(Oid), bench_oid_cmp);
-	def->ntargets = qunique(def->targets, def->ntargets, sizeof(Oid), bench_oid_cmp);
+	qsort(def->targets, def->ntargets, sizeof(BenchTarget), bench_target_cmp);
 	for (int i = 0; i < def->ntargets; i++)
-		bench_check_privileges(def->kind, def->targets[i]);
-	def->target_node = bench_target_node(def, router);
+		bench_check_privileges(def->kind, def->targets[i].relid);
+	def->target_node = pstrdup(bench_target_node(def, router));
 	bench_check_target_keys(def, router);
 	route_close(router);
 }
@@ -480,7 +572,7 @@ bench_create_shared(const BenchDef *def, int64 id, int nworkers)
 		pg_atomic_init_u32(&shared->slots[i].state, BENCH_W_STARTING);
 		hist_init(&shared->slots[i].hist);
 	}
-	memcpy(bench_targets(shared), def->targets, sizeof(Oid) * def->ntargets);
+	memcpy(bench_targets(shared), def->targets, sizeof(BenchTarget) * def->ntargets);
 	return seg;
 }
 
@@ -643,6 +735,16 @@ bench_relname(Oid relid)
 	return DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(relid)));
 }
 
+/* A target's name: its leaf, or a Citus shard's name as citus_shards spells it. */
+static const char *
+bench_target_name(const BenchDef *def, const BenchTarget *target)
+{
+	if (def->citus && target->relid == def->relid)
+		return quote_identifier(psprintf("%s_" INT64_FORMAT, get_rel_name(def->relid),
+										 target->leaf));
+	return bench_relname(target->relid);
+}
+
 /* Append "key": string to a JSON object under construction. */
 static void
 bench_json_text(StringInfo buf, const char *key, const char *value)
@@ -713,7 +815,7 @@ bench_record(const BenchDef *def, const BenchResult *res, int64 sweep)
 	CatalogScope scope;
 
 	for (int i = 0; i < def->ntargets; i++)
-		names[i] = CStringGetTextDatum(bench_relname(def->targets[i]));
+		names[i] = CStringGetTextDatum(bench_target_name(def, &def->targets[i]));
 	memset(nulls, ' ', sizeof(nulls));
 	values[0] = Int64GetDatum(res->id);
 	values[1] = Int64GetDatum(sweep);

@@ -26,6 +26,7 @@
 #include "gen/dist.h"
 #include "gen/hist.h"
 #include "gen/spec.h"
+#include "route/route.h"
 
 #define BENCH_MAGIC			0x50474242	/* "PGBB" */
 #define BENCH_TEXT_LEN		256
@@ -108,7 +109,7 @@ typedef struct BenchShared
 	GenSpec		spec;
 	int64		insert_base;
 	int32		nworkers;
-	int32		ntargets;		/* leaf oids follow the slots, sorted */
+	int32		ntargets;		/* BenchTargets follow the slots, sorted */
 	pg_atomic_uint32 go;
 	uint64		start_ns;		/* warm-up starts */
 	uint64		measure_ns;		/* measurement starts */
@@ -118,6 +119,18 @@ typedef struct BenchShared
 	BenchSlot	slots[FLEXIBLE_ARRAY_MEMBER];
 } BenchShared;
 
+/*
+ * One target leaf: what identifies it in the router (a Citus shard's id,
+ * else the leaf's oid) and the relation the statements name: the leaf
+ * itself, or for a Citus shard on a named node the distributed table,
+ * which Citus routes each single-key statement of to the shard.
+ */
+typedef struct BenchTarget
+{
+	int64		leaf;
+	Oid			relid;
+} BenchTarget;
+
 /* What a worker gets in bgw_extra. */
 typedef struct BenchWorkerArgs
 {
@@ -126,6 +139,8 @@ typedef struct BenchWorkerArgs
 } BenchWorkerArgs;
 
 extern const BenchMix *bench_mix(BenchKind kind);
+extern int64 bench_leaf_id(const RouteLeaf *leaf);
+extern int	bench_target_cmp(const void *a, const void *b);
 
 /* The monotonic clock, in nanoseconds. */
 static inline uint64
@@ -137,11 +152,11 @@ bench_now_ns(void)
 	return (uint64) ts.tv_sec * UINT64CONST(1000000000) + ts.tv_nsec;
 }
 
-/* The sorted leaf oids of the target, after the slots. */
-static inline Oid *
+/* The target leaves sorted by leaf, after the slots. */
+static inline BenchTarget *
 bench_targets(BenchShared *shared)
 {
-	return (Oid *) &shared->slots[shared->nworkers];
+	return (BenchTarget *) &shared->slots[shared->nworkers];
 }
 
 /* Bytes of shared state for nworkers workers and ntargets leaves. */
@@ -150,7 +165,7 @@ bench_shared_size(int nworkers, int ntargets)
 {
 	return add_size(add_size(offsetof(BenchShared, slots),
 							 mul_size(sizeof(BenchSlot), nworkers)),
-					mul_size(sizeof(Oid), ntargets));
+					mul_size(sizeof(BenchTarget), ntargets));
 }
 
 #endif							/* PETAGEN_BENCH_H */

@@ -6,7 +6,10 @@
  *		clock; record counts and latencies of the measured ones.
  *
  * Queries name the target leaf itself, so a foreign leaf is queried
- * through its foreign data wrapper (postgres_fdw).  Keys are drawn from
+ * through its foreign data wrapper (postgres_fdw); a Citus shard on a
+ * named node is queried through the distributed table, and Citus sends
+ * each single-key statement to the node holding the key's shard (targets
+ * naming the same relation share their plans).  Keys are drawn from
  * the run's distribution and kept only if PostgreSQL routes them to a
  * target leaf (rejection sampling); drawing and routing happen in batches,
  * in their own short transaction, outside the timed section.  An
@@ -162,6 +165,21 @@ bench_prepare_leaf(BenchCtx *ctx, Oid relid, BenchPlans *plans)
 	}
 }
 
+/* The plans of target t: those of an earlier target naming the same relation, or new ones. */
+static void
+bench_prepare_target(BenchCtx *ctx, int t)
+{
+	BenchTarget *targets = bench_targets(ctx->shared);
+
+	for (int u = 0; u < t; u++)
+		if (targets[u].relid == targets[t].relid)
+		{
+			ctx->plans[t] = ctx->plans[u];
+			return;
+		}
+	bench_prepare_leaf(ctx, targets[t].relid, &ctx->plans[t]);
+}
+
 /* Read the table's shape and prepare the plans of every target leaf. */
 static void
 bench_prepare(BenchCtx *ctx)
@@ -184,7 +202,7 @@ bench_prepare(BenchCtx *ctx)
 	/* the plans keep the pinned search_path when they are planned again */
 	catalog_connect(&scope, false);
 	for (int t = 0; t < shared->ntargets; t++)
-		bench_prepare_leaf(ctx, bench_targets(shared)[t], &ctx->plans[t]);
+		bench_prepare_target(ctx, t);
 	catalog_finish(&scope);
 	PopActiveSnapshot();
 	CommitTransactionCommand();
@@ -232,26 +250,15 @@ bench_draw(BenchCtx *ctx)
 	return bench_inserted_seq(shared, (uint64) (n - shared->rows));
 }
 
-/* The target index of a leaf, or -1 (targets are sorted by oid). */
+/* The target index of a leaf of the router, or -1. */
 static int
-bench_target_index(BenchShared *shared, Oid relid)
+bench_target_index(BenchShared *shared, const RouteLeaf *leaf)
 {
-	Oid		   *targets = bench_targets(shared);
-	int			lo = 0;
-	int			hi = shared->ntargets - 1;
+	BenchTarget key = {bench_leaf_id(leaf), InvalidOid};
+	BenchTarget *found = bsearch(&key, bench_targets(shared), shared->ntargets,
+								 sizeof(BenchTarget), bench_target_cmp);
 
-	while (lo <= hi)
-	{
-		int			mid = (lo + hi) / 2;
-
-		if (targets[mid] == relid)
-			return mid;
-		if (targets[mid] < relid)
-			lo = mid + 1;
-		else
-			hi = mid - 1;
-	}
-	return -1;
+	return found == NULL ? -1 : (int) (found - bench_targets(shared));
 }
 
 /* The target index of the leaf key number seq goes to, or -1. */
@@ -264,7 +271,7 @@ bench_route(BenchCtx *ctx, Router *router, int64 seq)
 	leaf = route_key(router, PointerGetDatum(ctx->rg.key));
 	if (leaf < 0)
 		return -1;
-	return bench_target_index(ctx->shared, route_leaf(router, leaf)->relid);
+	return bench_target_index(ctx->shared, route_leaf(router, leaf));
 }
 
 /* Add seq to buf if it lives in the target; raise an error after too many misses. */

@@ -341,10 +341,11 @@ citus_meta_node_name(int32 group)
 	return name;
 }
 
-/* Mark each shard local or name its node (pg_dist_placement, active only). */
+/* Mark each shard local or not and name its node (pg_dist_placement, active only). */
 static void
 citus_meta_read_placements(CitusTable *table, const char *relname)
 {
+	char	   *self = citus_meta_node_name(table->group);
 	Relation	rel = citus_meta_catalog("pg_dist_placement");
 	int32	   *groups = palloc(sizeof(int32) * Max(table->nshards, 1));
 	bool	   *placed = palloc0(sizeof(bool) * Max(table->nshards, 1));
@@ -378,8 +379,8 @@ citus_meta_read_placements(CitusTable *table, const char *relname)
 					 errmsg("shard " INT64_FORMAT " of Citus table \"%s\" has no active placement",
 							table->shards[i].shardid, relname),
 					 errhint("Check the Citus metadata with citus_shards on the coordinator.")));
-		if (!table->shards[i].local)
-			table->shards[i].node = citus_meta_node_name(groups[i]);
+		table->shards[i].node = table->shards[i].local ? self :
+			citus_meta_node_name(groups[i]);
 	}
 }
 

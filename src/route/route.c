@@ -179,6 +179,7 @@ route_add_local_shard(Router *router, Relation shell, const CitusShard *shard)
 								RelationGetRelationName(shell), shard->shardid);
 	Oid			relid = get_relname_relid(name, RelationGetNamespace(shell));
 	Relation	rel;
+	RouteLeaf  *leaf;
 
 	if (!OidIsValid(relid))
 		ereport(ERROR,
@@ -190,7 +191,9 @@ route_add_local_shard(Router *router, Relation shell, const CitusShard *shard)
 				 errhint("Check the Citus metadata with citus_shards on the coordinator.")));
 	rel = table_open(relid, AccessShareLock);
 	route_check_relkind(rel);
-	router->leaves[route_add_leaf(router, rel)].shardid = shard->shardid;
+	leaf = &router->leaves[route_add_leaf(router, rel)];
+	leaf->shardid = shard->shardid;
+	leaf->node = shard->node;
 	table_close(rel, NoLock);
 }
 

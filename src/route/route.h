@@ -7,7 +7,8 @@
  * and its partitions, all locked with AccessShareLock by route_open().
  * For a hash-distributed Citus table the leaves are its shards, in hash
  * range order: a local one is the shard table <table>_<shardid>, another
- * node's has no relation here (relid InvalidOid, node "host:port").
+ * node's has no relation here (relid InvalidOid); each names the node
+ * holding it ("host:port").
  *-------------------------------------------------------------------------
  */
 #ifndef PETAGEN_ROUTE_H
@@ -20,7 +21,8 @@ typedef struct RouteLeaf
 	bool		local;			/* a heap table here, not a foreign table */
 	Oid			heap_tablespace;	/* resolved: never InvalidOid */
 	int64		shardid;		/* a Citus shard, or 0 */
-	const char *node;			/* a Citus shard on another node: "host:port" */
+	const char *node;			/* a Citus shard: "host:port" of the node
+								 * holding it (this node for a local one) */
 } RouteLeaf;
 
 typedef struct Router Router;

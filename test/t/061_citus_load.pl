@@ -159,5 +159,76 @@ like(
 is($w1->safe_psql('postgres', "SELECT count(*) FROM petagen.chunks WHERE job = $job3"),
 	'1', 'move: only the chunk before the move committed');
 
+# bench() on Citus: a worker's default target is its local shards, queried
+# directly; a node's shards ('host:port') are queried through the
+# distributed table, Citus sending each key to that node.
+my ($p1, $p2) = map { '127.0.0.1:' . $_->port } ($w1, $w2);
+# The sorted names of the shards placed on worker $w.
+sub shards_of
+{
+	my ($w) = @_;
+	return $w->safe_psql('postgres',
+		q{SELECT string_agg(leaf::text, ',' ORDER BY leaf::text) FROM petagen.leaves('usertable') WHERE node = 'local'});
+}
+# One bench() run on $node; its figures and what bench_results recorded.
+sub bench_on
+{
+	my ($node, $args) = @_;
+	return $node->safe_psql(
+		'postgres', qq{
+CREATE TEMP TABLE b AS SELECT * FROM petagen.bench(workers => 1, duration => '1s', $args);
+SELECT b.operations > 0, b.errors, b.not_found, r.target_node,
+       (SELECT string_agg(t, ',' ORDER BY t) FROM unnest(r.target) t), b.updates, b.inserts
+  FROM b JOIN petagen.bench_results r USING (id)});
+}
+my ($s1, $s2) = (shards_of($w1), shards_of($w2));
+is(bench_on($w1, q{kind => 'select'}), "t|0|0|local|$s1|0|0",
+	'worker1: bench() reads its 4 local shards directly, every key found');
+is(bench_on($coord, qq{kind => 'select', rows => $rows, target => '{$p2}'}),
+	"t|0|0|$p2|$s2|0|0",
+	'coordinator: bench() reads the shards of worker2 through Citus');
+is(bench_on($w1, qq{kind => 'select', target => '{$p2}'}),
+	"t|0|0|$p2|$s2|0|0",
+	'worker1: bench() reads the shards of worker2 through Citus');
+my ($ok, $errors, $nf, $tn, $tg, $updates) = split /\|/,
+  bench_on($coord, qq{kind => 'update', rows => $rows, target => '{$p2}'});
+is("$ok|$errors|$nf|$tn", "t|0|0|$p2",
+	'coordinator: bench(update) of worker2\'s shards runs without errors');
+my $inserts = (split /\|/, bench_on($w1, qq{kind => 'ycsb-d', target => '{$p2}'}))[6];
+cmp_ok($inserts, '>', 0, 'worker1: bench(ycsb-d) of worker2\'s shards inserted rows');
+# What the runs changed, by the node holding each row, seen from the coordinator.
+my ($port, $new, $changed) = split /\|/,
+  $coord->safe_psql(
+	'postgres', qq{
+WITH d AS MATERIALIZED (
+  SELECT u.ycsb_key, g.ycsb_key IS NULL AS new FROM usertable u
+    LEFT JOIN petagen.rows(NULL::usertable, 0, $rows) g USING (ycsb_key)
+   WHERE g IS DISTINCT FROM u)
+SELECT string_agg(DISTINCT s.nodeport::text, ','), count(*) FILTER (WHERE new),
+       count(*) FILTER (WHERE NOT new)
+  FROM d JOIN citus_shards s ON s.table_name = 'usertable'::regclass
+   AND s.shardid = get_shard_id_for_distribution_column('usertable', d.ycsb_key)});
+is($port, $w2->port, 'every row the runs changed or inserted is on worker2');
+is($new, $inserts, 'the inserted rows are all there');
+ok($changed > 0 && $changed <= $updates,
+	"the update run changed $changed rows ($updates updates) of worker2's shards");
+# Bad targets: clear errors, with the nodes petagen.leaves() names.
+is( error_of($coord, "SELECT petagen.bench('select', rows => $rows)"),
+	'22023: no shard of Citus table "usertable" is placed on this node',
+	'coordinator: the default target is an error, no shard is placed here');
+is( error_of($coord,
+		"SELECT petagen.bench('select', rows => $rows, target => '{127.0.0.1:"
+		  . $coord->port . "}')"),
+	'22023: no shard of Citus table "usertable" is placed on node "127.0.0.1:'
+	  . $coord->port . '"',
+	'a node holding no shard is an error');
+is( error_of($w1, q{SELECT petagen.bench('select', target => '{usertable}')}),
+	'22023: "usertable" is not a shard of "usertable" placed on this node',
+	'a table that is not a local shard is an error');
+($rc, $out, $err) = $w1->psql('postgres',
+	q{SELECT petagen.bench('select', target => '{usertable}')});
+like($err, qr/HINT:  petagen.leaves\('usertable'\) lists its shards/,
+	'the hint names petagen.leaves()');
+
 $_->stop for ($coord, $w1, $w2);
 done_testing();
