@@ -113,18 +113,16 @@ SELECT count(*) FILTER (WHERE local AND ok),
 }
 is($expected, $rows, 'the local shards of both workers expect every key once');
 
-# Where a sample of keys is, by shard table, on the worker holding it.
-my $sample = $coord->safe_psql('postgres',
-	"SELECT string_agg(quote_literal(ycsb_key), ',')"
-	  . " FROM petagen.rows(NULL::usertable, 0, $rows) WHERE ycsb_key LIKE '%77'");
-my %found;
-for my $w ($w1, $w2)
+# The local shards of $table on worker $w, after checking that each holds
+# rows, all of its own hash range by Citus (worker_hash()) and by hashtext().
+sub check_shard_ranges
 {
-	for my $shard (split /\n/,
-		$w->safe_psql('postgres',
-			q{SELECT leaf FROM petagen.leaves('usertable') WHERE leaf IS NOT NULL}))
+	my ($w, $table) = @_;
+	my @shards = split /\n/,
+	  $w->safe_psql('postgres',
+		"SELECT leaf FROM petagen.leaves('$table') WHERE leaf IS NOT NULL");
+	for my $shard (@shards)
 	{
-		# Every row's hash lies in the shard's range, by Citus and by hashtext.
 		is( $w->safe_psql(
 				'postgres', qq{
 SELECT count(*) FILTER (WHERE worker_hash(ycsb_key) NOT BETWEEN lo AND hi),
@@ -134,6 +132,19 @@ SELECT count(*) FILTER (WHERE worker_hash(ycsb_key) NOT BETWEEN lo AND hi),
        (SELECT shardminvalue::int AS lo, shardmaxvalue::int AS hi FROM pg_dist_shard
          WHERE shardid = substring('$shard' FROM '_(\\d+)\$')::bigint) r}),
 			'0|0|t', $w->name . ": $shard holds rows, all of its own hash range");
+	}
+	return @shards;
+}
+
+# Where a sample of keys is, by shard table, on the worker holding it.
+my $sample = $coord->safe_psql('postgres',
+	"SELECT string_agg(quote_literal(ycsb_key), ',')"
+	  . " FROM petagen.rows(NULL::usertable, 0, $rows) WHERE ycsb_key LIKE '%77'");
+my %found;
+for my $w ($w1, $w2)
+{
+	for my $shard (check_shard_ranges($w, 'usertable'))
+	{
 		$found{$_} = $shard
 		  for split /\n/,
 		  $w->safe_psql('postgres', "SELECT ycsb_key FROM $shard WHERE ycsb_key IN ($sample)");
@@ -167,6 +178,108 @@ like(
 	'move: the job says the shards placed here changed');
 is($w1->safe_psql('postgres', "SELECT count(*) FROM petagen.chunks WHERE job = $job3"),
 	'1', 'move: only the chunk before the move committed');
+
+# ---- Leaf loads (method => 'leaf') on Citus: each local shard is one leaf.
+my $leaf_rows = 40000;
+$coord->safe_psql('postgres', citus_usertable_sql('leafy', 8) . q{
+CREATE EXTENSION pg_visibility;
+CREATE ROLE leaf_op LOGIN IN ROLE petagen_operator;
+GRANT SELECT, INSERT ON leafy TO leaf_op;
+});
+my $start_leafy = "SELECT petagen.start($leaf_rows, workers => 2, \"table\" => 'leafy',"
+  . " chunk_rows => 10000, method => 'leaf')";
+
+# The sum of count(*) of the local shards of $table on worker $w.
+sub local_rows
+{
+	my ($w, $table) = @_;
+	return $w->safe_psql('postgres',
+		"SELECT format('SELECT 0%s', string_agg(format(' + (SELECT count(*) FROM %s)', leaf), ''))"
+		  . " FROM petagen.leaves('$table') WHERE leaf IS NOT NULL \\gexec");
+}
+
+# worker2, as a role without TRUNCATE: refused; the grant made through the
+# coordinator reaches the shards, and the role loads.
+like(error_of($w2, "SET ROLE leaf_op; $start_leafy"),
+	qr/^42501: permission denied for table leafy_\d+$/,
+	'leaf: without TRUNCATE on the distributed table a leaf load is refused');
+$coord->safe_psql('postgres', 'GRANT TRUNCATE ON leafy TO leaf_op');
+my $leaf2 = $w2->safe_psql('postgres', "SET ROLE leaf_op; $start_leafy");
+
+# worker1: held before the commit of leaves 1 and 2, SIGKILLed, resumed.
+set_debug_pause($w1, 'before_commit:1');
+my $leaf1 = $w1->safe_psql('postgres', $start_leafy);
+wait_for_debug_pause($w1, $leaf1, 2);
+is($w1->safe_psql('postgres', "SELECT count(*) FROM petagen.chunks WHERE job = $leaf1"),
+	'1', 'leaf kill: one shard is committed, the two held are not');
+is($w1->safe_psql('postgres',
+		"SELECT count(*) FROM pg_ls_dir('pg_petagen/$leaf1') f WHERE f LIKE 'range.%'"),
+	'4', 'leaf kill: the 4 ranges are routed into files');
+$pid = $w1->safe_psql('postgres',
+	"SELECT pid FROM petagen.status($leaf1) WHERE worker = 0");
+ok(kill('KILL', $pid), 'leaf kill: SIGKILL sent to load worker 0');
+ok( poll_after_crash(
+		$w1, "SELECT state FROM petagen.status($leaf1) WHERE worker IS NULL",
+		'interrupted'),
+	'leaf kill: after the crash restart the job is interrupted');
+is( local_rows($w1, 'leafy'),
+	$w1->safe_psql('postgres',
+		"SELECT sum(rows_written) FROM petagen.chunks WHERE job = $leaf1"),
+	'leaf kill: the shards in flight are empty again');
+set_debug_pause($w1, '');
+is($w1->safe_psql('postgres', "SELECT petagen.resume($leaf1)"),
+	$leaf1, 'leaf kill: resume() returns the job');
+
+for my $w ($w1, $w2)
+{
+	my $job = $w == $w1 ? $leaf1 : $leaf2;
+	my $name = $w->name;
+	is($w->safe_psql('postgres', "SELECT petagen.wait($job, '300s')"),
+		'done', "leaf: $name: the job is done");
+	is( $w->safe_psql('postgres', qq{
+SELECT s.keys_done = $leaf_rows, count(*), count(DISTINCT c.leaf),
+       sum(c.keys) = $leaf_rows, sum(c.rows_written) + sum(c.foreign_skipped) = $leaf_rows,
+       sum(c.rows_written) = (SELECT sum(expected) FROM petagen.verify(${job}::bigint) WHERE local)
+  FROM petagen.chunks c, petagen.status($job) s WHERE c.job = $job AND s.worker IS NULL
+ GROUP BY s.keys_done}),
+		't|4|4|t|t|t',
+		"leaf: $name: one ledger row per local shard, keys_done is the key space");
+	is($w->safe_psql('postgres', "SELECT count(*) FROM pg_ls_dir('pg_petagen', true, false) d WHERE d = '$job'"),
+		'0', "leaf: $name: the routing files are removed");
+	for my $shard (check_shard_ranges($w, 'leafy'))
+	{
+		is( seqscan_psql($w, qq{
+SELECT (SELECT count(*) FROM $shard t WHERE (t.ctid::text::point)[0]::bigint IN
+          (SELECT blkno FROM pg_visibility_map('$shard') WHERE NOT all_frozen)),
+       (SELECT count(*) FROM pg_check_frozen('$shard'))}),
+			'0|0', "leaf: $name: every row of $shard is frozen, on an all-frozen page");
+	}
+}
+is( $coord->safe_psql('postgres',
+		'SELECT count(*), count(DISTINCT ycsb_key) FROM leafy'),
+	"$leaf_rows|$leaf_rows", 'leaf: coordinator: count(*) = count(DISTINCT ycsb_key) = rows');
+
+# A shard moved off worker1 before its leaf: the leaf fails the job.
+$coord->safe_psql('postgres', citus_usertable_sql('movedleaf', 6));
+set_debug_pause($w1, 'before_chunk:1');
+my $leaf3 = $w1->safe_psql('postgres',
+	q{SELECT petagen.start(20000, workers => 1, "table" => 'movedleaf', method => 'leaf')});
+wait_for_debug_pause($w1, $leaf3, 1);
+$moved = $w1->safe_psql('postgres',
+	q{SELECT substring(leaf::text FROM '_(\d+)$') FROM petagen.leaves('movedleaf')}
+	  . ' WHERE leaf IS NOT NULL OFFSET 1 LIMIT 1');
+$coord->safe_psql('postgres',
+	"SELECT citus_move_shard_placement($moved, '127.0.0.1', " . $w1->port
+	  . ", '127.0.0.1', " . $w2->port . ", shard_transfer_mode => 'block_writes')");
+set_debug_pause($w1, '');
+is($w1->safe_psql('postgres', "SELECT petagen.wait($leaf3, '120s')"),
+	'failed', 'leaf move: the load fails when the shard of its next leaf moved away');
+like(
+	$w1->safe_psql('postgres', "SELECT last_error FROM petagen.jobs WHERE job = $leaf3"),
+	qr/the Citus shards of "movedleaf" placed on this node changed during load job $leaf3/,
+	'leaf move: the job says the shards placed here changed');
+is($w1->safe_psql('postgres', "SELECT count(*) FROM petagen.chunks WHERE job = $leaf3"),
+	'1', 'leaf move: only the leaf before the move committed');
 
 $_->stop for ($coord, $w1, $w2);
 done_testing();
