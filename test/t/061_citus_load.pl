@@ -97,20 +97,27 @@ is( $coord->safe_psql('postgres',
 		  . ' JOIN usertable u USING (ycsb_key)'),
 	$rows, 'coordinator: every generated key is found through Citus');
 
-# Each worker: its shards verify exactly; the others are left to their node.
+# Each worker: verify(job) checks its own shards and, through Citus, the
+# other worker's; the coordinator, which holds none, checks every shard.
 my $expected = 0;
 for my $w ($w1, $w2)
 {
 	my $job = $w == $w1 ? $job1 : $job2;
+	my $other = ($w == $w1 ? $w2 : $w1)->port;
 	is( $w->safe_psql(
 			'postgres', qq{
-SELECT count(*) FILTER (WHERE local AND ok),
-       count(*) FILTER (WHERE NOT local AND ok IS NULL AND present IS NULL)
+SELECT count(*) FILTER (WHERE local AND ok AND node = 'local'),
+       count(*) FILTER (WHERE NOT local AND ok AND leaf IS NULL AND node = '127.0.0.1:$other'),
+       sum(present), sum(missing) + sum(extra) + sum(duplicated)
   FROM petagen.verify(${job}::bigint)}),
-		'4|4', $w->name . ': verify(job) is ok on its 4 shards, NULL on the others');
+		"4|4|$rows|0", $w->name . ': verify(job) is ok on its 4 shards and the other worker\'s 4');
 	$expected += $w->safe_psql('postgres',
 		"SELECT sum(expected) FROM petagen.verify(${job}::bigint) WHERE local");
 }
+is( $coord->safe_psql('postgres',
+		"SELECT count(*), count(*) FILTER (WHERE ok AND NOT local), sum(present)"
+		  . " FROM petagen.verify('usertable', $rows)"),
+	"8|8|$rows", 'coordinator: verify() is ok on all 8 shards, every one remote');
 is($expected, $rows, 'the local shards of both workers expect every key once');
 
 # The local shards of $table on worker $w, after checking that each holds
@@ -258,6 +265,23 @@ SELECT (SELECT count(*) FROM $shard t WHERE (t.ctid::text::point)[0]::bigint IN
 is( $coord->safe_psql('postgres',
 		'SELECT count(*), count(DISTINCT ycsb_key) FROM leafy'),
 	"$leaf_rows|$leaf_rows", 'leaf: coordinator: count(*) = count(DISTINCT ycsb_key) = rows');
+
+# A key moved by hand into another shard of worker2: verify() on worker1 and
+# on the coordinator find it, through Citus, missing from its own shard and
+# extra in the other.
+my ($shard_a, $shard_b) = split /\n/,
+  $w2->safe_psql('postgres',
+	"SELECT leaf FROM petagen.leaves('leafy') WHERE leaf IS NOT NULL LIMIT 2");
+$w2->safe_psql('postgres', qq{SET citus.enable_manual_changes_to_shards = on;
+WITH m AS (DELETE FROM $shard_a WHERE ycsb_key = (SELECT min(ycsb_key) FROM $shard_a) RETURNING *)
+INSERT INTO $shard_b SELECT * FROM m});
+my $not_ok = "SELECT count(*) FILTER (WHERE NOT ok), sum(missing), sum(extra), sum(duplicated),"
+  . " string_agg(DISTINCT node, ',') FILTER (WHERE NOT ok), count(*) FILTER (WHERE ok)";
+my $w2node = '127.0.0.1:' . $w2->port;
+is($w1->safe_psql('postgres', "$not_ok FROM petagen.verify(${leaf1}::bigint)"),
+	"2|1|1|0|$w2node|6", 'leaf: worker1: verify() finds the key moved between two shards of worker2');
+is($coord->safe_psql('postgres', "$not_ok FROM petagen.verify('leafy', $leaf_rows)"),
+	"2|1|1|0|$w2node|6", 'leaf: coordinator: verify() finds the key moved between two shards of worker2');
 
 # A shard moved off worker1 before its leaf: the leaf fails the job.
 $coord->safe_psql('postgres', citus_usertable_sql('movedleaf', 6));
