@@ -482,7 +482,7 @@ route_close(Router *router)
 	MemoryContextDelete(router->mcxt);
 }
 
-/* petagen.leaf(table, key): the leaf a key goes to, NULL if none. */
+/* petagen.leaf(table, key): its leaf; NULL if none or a Citus shard elsewhere. */
 PG_FUNCTION_INFO_V1(petagen_leaf);
 Datum
 petagen_leaf(PG_FUNCTION_ARGS)

@@ -4,6 +4,10 @@
 # the whole key space once; Citus's own get_shard_id_for_distribution_column()
 # agrees with where every sampled key is; no shard holds a key outside its
 # hash range; a SIGKILLed frozen load on one worker resumes to exactly once.
+# verify() on one worker, or on the coordinator, checks every shard, those
+# of other nodes through Citus.  Leaf loads (method => 'leaf') write each
+# local shard whole, frozen, exactly once, also after a SIGKILL mid-leaf,
+# and fail on a shard move as chunk loads do.
 # Skipped when Citus is not installed (scripts/citus.sh installs it).
 use strict;
 use warnings;
@@ -164,6 +168,21 @@ my %citus = map { split /\|/ } split /\n/,
 cmp_ok(scalar(keys %citus), '>', 1000, 'a sample of over 1000 keys');
 is_deeply(\%found, \%citus,
 	'every sampled key is in the shard get_shard_id_for_distribution_column() names');
+# petagen.leaf() of a sampled key: its shard table where it is local, NULL
+# on the node whose shard is elsewhere.
+for my $w ($w1, $w2)
+{
+	is( $w->safe_psql(
+			'postgres', qq{
+WITH l AS (SELECT leaf FROM petagen.leaves('usertable') WHERE leaf IS NOT NULL)
+SELECT count(*) FILTER (WHERE petagen.leaf('usertable', k) IS NOT DISTINCT FROM
+         (SELECT leaf FROM l
+           WHERE leaf::text = 'usertable_' || get_shard_id_for_distribution_column('usertable', k))),
+       count(*), count(*) > count(petagen.leaf('usertable', k))
+  FROM unnest(ARRAY[$sample]::text[]) k}),
+		scalar(keys %citus) . '|' . scalar(keys %citus) . '|t',
+		$w->name . ': leaf() names the local shard of a key, NULL for a shard elsewhere');
+}
 
 # A shard moved off worker1 during its load: the next chunk fails the job.
 $coord->safe_psql('postgres', citus_usertable_sql('moved', 4));
