@@ -32,7 +32,10 @@
  * them); the router's leaves of other nodes' shards are skipped while
  * routing, like foreign leaves.  Their keys are credited, range by range,
  * to the local leaves' ledger rows (foreign_skipped), so a job's keys add
- * up to the key space as a chunk job's do.
+ * up to the key space as a chunk job's do.  No utility statement runs on a
+ * shard (new storage and reindex_relation() are internal calls), so
+ * Citus's guard against manual changes to shards, in its utility hook, is
+ * not involved.
  *
  * The routing files are removed when the job is done.
  *-------------------------------------------------------------------------
