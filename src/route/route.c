@@ -175,8 +175,8 @@ route_add_leaf(Router *router, Relation rel)
 static void
 route_add_local_shard(Router *router, Relation shell, const CitusShard *shard)
 {
-	char	   *name = psprintf("%s_" INT64_FORMAT,
-								RelationGetRelationName(shell), shard->shardid);
+	char	   *name = citus_meta_shard_name(RelationGetRelationName(shell),
+											 shard->shardid);
 	Oid			relid = get_relname_relid(name, RelationGetNamespace(shell));
 	Relation	rel;
 

@@ -62,6 +62,7 @@
 #include "guard.h"
 #include "job/ledger.h"
 #include "gen/keys.h"
+#include "route/citus_meta.h"
 #include "route/route.h"
 #include "gen/spec.h"
 #include "verify/verify_diff.h"
@@ -167,7 +168,7 @@ verify_count_shard(Oid relid, const RouteLeaf *leaf)
 {
 	char	   *host = pstrdup(leaf->node);
 	char	   *colon = strrchr(host, ':');
-	char	   *shard = psprintf("%s_" INT64_FORMAT, get_rel_name(relid), leaf->shardid);
+	char	   *shard = citus_meta_shard_name(get_rel_name(relid), leaf->shardid);
 	Oid			types[3] = {TEXTOID, INT4OID, TEXTOID};
 	Datum		values[3];
 	bool		isnull;
