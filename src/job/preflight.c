@@ -643,7 +643,7 @@ check_autovacuum(CheckCtx *ctx)
 				  "For the load, ALTER TABLE ... SET (autovacuum_enabled = off) on each local leaf; after it, VACUUM (FREEZE, ANALYZE) them and ALTER TABLE ... RESET (autovacuum_enabled).",
 				  "autovacuum: %d of %d local leaves have autovacuum enabled: insert-triggered vacuums will scan them again and again during the load",
 				  ctx->nautovacuum, ctx->nlocal);
-	if (ctx->def->frozen)
+	if (ctx->def->frozen || ctx->def->leaf_method)
 		return;					/* rows are written frozen: nothing owed */
 	check_add(ctx, CHECK_WARNING, 0, ctx->table,
 			  psprintf("Load with frozen => true, or after the load run VACUUM (FREEZE) on each leaf at a time you choose, with vacuum_cost_delay = 0: a plain VACUUM leaves rows younger than vacuum_freeze_min_age (%d) unfrozen.",

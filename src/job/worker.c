@@ -407,10 +407,13 @@ worker_load_leaf(WorkerCtx *ctx, int64 leafno)
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
 	pgstat_report_activity(STATE_RUNNING, activity);
+	/* a shard moved off this node: fail before touching what it left here */
+	citus_shards_check(ctx->def.job, ctx->def.relid);
 	leaf_write(ctx->def.job, ctx->leaves[leafno], (int) leafno, ctx->nlocal,
 			   ctx->shared->nranges, &ctx->def.spec, &st, worker_progress, ctx);
 	worker_debug_pause(ctx, DEBUG_PAUSE_BEFORE_COMMIT, leafno);
 	worker_check_stop(ctx);
+	citus_shards_check(ctx->def.job, ctx->def.relid);
 	worker_record_chunk(ctx, leafno, &st);
 	PopActiveSnapshot();
 	CommitTransactionCommand();

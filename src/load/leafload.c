@@ -26,7 +26,16 @@
  *
  * Privileges: new storage for a leaf is what TRUNCATE does, so the job's
  * owner needs the TRUNCATE privilege on every local leaf (checked at
- * start() and again before each leaf), besides INSERT on the table.
+ * start() and again before each leaf), besides INSERT on the table.  On
+ * Citus the leaves are the local shard tables, which Citus gives the
+ * distributed table's owner and grants (a GRANT on the coordinator reaches
+ * them); the router's leaves of other nodes' shards are skipped while
+ * routing, like foreign leaves.  Their keys are credited, range by range,
+ * to the local leaves' ledger rows (foreign_skipped), so a job's keys add
+ * up to the key space as a chunk job's do.  No utility statement runs on a
+ * shard (new storage and reindex_relation() are internal calls), so
+ * Citus's guard against manual changes to shards, in its utility hook, is
+ * not involved.
  *
  * The routing files are removed when the job is done.
  *-------------------------------------------------------------------------
@@ -83,6 +92,7 @@ typedef struct LeafReader
 {
 	int			fd;
 	uint64		left;			/* keys still to read */
+	int64		foreign;		/* keys of other nodes' leaves credited here */
 	uint64		bytes_left;		/* section bytes not yet in buf */
 	int64		prev;			/* the last key number read */
 	int			len;
@@ -402,7 +412,12 @@ leaf_read_all(int fd, void *data, size_t len, const char *path)
 				 errmsg("routing file \"%s\" is truncated", path)));
 }
 
-/* Open the section of local leaf leafno in a range file of job. */
+/*
+ * Open the section of local leaf leafno in a range file of job.  The keys
+ * of the range that no local leaf holds (other nodes' leaves) are credited
+ * to local leaf range % nlocal, so that the ledger's keys of all leaves add
+ * up to the key space, as a chunk job's do.
+ */
 static void
 leaf_open_section(LeafReader *r, int64 job, int64 range, int leafno,
 				  int nlocal)
@@ -437,6 +452,13 @@ leaf_open_section(LeafReader *r, int64 job, int64 range, int leafno,
 				 errmsg("could not seek in file \"%s\": %m", path)));
 	r->left = sections[leafno].nkeys;
 	r->bytes_left = sections[leafno].nbytes;
+	r->foreign = 0;
+	if (range % nlocal == leafno)
+	{
+		r->foreign = hdr.count;
+		for (int i = 0; i < nlocal; i++)
+			r->foreign -= sections[i].nkeys;
+	}
 	r->prev = hdr.first - 1;
 	r->len = r->pos = 0;
 	pfree(sections);
@@ -530,6 +552,8 @@ leaf_write_rows(int64 job, Oid leafrelid, int leafno, int nlocal,
 		int64		seq;
 
 		leaf_open_section(r, job, range, leafno, nlocal);
+		stats->keys += r->foreign;
+		stats->foreign += r->foreign;
 		while (leaf_next_key(r, &seq))
 		{
 			bool		flushed;

@@ -461,6 +461,13 @@ citus_meta_route(CitusTable *table, Datum key)
 	return lo;
 }
 
+/* The name of the shard table of shard shardid of table relname. */
+char *
+citus_meta_shard_name(const char *relname, int64 shardid)
+{
+	return psprintf("%s_" INT64_FORMAT, relname, shardid);
+}
+
 /*
  * Let this transaction's SQL change shard tables, until the caller's GUC
  * nest level ends: Citus refuses DDL on a shard (the indexes petagen sets

@@ -33,6 +33,7 @@ typedef struct CitusTable
 
 extern CitusTable *citus_meta_open(Relation rel);
 extern int	citus_meta_route(CitusTable *table, Datum key);
+extern char *citus_meta_shard_name(const char *relname, int64 shardid);
 extern void citus_meta_allow_shard_ddl(void);
 
 #endif							/* PETAGEN_CITUS_META_H */

@@ -175,8 +175,8 @@ route_add_leaf(Router *router, Relation rel)
 static void
 route_add_local_shard(Router *router, Relation shell, const CitusShard *shard)
 {
-	char	   *name = psprintf("%s_" INT64_FORMAT,
-								RelationGetRelationName(shell), shard->shardid);
+	char	   *name = citus_meta_shard_name(RelationGetRelationName(shell),
+											 shard->shardid);
 	Oid			relid = get_relname_relid(name, RelationGetNamespace(shell));
 	Relation	rel;
 	RouteLeaf  *leaf;
@@ -485,7 +485,7 @@ route_close(Router *router)
 	MemoryContextDelete(router->mcxt);
 }
 
-/* petagen.leaf(table, key): the leaf a key goes to, NULL if none. */
+/* petagen.leaf(table, key): its leaf; NULL if none or a Citus shard elsewhere. */
 PG_FUNCTION_INFO_V1(petagen_leaf);
 Datum
 petagen_leaf(PG_FUNCTION_ARGS)

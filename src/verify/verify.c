@@ -24,9 +24,11 @@
  *
  * A Citus table's leaves are its shards (route.c routes as Citus does): a
  * shard on this node is checked exactly like a local leaf; a shard on
- * another node is not reachable here, so its row has the keys it should
- * hold (expected) and the node holding it, and NULL for the rest: run
- * verify() on that node.
+ * another node like a foreign leaf, its keys probed in batches through the
+ * distributed table (Citus prunes each batch's query to the one shard that
+ * holds the batch's keys) and its rows counted on its node with Citus's
+ * master_run_on_worker().  So verify() on any one node of a Citus cluster,
+ * the coordinator too, checks the whole key space.
  *
  * Index probes and scans see every row, whatever row-level security would
  * hide, so verify() refuses a table or local leaf where RLS applies to the
@@ -60,6 +62,7 @@
 #include "guard.h"
 #include "job/ledger.h"
 #include "gen/keys.h"
+#include "route/citus_meta.h"
 #include "route/route.h"
 #include "gen/spec.h"
 #include "verify/verify_diff.h"
@@ -74,7 +77,7 @@
 /* What verify knows of one leaf. */
 typedef struct VerifyLeaf
 {
-	FdwProbe   *remote;			/* a foreign leaf's batch probe, or NULL */
+	FdwProbe   *remote;			/* a remote leaf's batch probe, or NULL */
 	Relation	heap;			/* else the local leaf and its key index */
 	Relation	index;
 	LeafDiff   *diff;			/* its probes when it holds other keys */
@@ -156,26 +159,53 @@ verify_count_rows(Oid relid)
 	return n;
 }
 
+/*
+ * count(*) of the Citus shard of table relid on another node (leaf->node is
+ * its "host:port"), run on that node by Citus's master_run_on_worker().
+ */
+static int64
+verify_count_shard(Oid relid, const RouteLeaf *leaf)
+{
+	char	   *host = pstrdup(leaf->node);
+	char	   *colon = strrchr(host, ':');
+	char	   *shard = citus_meta_shard_name(get_rel_name(relid), leaf->shardid);
+	Oid			types[3] = {TEXTOID, INT4OID, TEXTOID};
+	Datum		values[3];
+	bool		isnull;
+	bool		success;
+	char	   *result;
+	CatalogScope scope;
+
+	Assert(colon != NULL);
+	*colon = '\0';
+	values[0] = CStringGetTextDatum(host);
+	values[1] = Int32GetDatum(pg_strtoint32(colon + 1));
+	values[2] = CStringGetTextDatum(psprintf("SELECT pg_catalog.count(*) FROM %s",
+											 quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+																		shard)));
+	catalog_connect(&scope, false);
+	catalog_exec("SELECT success, result FROM pg_catalog.master_run_on_worker("
+				 "ARRAY[$1], ARRAY[$2], ARRAY[$3], false)",
+				 3, types, values, NULL, SPI_OK_SELECT);
+	success = DatumGetBool(catalog_value(0, 1, &isnull)) && !isnull;
+	result = catalog_text(0, 2, CurrentMemoryContext);
+	catalog_finish(&scope);
+	if (!success)
+		ereport(ERROR,
+				(errcode(ERRCODE_CONNECTION_EXCEPTION),
+				 errmsg("could not count the rows of shard \"%s\" on Citus node %s",
+						shard, leaf->node),
+				 errdetail("The node answered: %s", result),
+				 errhint("Check that the node is up and that this role may connect to it and read the table.")));
+	return pg_strtoint64(result);
+}
+
 /* Close a local leaf. */
 static void
 verify_close_leaf(VerifyLeaf *vl)
 {
 	index_close(vl->index, AccessShareLock);
 	table_close(vl->heap, AccessShareLock);
-}
-
-/* Emit the row of a Citus shard on another node: expected keys and its node. */
-static void
-verify_emit_elsewhere(ReturnSetInfo *rsinfo, const RouteLeaf *leaf,
-					  const VerifyLeaf *vl)
-{
-	Datum		values[VERIFY_COLS] = {0};
-	bool		nulls[VERIFY_COLS] = {true, false, false, true, true, true, true, true, false};
-
-	values[1] = BoolGetDatum(false);
-	values[2] = Int64GetDatum(vl->expected);
-	values[8] = CStringGetTextDatum(route_leaf_node(leaf));
-	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
 /* Emit one leaf's result row. */
@@ -188,12 +218,8 @@ verify_emit(ReturnSetInfo *rsinfo, const RouteLeaf *leaf, VerifyLeaf *vl)
 	int64		duplicated = vl->found - present;
 	int64		extra = vl->rows - vl->found;
 
-	if (!OidIsValid(leaf->relid))
-	{
-		verify_emit_elsewhere(rsinfo, leaf, vl);
-		return;
-	}
 	values[0] = ObjectIdGetDatum(leaf->relid);
+	nulls[0] = !OidIsValid(leaf->relid);	/* a Citus shard elsewhere */
 	values[1] = BoolGetDatum(leaf->local);
 	values[2] = Int64GetDatum(vl->expected);
 	values[3] = Int64GetDatum(present);
@@ -243,7 +269,7 @@ verify_compare_leaves(VerifyLeaf *leaves, const VerifyPrint *prints,
 		int64		hashes = 0;
 
 		vl->expected = prints[i].want.count;
-		if (vl->remote != NULL || vl->heap == NULL)
+		if (vl->remote != NULL)
 			continue;			/* foreign, or a Citus shard on another node */
 		vl->rows = prints[i].have.count;
 		if (keyprint_equal(&prints[i].have, &prints[i].want))
@@ -263,24 +289,25 @@ verify_compare_leaves(VerifyLeaf *leaves, const VerifyPrint *prints,
 }
 
 /*
- * Open every leaf: a local one and its key index, a foreign one's batch
- * probe.  The number of parallel workers verify_prints() may use: none
- * with a foreign or temporary leaf (workers reach neither).
+ * Open every leaf of table relid: a local one and its key index, a
+ * foreign one's batch probe, and for a Citus shard on another node a batch
+ * probe through the distributed table.  The number of parallel workers
+ * verify_prints() may use: none with a remote or temporary leaf (workers
+ * reach neither).
  */
 static int
-verify_open_leaves(Router *router, VerifyLeaf *leaves, VerifyPrint *prints,
-				   FdwProbe **remote, int nworkers)
+verify_open_leaves(Oid relid, Router *router, VerifyLeaf *leaves,
+				   VerifyPrint *prints, FdwProbe **remote, int nworkers)
 {
 	for (int i = 0; i < route_nleaves(router); i++)
 	{
 		const RouteLeaf *leaf = route_leaf(router, i);
 
 		prints[i].relid = leaf->relid;
-		if (!leaf->local && !OidIsValid(leaf->relid))
-			continue;			/* a Citus shard on another node */
 		if (!leaf->local)
 		{
-			remote[i] = leaves[i].remote = fdwprobe_open(leaf->relid);
+			remote[i] = leaves[i].remote =
+				fdwprobe_open(OidIsValid(leaf->relid) ? leaf->relid : relid);
 			nworkers = 0;
 			continue;
 		}
@@ -292,18 +319,20 @@ verify_open_leaves(Router *router, VerifyLeaf *leaves, VerifyPrint *prints,
 	return nworkers;
 }
 
-/* Finish a leaf's probes, close it and emit its row. */
+/* Finish a leaf of table relid: its probes; close it and emit its row. */
 static void
-verify_finish_leaf(ReturnSetInfo *rsinfo, const RouteLeaf *leaf, VerifyLeaf *vl)
+verify_finish_leaf(ReturnSetInfo *rsinfo, Oid relid, const RouteLeaf *leaf,
+				   VerifyLeaf *vl)
 {
 	if (vl->diff != NULL)
 		leafdiff_finish(vl->diff, vl->rows, &vl->found, &vl->missing);
 	if (leaf->local)
 		verify_close_leaf(vl);
-	else if (vl->remote != NULL)
+	else
 	{
 		fdwprobe_finish(vl->remote, &vl->found, &vl->missing);
-		vl->rows = verify_count_rows(leaf->relid);
+		vl->rows = OidIsValid(leaf->relid) ? verify_count_rows(leaf->relid) :
+			verify_count_shard(relid, leaf);
 	}
 	verify_emit(rsinfo, leaf, vl);
 }
@@ -332,13 +361,13 @@ verify_table(FunctionCallInfo fcinfo, Oid relid, int64 rows,
 	leaves = palloc0(sizeof(VerifyLeaf) * nleaves);
 	prints = palloc0(sizeof(VerifyPrint) * nleaves);
 	remote = palloc0(sizeof(FdwProbe *) * nleaves);
-	nworkers = verify_open_leaves(router, leaves, prints, remote,
+	nworkers = verify_open_leaves(relid, router, leaves, prints, remote,
 								  rows < VERIFY_PARALLEL_MIN_KEYS ? 0 : nworkers);
 	verify_prints(relid, keys, rows, prints, nleaves, remote, nworkers);
 	if (verify_compare_leaves(leaves, prints, nleaves))
 		verify_probe_keys(router, leaves, keys, rows);
 	for (int i = 0; i < nleaves; i++)
-		verify_finish_leaf(rsinfo, route_leaf(router, i), &leaves[i]);
+		verify_finish_leaf(rsinfo, relid, route_leaf(router, i), &leaves[i]);
 	route_close(router);
 }
 

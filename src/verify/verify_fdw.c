@@ -1,19 +1,25 @@
 /*-------------------------------------------------------------------------
  * verify_fdw.c
- *		Probing the keys of a foreign leaf in batches, one remote query per
- *		batch, for petagen.verify().
+ *		Probing the keys of a remote leaf (a foreign leaf, or a Citus shard
+ *		on another node) in batches, one remote query per batch, for
+ *		petagen.verify().
  *
- * Probing a postgres_fdw leaf one key at a time would cost a network round
- * trip per key.  Instead the expected keys of a foreign leaf are buffered
- * and sent FDWPROBE_BATCH at a time as one array parameter of
+ * Probing a remote leaf one key at a time would cost a network round trip
+ * per key.  Instead the expected keys of a remote leaf are buffered and
+ * sent FDWPROBE_BATCH at a time as one array parameter of
  *
- *	SELECT count(*), count(DISTINCT ycsb_key) FROM leaf WHERE ycsb_key = ANY ($1)
+ *	SELECT count(*), count(DISTINCT ycsb_key) FROM rel WHERE ycsb_key = ANY ($1)
  *
- * which postgres_fdw pushes down whole: the remote node answers with index
- * probes and sends back two numbers.  count(*) is the rows found (with
- * duplicates), count(DISTINCT) the keys present; the batch's other keys are
- * missing.  Nothing here depends on the key mode, and the remote node needs
- * no petagen.  The plan is prepared once per leaf and kept until
+ * where rel is the foreign table, which postgres_fdw pushes down whole, or
+ * the Citus distributed table: all keys of a batch are in one shard, and
+ * Citus prunes the query to that shard and sends it there whole.  (Citus
+ * prunes on = ANY only with a constant array: it gives the generic plan,
+ * whose parameter is unbound, an exorbitant cost, so PostgreSQL's plan
+ * cache plans every batch as a custom plan, the batch a constant.)  The
+ * remote node answers with index probes and sends back two numbers.
+ * count(*) is the rows found (with duplicates), count(DISTINCT) the keys
+ * present; the batch's other keys are missing.  Nothing here depends on
+ * the key mode, and the remote node needs no petagen.  The plan is prepared once per leaf and kept until
  * fdwprobe_finish(); each batch runs in its own SPI connection, so callers
  * may keep local scans open in between.
  *-------------------------------------------------------------------------
@@ -33,7 +39,7 @@
 /* Keys sent per remote query. */
 #define FDWPROBE_BATCH 1000
 
-/* The batch being filled for one foreign leaf, and its running totals. */
+/* The batch being filled for one remote leaf, and its running totals. */
 struct FdwProbe
 {
 	MemoryContext keycxt;		/* copies of the batch's keys */
@@ -44,7 +50,7 @@ struct FdwProbe
 	int64		missing;		/* keys sent and not found */
 };
 
-/* Prepare the batch probe of foreign table relid. */
+/* Prepare the batch probe of relid: a foreign table or a Citus table. */
 FdwProbe *
 fdwprobe_open(Oid relid)
 {
@@ -87,7 +93,7 @@ fdwprobe_flush(FdwProbe *probe)
 	SPI_connect();
 	if (SPI_execute_plan(probe->plan, &arg, NULL, true, 1) != SPI_OK_SELECT ||
 		SPI_processed != 1)
-		elog(ERROR, "petagen: the probe of a foreign leaf returned no row");
+		elog(ERROR, "petagen: the probe of a remote leaf returned no row");
 	probe->found += DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
 												SPI_tuptable->tupdesc, 1, &isnull));
 	distinct = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],

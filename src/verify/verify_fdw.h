@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  * verify_fdw.h
- *		Probing the keys of a foreign leaf in batches, one remote query per
- *		batch, for petagen.verify().
+ *		Probing the keys of a remote leaf (foreign, or a Citus shard on
+ *		another node) in batches, one remote query per batch, for
+ *		petagen.verify().
  *-------------------------------------------------------------------------
  */
 #ifndef PETAGEN_VERIFY_FDW_H

@@ -119,7 +119,7 @@ verify_route_range(VerifyShared *shared, Router *router, KeyPrint *want,
 			keyprint_add(&want[leaf], buf + VARHDRSZ, len);
 		else
 		{
-			/* a foreign leaf, or a Citus shard on another node (no probe) */
+			/* a foreign leaf, or a Citus shard on another node */
 			want[leaf].count++;
 			if (remote != NULL && remote[leaf] != NULL)
 				fdwprobe_add(remote[leaf], PointerGetDatum(buf));

@@ -24,7 +24,7 @@ CREATE TABLE full_t_0 PARTITION OF full_t FOR VALUES WITH (MODULUS 2, REMAINDER 
 CREATE TABLE full_t_1 PARTITION OF full_t FOR VALUES WITH (MODULUS 2, REMAINDER 1);
 INSERT INTO full_t VALUES ('x', 'y');
 
-SELECT plan(11);
+SELECT plan(12);
 
 SELECT throws_ok($$SELECT petagen.start(10, 1, 'ok', method => NULL)$$, '22004',
     'argument "method" of petagen.start() must not be null', 'method NULL');
@@ -50,6 +50,9 @@ SELECT throws_ok($$SELECT petagen.start(10, 1, 'full_t', method => 'leaf')$$, '5
 SELECT is(count(*), 1::bigint, 'check() names the leaf that holds rows as an error')
 FROM petagen.check(10, 1, 'full_t', method => 'leaf')
 WHERE severity = 'error' AND finding LIKE 'leaf method:%' AND object IN ('full_t_0', 'full_t_1');
+SELECT is(count(*), 0::bigint, 'check() owes no freeze after a leaf load: its rows are frozen')
+FROM petagen.check(10, 1, 'ok', method => 'leaf')
+WHERE finding LIKE 'freeze:%';
 
 -- nothing was left behind
 SELECT is(count(*), 0::bigint, 'no job row left behind') FROM petagen.jobs;

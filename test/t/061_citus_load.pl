@@ -4,6 +4,11 @@
 # the whole key space once; Citus's own get_shard_id_for_distribution_column()
 # agrees with where every sampled key is; no shard holds a key outside its
 # hash range; a SIGKILLed frozen load on one worker resumes to exactly once.
+# verify() on one worker, or on the coordinator, checks every shard, those
+# of other nodes through Citus.  Leaf loads (method => 'leaf') write each
+# local shard whole, frozen, exactly once, also after a SIGKILL mid-leaf,
+# and fail on a shard move as chunk loads do.  bench() runs on a worker's
+# local shards directly and on a node's shards through Citus.
 # Skipped when Citus is not installed (scripts/citus.sh installs it).
 use strict;
 use warnings;
@@ -88,34 +93,39 @@ is( $coord->safe_psql('postgres',
 		  . ' JOIN usertable u USING (ycsb_key)'),
 	$rows, 'coordinator: every generated key is found through Citus');
 
-# Each worker: its shards verify exactly; the others are left to their node.
+# Each worker: verify(job) checks its own shards and, through Citus, the
+# other worker's; the coordinator, which holds none, checks every shard.
 my $expected = 0;
 for my $w ($w1, $w2)
 {
 	my $job = $w == $w1 ? $job1 : $job2;
+	my $other = ($w == $w1 ? $w2 : $w1)->port;
 	is( $w->safe_psql(
 			'postgres', qq{
-SELECT count(*) FILTER (WHERE local AND ok),
-       count(*) FILTER (WHERE NOT local AND ok IS NULL AND present IS NULL)
+SELECT count(*) FILTER (WHERE local AND ok AND node = 'local'),
+       count(*) FILTER (WHERE NOT local AND ok AND leaf IS NULL AND node = '127.0.0.1:$other'),
+       sum(present), sum(missing) + sum(extra) + sum(duplicated)
   FROM petagen.verify(${job}::bigint)}),
-		'4|4', $w->name . ': verify(job) is ok on its 4 shards, NULL on the others');
+		"4|4|$rows|0", $w->name . ': verify(job) is ok on its 4 shards and the other worker\'s 4');
 	$expected += $w->safe_psql('postgres',
 		"SELECT sum(expected) FROM petagen.verify(${job}::bigint) WHERE local");
 }
+is( $coord->safe_psql('postgres',
+		"SELECT count(*), count(*) FILTER (WHERE ok AND NOT local), sum(present)"
+		  . " FROM petagen.verify('usertable', $rows)"),
+	"8|8|$rows", 'coordinator: verify() is ok on all 8 shards, every one remote');
 is($expected, $rows, 'the local shards of both workers expect every key once');
 
-# Where a sample of keys is, by shard table, on the worker holding it.
-my $sample = $coord->safe_psql('postgres',
-	"SELECT string_agg(quote_literal(ycsb_key), ',')"
-	  . " FROM petagen.rows(NULL::usertable, 0, $rows) WHERE ycsb_key LIKE '%77'");
-my %found;
-for my $w ($w1, $w2)
+# The local shards of $table on worker $w, after checking that each holds
+# rows, all of its own hash range by Citus (worker_hash()) and by hashtext().
+sub check_shard_ranges
 {
-	for my $shard (split /\n/,
-		$w->safe_psql('postgres',
-			q{SELECT leaf FROM petagen.leaves('usertable') WHERE leaf IS NOT NULL}))
+	my ($w, $table) = @_;
+	my @shards = split /\n/,
+	  $w->safe_psql('postgres',
+		"SELECT leaf FROM petagen.leaves('$table') WHERE leaf IS NOT NULL");
+	for my $shard (@shards)
 	{
-		# Every row's hash lies in the shard's range, by Citus and by hashtext.
 		is( $w->safe_psql(
 				'postgres', qq{
 SELECT count(*) FILTER (WHERE worker_hash(ycsb_key) NOT BETWEEN lo AND hi),
@@ -125,6 +135,19 @@ SELECT count(*) FILTER (WHERE worker_hash(ycsb_key) NOT BETWEEN lo AND hi),
        (SELECT shardminvalue::int AS lo, shardmaxvalue::int AS hi FROM pg_dist_shard
          WHERE shardid = substring('$shard' FROM '_(\\d+)\$')::bigint) r}),
 			'0|0|t', $w->name . ": $shard holds rows, all of its own hash range");
+	}
+	return @shards;
+}
+
+# Where a sample of keys is, by shard table, on the worker holding it.
+my $sample = $coord->safe_psql('postgres',
+	"SELECT string_agg(quote_literal(ycsb_key), ',')"
+	  . " FROM petagen.rows(NULL::usertable, 0, $rows) WHERE ycsb_key LIKE '%77'");
+my %found;
+for my $w ($w1, $w2)
+{
+	for my $shard (check_shard_ranges($w, 'usertable'))
+	{
 		$found{$_} = $shard
 		  for split /\n/,
 		  $w->safe_psql('postgres', "SELECT ycsb_key FROM $shard WHERE ycsb_key IN ($sample)");
@@ -137,6 +160,21 @@ my %citus = map { split /\|/ } split /\n/,
 cmp_ok(scalar(keys %citus), '>', 1000, 'a sample of over 1000 keys');
 is_deeply(\%found, \%citus,
 	'every sampled key is in the shard get_shard_id_for_distribution_column() names');
+# petagen.leaf() of a sampled key: its shard table where it is local, NULL
+# on the node whose shard is elsewhere.
+for my $w ($w1, $w2)
+{
+	is( $w->safe_psql(
+			'postgres', qq{
+WITH l AS (SELECT leaf FROM petagen.leaves('usertable') WHERE leaf IS NOT NULL)
+SELECT count(*) FILTER (WHERE petagen.leaf('usertable', k) IS NOT DISTINCT FROM
+         (SELECT leaf FROM l
+           WHERE leaf::text = 'usertable_' || get_shard_id_for_distribution_column('usertable', k))),
+       count(*), count(*) > count(petagen.leaf('usertable', k))
+  FROM unnest(ARRAY[$sample]::text[]) k}),
+		scalar(keys %citus) . '|' . scalar(keys %citus) . '|t',
+		$w->name . ': leaf() names the local shard of a key, NULL for a shard elsewhere');
+}
 
 # A shard moved off worker1 during its load: the next chunk fails the job.
 $coord->safe_psql('postgres', citus_usertable_sql('moved', 4));
@@ -229,6 +267,125 @@ is( error_of($w1, q{SELECT petagen.bench('select', target => '{usertable}')}),
 	q{SELECT petagen.bench('select', target => '{usertable}')});
 like($err, qr/HINT:  petagen.leaves\('usertable'\) lists its shards/,
 	'the hint names petagen.leaves()');
+
+# ---- Leaf loads (method => 'leaf') on Citus: each local shard is one leaf.
+my $leaf_rows = 40000;
+$coord->safe_psql('postgres', citus_usertable_sql('leafy', 8) . q{
+CREATE EXTENSION pg_visibility;
+CREATE ROLE leaf_op LOGIN IN ROLE petagen_operator;
+GRANT SELECT, INSERT ON leafy TO leaf_op;
+});
+my $start_leafy = "SELECT petagen.start($leaf_rows, workers => 2, \"table\" => 'leafy',"
+  . " chunk_rows => 10000, method => 'leaf')";
+
+# The sum of count(*) of the local shards of $table on worker $w.
+sub local_rows
+{
+	my ($w, $table) = @_;
+	return $w->safe_psql('postgres',
+		"SELECT format('SELECT 0%s', string_agg(format(' + (SELECT count(*) FROM %s)', leaf), ''))"
+		  . " FROM petagen.leaves('$table') WHERE leaf IS NOT NULL \\gexec");
+}
+
+# worker2, as a role without TRUNCATE: refused; the grant made through the
+# coordinator reaches the shards, and the role loads.
+like(error_of($w2, "SET ROLE leaf_op; $start_leafy"),
+	qr/^42501: permission denied for table leafy_\d+$/,
+	'leaf: without TRUNCATE on the distributed table a leaf load is refused');
+$coord->safe_psql('postgres', 'GRANT TRUNCATE ON leafy TO leaf_op');
+my $leaf2 = $w2->safe_psql('postgres', "SET ROLE leaf_op; $start_leafy");
+
+# worker1: held before the commit of leaves 1 and 2, SIGKILLed, resumed.
+set_debug_pause($w1, 'before_commit:1');
+my $leaf1 = $w1->safe_psql('postgres', $start_leafy);
+wait_for_debug_pause($w1, $leaf1, 2);
+is($w1->safe_psql('postgres', "SELECT count(*) FROM petagen.chunks WHERE job = $leaf1"),
+	'1', 'leaf kill: one shard is committed, the two held are not');
+is($w1->safe_psql('postgres',
+		"SELECT count(*) FROM pg_ls_dir('pg_petagen/$leaf1') f WHERE f LIKE 'range.%'"),
+	'4', 'leaf kill: the 4 ranges are routed into files');
+$pid = $w1->safe_psql('postgres',
+	"SELECT pid FROM petagen.status($leaf1) WHERE worker = 0");
+ok(kill('KILL', $pid), 'leaf kill: SIGKILL sent to load worker 0');
+ok( poll_after_crash(
+		$w1, "SELECT state FROM petagen.status($leaf1) WHERE worker IS NULL",
+		'interrupted'),
+	'leaf kill: after the crash restart the job is interrupted');
+is( local_rows($w1, 'leafy'),
+	$w1->safe_psql('postgres',
+		"SELECT sum(rows_written) FROM petagen.chunks WHERE job = $leaf1"),
+	'leaf kill: the shards in flight are empty again');
+set_debug_pause($w1, '');
+is($w1->safe_psql('postgres', "SELECT petagen.resume($leaf1)"),
+	$leaf1, 'leaf kill: resume() returns the job');
+
+for my $w ($w1, $w2)
+{
+	my $job = $w == $w1 ? $leaf1 : $leaf2;
+	my $name = $w->name;
+	is($w->safe_psql('postgres', "SELECT petagen.wait($job, '300s')"),
+		'done', "leaf: $name: the job is done");
+	is( $w->safe_psql('postgres', qq{
+SELECT s.keys_done = $leaf_rows, count(*), count(DISTINCT c.leaf),
+       sum(c.keys) = $leaf_rows, sum(c.rows_written) + sum(c.foreign_skipped) = $leaf_rows,
+       sum(c.rows_written) = (SELECT sum(expected) FROM petagen.verify(${job}::bigint) WHERE local)
+  FROM petagen.chunks c, petagen.status($job) s WHERE c.job = $job AND s.worker IS NULL
+ GROUP BY s.keys_done}),
+		't|4|4|t|t|t',
+		"leaf: $name: one ledger row per local shard, keys_done is the key space");
+	is($w->safe_psql('postgres', "SELECT count(*) FROM pg_ls_dir('pg_petagen', true, false) d WHERE d = '$job'"),
+		'0', "leaf: $name: the routing files are removed");
+	for my $shard (check_shard_ranges($w, 'leafy'))
+	{
+		is( seqscan_psql($w, qq{
+SELECT (SELECT count(*) FROM $shard t WHERE (t.ctid::text::point)[0]::bigint IN
+          (SELECT blkno FROM pg_visibility_map('$shard') WHERE NOT all_frozen)),
+       (SELECT count(*) FROM pg_check_frozen('$shard'))}),
+			'0|0', "leaf: $name: every row of $shard is frozen, on an all-frozen page");
+	}
+}
+is( $coord->safe_psql('postgres',
+		'SELECT count(*), count(DISTINCT ycsb_key) FROM leafy'),
+	"$leaf_rows|$leaf_rows", 'leaf: coordinator: count(*) = count(DISTINCT ycsb_key) = rows');
+
+# A key moved by hand into another shard of worker2: verify() on worker1 and
+# on the coordinator find it, through Citus, missing from its own shard and
+# extra in the other.
+my ($shard_a, $shard_b) = split /\n/,
+  $w2->safe_psql('postgres',
+	"SELECT leaf FROM petagen.leaves('leafy') WHERE leaf IS NOT NULL LIMIT 2");
+$w2->safe_psql('postgres', qq{SET citus.enable_manual_changes_to_shards = on;
+WITH m AS (DELETE FROM $shard_a WHERE ycsb_key = (SELECT min(ycsb_key) FROM $shard_a) RETURNING *)
+INSERT INTO $shard_b SELECT * FROM m});
+my $not_ok = "SELECT count(*) FILTER (WHERE NOT ok), sum(missing), sum(extra), sum(duplicated),"
+  . " string_agg(DISTINCT node, ',') FILTER (WHERE NOT ok), count(*) FILTER (WHERE ok)";
+my $w2node = '127.0.0.1:' . $w2->port;
+is($w1->safe_psql('postgres', "$not_ok FROM petagen.verify(${leaf1}::bigint)"),
+	"2|1|1|0|$w2node|6", 'leaf: worker1: verify() finds the key moved between two shards of worker2');
+is($coord->safe_psql('postgres', "$not_ok FROM petagen.verify('leafy', $leaf_rows)"),
+	"2|1|1|0|$w2node|6", 'leaf: coordinator: verify() finds the key moved between two shards of worker2');
+
+# A shard moved off worker1 before its leaf: the leaf fails the job.
+$coord->safe_psql('postgres', citus_usertable_sql('movedleaf', 6));
+set_debug_pause($w1, 'before_chunk:1');
+my $leaf3 = $w1->safe_psql('postgres',
+	q{SELECT petagen.start(20000, workers => 1, "table" => 'movedleaf', method => 'leaf')});
+wait_for_debug_pause($w1, $leaf3, 1);
+$moved = $w1->safe_psql('postgres',
+	q{SELECT substring(leaf::text FROM '_(\d+)$') FROM petagen.leaves('movedleaf')}
+	  . ' WHERE leaf IS NOT NULL OFFSET 1 LIMIT 1');
+$coord->safe_psql('postgres',
+	"SELECT citus_move_shard_placement($moved, '127.0.0.1', " . $w1->port
+	  . ", '127.0.0.1', " . $w2->port . ", shard_transfer_mode => 'block_writes')");
+set_debug_pause($w1, '');
+is($w1->safe_psql('postgres', "SELECT petagen.wait($leaf3, '120s')"),
+	'failed', 'leaf move: the load fails when the shard of its next leaf moved away');
+like(
+	$w1->safe_psql('postgres', "SELECT last_error FROM petagen.jobs WHERE job = $leaf3"),
+	qr/the Citus shards of "movedleaf" placed on this node changed during load job $leaf3/,
+	'leaf move: the job says the shards placed here changed');
+is($w1->safe_psql('postgres', "SELECT count(*) FROM petagen.chunks WHERE job = $leaf3"),
+	'1', 'leaf move: only the leaf before the move committed');
 
 $_->stop for ($coord, $w1, $w2);
 done_testing();
