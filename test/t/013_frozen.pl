@@ -36,7 +36,6 @@ $node->safe_psql('postgres',
 );
 
 # The content checksum of the key space, as the generator (and a plain load) has it.
-my $expected_sum;
 
 # Start a frozen load of $rows rows into a new 8-leaf table; returns the job.
 sub start_frozen
@@ -83,52 +82,20 @@ sub frozen_fraction
 		  . " pg_visibility_map(t.relid) WHERE t.isleaf");
 }
 
-# Rows of the local leaves of $table on pages that are not all-frozen.
-sub rows_off_frozen_pages
-{
-	my ($table) = @_;
-	return seqscan_psql($node, 
-		"SET enable_nestloop = off; CREATE TEMP TABLE nf AS SELECT p.relid, m.blkno"
-		  . " FROM pg_partition_tree('$table') p, pg_visibility_map(p.relid) m"
-		  . " WHERE p.isleaf AND NOT m.all_frozen; ANALYZE nf;"
-		  . " SELECT count(*) FROM $table t JOIN nf"
-		  . " ON nf.relid = t.tableoid AND nf.blkno = (t.ctid::text::point)[0]::bigint");
-}
-
 # The exactly-once checks of a finished job on $table.
 sub check_exact
 {
 	my ($job, $table, $what) = @_;
-	is($node->safe_psql('postgres', "SELECT petagen.wait($job, '120s')"),
-		'done', "$what: the job is done");
-	is( $node->safe_psql('postgres',
-			"SELECT count(*), count(*) FILTER (WHERE ok) FROM petagen.verify(${job}::bigint)"),
-		'8|8', "$what: verify() is ok on every leaf");
-	is(seqscan_psql($node, "SELECT count(*) FROM $table"),
-		$rows, "$what: a sequential scan counts exactly the key space");
-	is( seqscan_psql($node, 
-			"SELECT count(*) FROM (SELECT ycsb_key FROM $table GROUP BY 1 HAVING count(*) > 1) d"),
-		'0', "$what: no key is there twice");
-	is( seqscan_psql($node, 
-			"SELECT md5(string_agg(md5(t::text), '' ORDER BY ycsb_key)) FROM $table t"),
-		$expected_sum //= $node->safe_psql('postgres',
-			"SELECT md5(string_agg(md5(t::text), '' ORDER BY ycsb_key))"
-			  . " FROM petagen.rows(NULL::$table, 0, $rows) t"),
-		"$what: content equals the generator's (a plain load's)");
+	check_load_exact($node, $job, $table, $rows, $what);
 	is( $node->safe_psql('postgres',
 			"SELECT count(*) FROM petagen.chunk_intents WHERE job = $job"),
 		'0', "$what: no chunk intent is left");
-	is( $node->safe_psql('postgres',
-			"SELECT count(*) FROM (SELECT bt_index_check(i.indexrelid, true)"
-			  . " FROM pg_partition_tree('$table') t JOIN pg_index i ON i.indrelid = t.relid"
-			  . " WHERE t.isleaf) c"),
-		'8', "$what: bt_index_check with heapallindexed passes on every leaf index");
 }
 
 # (a) An uninterrupted frozen load.
 my $job_a = start_frozen('frozen_a');
 check_exact($job_a, 'frozen_a', 'clean');
-is(rows_off_frozen_pages('frozen_a'), '0', 'clean: every row is on an all-frozen page');
+is(rows_off_frozen_pages($node, 'frozen_a'), '0', 'clean: every row is on an all-frozen page');
 # Before 16 a leaf grows a page at a time, as the rows need it.  From 16 on
 # heap_multi_insert extends it by many pages at once; a chunk's bulk insert
 # state keeps the ones it did not fill, and a frozen load skips the free
@@ -179,7 +146,7 @@ is($removed, $left, 'kill: the repair removed exactly the leftover rows');
 # which VACUUM leaves out of the visibility map.  After one VACUUM, every
 # row is on an all-frozen page.
 $node->safe_psql('postgres', 'VACUUM (INDEX_CLEANUP ON) frozen_b');
-is(rows_off_frozen_pages('frozen_b'), '0', 'kill: after one VACUUM every row is on an all-frozen page');
+is(rows_off_frozen_pages($node, 'frozen_b'), '0', 'kill: after one VACUUM every row is on an all-frozen page');
 
 # (c) stop() mid-load: the chunks in flight roll back, their rows stay.
 my $job_c = start_held_before_commit('frozen_c', 2);

@@ -41,7 +41,6 @@ $node->safe_psql('postgres',
 	'CREATE EXTENSION petagen; CREATE EXTENSION pg_visibility; CREATE EXTENSION amcheck'
 );
 
-my $expected_sum;
 
 # Start a leaf load of $rows rows into a new 8-leaf table; returns the job.
 sub start_leaf
@@ -95,37 +94,14 @@ sub start_held_before_commit
 sub check_exact
 {
 	my ($job, $table, $what) = @_;
-	is($node->safe_psql('postgres', "SELECT petagen.wait($job, '180s')"),
-		'done', "$what: the job is done");
-	is( $node->safe_psql('postgres',
-			"SELECT count(*), count(*) FILTER (WHERE ok) FROM petagen.verify(${job}::bigint)"),
-		'8|8', "$what: verify() is ok on every leaf");
-	is(seqscan_psql($node, "SELECT count(*) FROM $table"),
-		$rows, "$what: a sequential scan counts exactly the key space");
-	is( seqscan_psql($node, 
-			"SELECT md5(string_agg(md5(t::text), '' ORDER BY ycsb_key)) FROM $table t"),
-		$expected_sum //= $node->safe_psql('postgres',
-			"SELECT md5(string_agg(md5(t::text), '' ORDER BY ycsb_key))"
-			  . " FROM petagen.rows(NULL::$table, 0, $rows) t"),
-		"$what: content equals the generator's (a plain load's)");
+	check_load_exact($node, $job, $table, $rows, $what);
 	is( $node->safe_psql('postgres',
 			"SELECT count(*), count(DISTINCT leaf) FROM petagen.chunks WHERE job = $job"),
 		'8|8', "$what: the ledger holds each leaf once");
-	is( $node->safe_psql('postgres',
-			"SELECT count(*) FROM (SELECT bt_index_check(i.indexrelid, true)"
-			  . " FROM pg_partition_tree('$table') t JOIN pg_index i ON i.indrelid = t.relid"
-			  . " WHERE t.isleaf) c"),
-		'8', "$what: bt_index_check with heapallindexed passes on every leaf index");
 	# From 16 on heap_multi_insert extends a leaf by many pages at once; the
 	# ones the last rows did not reach stay empty (no rows, not in the
 	# visibility map).  Every page with a row is all-frozen.
-	is( seqscan_psql($node, 
-			"SET enable_nestloop = off; CREATE TEMP TABLE nf AS SELECT p.relid, m.blkno"
-			  . " FROM pg_partition_tree('$table') p, pg_visibility_map(p.relid) m"
-			  . " WHERE p.isleaf AND NOT m.all_frozen; ANALYZE nf;"
-			  . " SELECT count(*) FROM $table t JOIN nf"
-			  . " ON nf.relid = t.tableoid AND nf.blkno = (t.ctid::text::point)[0]::bigint"),
-		'0', "$what: every row is on an all-frozen page");
+	is(rows_off_frozen_pages($node, $table), '0', "$what: every row is on an all-frozen page");
 	if ($node->safe_psql('postgres', 'SHOW server_version_num') < 160000)
 	{
 		is( $node->safe_psql('postgres',

@@ -5,10 +5,11 @@ use strict;
 use warnings;
 use Exporter 'import';
 use IPC::Run;
+use Test::More;
 use Time::HiRes qw(usleep);
 
 our @EXPORT = qw(ycsb_table_sql seqscan_psql try_sql error_of set_debug_pause
-  wait_for_debug_pause poll_after_crash);
+  wait_for_debug_pause poll_after_crash check_load_exact rows_off_frozen_pages);
 
 # Test tables come from petagen.create_table() (the canonical, hash
 # partitioned table) or, when a test needs a plain table of that shape, from
@@ -96,6 +97,50 @@ sub poll_after_crash
 		usleep(100_000);
 	}
 	return 0;
+}
+
+# The checks every exactly-once load job $job of the 8-leaf $table (key
+# numbers 0 .. $rows-1, petagen's default row options) must pass once it is
+# done: verify() is ok on every leaf; a sequential scan counts exactly the
+# key space, no key twice, the generator's content; and bt_index_check
+# (amcheck, created by the test) with heapallindexed passes on every leaf index.
+sub check_load_exact
+{
+	my ($node, $job, $table, $rows, $what) = @_;
+	is($node->safe_psql('postgres', "SELECT petagen.wait($job, '180s')"),
+		'done', "$what: the job is done");
+	is( $node->safe_psql('postgres',
+			"SELECT count(*), count(*) FILTER (WHERE ok) FROM petagen.verify(${job}::bigint)"),
+		'8|8', "$what: verify() is ok on every leaf");
+	is(seqscan_psql($node, "SELECT count(*) FROM $table"),
+		$rows, "$what: a sequential scan counts exactly the key space");
+	is( seqscan_psql($node,
+			"SELECT count(*) FROM (SELECT ycsb_key FROM $table GROUP BY 1 HAVING count(*) > 1) d"),
+		'0', "$what: no key is there twice");
+	is( seqscan_psql($node,
+			"SELECT md5(string_agg(md5(t::text), '' ORDER BY ycsb_key)) FROM $table t"),
+		$node->safe_psql('postgres',
+			"SELECT md5(string_agg(md5(t::text), '' ORDER BY ycsb_key))"
+			  . " FROM petagen.rows(NULL::$table, 0, $rows) t"),
+		"$what: content equals the generator's (a plain load's)");
+	is( $node->safe_psql('postgres',
+			"SELECT count(*) FROM (SELECT bt_index_check(i.indexrelid, true)"
+			  . " FROM pg_partition_tree('$table') t JOIN pg_index i ON i.indrelid = t.relid"
+			  . " WHERE t.isleaf) c"),
+		'8', "$what: bt_index_check with heapallindexed passes on every leaf index");
+}
+
+# Rows of the leaves of $table on $node on pages that are not all-frozen
+# (pg_visibility, created by the test).
+sub rows_off_frozen_pages
+{
+	my ($node, $table) = @_;
+	return seqscan_psql($node,
+		"SET enable_nestloop = off; CREATE TEMP TABLE nf AS SELECT p.relid, m.blkno"
+		  . " FROM pg_partition_tree('$table') p, pg_visibility_map(p.relid) m"
+		  . " WHERE p.isleaf AND NOT m.all_frozen; ANALYZE nf;"
+		  . " SELECT count(*) FROM $table t JOIN nf"
+		  . " ON nf.relid = t.tableoid AND nf.blkno = (t.ctid::text::point)[0]::bigint");
 }
 
 1;
