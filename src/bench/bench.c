@@ -50,6 +50,7 @@
 #include "gen/keys.h"
 #include "job/ledger.h"
 #include "launch.h"
+#include "route/citus_meta.h"
 #include "route/route.h"
 #include "gen/rowgen.h"
 
@@ -740,8 +741,8 @@ static const char *
 bench_target_name(const BenchDef *def, const BenchTarget *target)
 {
 	if (def->citus && target->relid == def->relid)
-		return quote_identifier(psprintf("%s_" INT64_FORMAT, get_rel_name(def->relid),
-										 target->leaf));
+		return quote_identifier(citus_meta_shard_name(get_rel_name(def->relid),
+													  target->leaf));
 	return bench_relname(target->relid);
 }
 

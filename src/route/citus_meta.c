@@ -38,6 +38,8 @@
 #include "access/table.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
+#include "common/hashfn.h"
+#include "mb/pg_wchar.h"
 #include "nodes/primnodes.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
@@ -461,11 +463,25 @@ citus_meta_route(CitusTable *table, Datum key)
 	return lo;
 }
 
-/* The name of the shard table of shard shardid of table relname. */
+/*
+ * The name of the shard table of shard shardid of table relname, as Citus's
+ * AppendShardIdToName() builds it: relname_shardid, or, where that would
+ * not fit in NAMEDATALEN, the name clipped, '_', its hash_any() in hex and
+ * _shardid.
+ */
 char *
 citus_meta_shard_name(const char *relname, int64 shardid)
 {
-	return psprintf("%s_" INT64_FORMAT, relname, shardid);
+	char		suffix[NAMEDATALEN];
+	int			len = strlen(relname);
+	int			suffixlen = snprintf(suffix, sizeof(suffix), "_" INT64_FORMAT, shardid);
+
+	if (len < NAMEDATALEN - suffixlen)
+		return psprintf("%s%s", relname, suffix);
+	return psprintf("%.*s_%.8x%s",
+					pg_mbcliplen(relname, len, NAMEDATALEN - suffixlen - 10), relname,
+					DatumGetUInt32(hash_any((const unsigned char *) relname, len)),
+					suffix);
 }
 
 /*

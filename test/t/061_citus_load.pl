@@ -268,6 +268,29 @@ is( error_of($w1, q{SELECT petagen.bench('select', target => '{usertable}')}),
 like($err, qr/HINT:  petagen.leaves\('usertable'\) lists its shards/,
 	'the hint names petagen.leaves()');
 
+# A name too long for <table>_<shardid>: Citus clips it and adds the name's
+# hash; petagen names the shard tables as Citus does, and loads them.
+my $long = 'a_distributed_table_whose_name_is_too_long_for_a_shard_suffix';
+$coord->safe_psql('postgres', citus_usertable_sql($long, 4));
+for my $w ($w1, $w2)
+{
+	is( $w->safe_psql('postgres',
+			"SELECT string_agg(leaf::text, ',' ORDER BY leaf::text) FROM petagen.leaves('$long')"
+			  . " WHERE node = 'local'"),
+		$coord->safe_psql('postgres',
+			"SELECT string_agg(shard_name, ',' ORDER BY shard_name) FROM citus_shards"
+			  . " WHERE table_name = '$long'::regclass AND nodeport = " . $w->port),
+		'a long table name: leaves() names the local shards as Citus does');
+}
+my @long_jobs = map {
+	$_->safe_psql('postgres', "SELECT petagen.start(4000, workers => 1, \"table\" => '$long')")
+} ($w1, $w2);
+is($w1->safe_psql('postgres', "SELECT petagen.wait($long_jobs[0], '120s')")
+	  . $w2->safe_psql('postgres', "SELECT petagen.wait($long_jobs[1], '120s')"),
+	'donedone', 'a long table name: both loads are done');
+is($coord->safe_psql('postgres', "SELECT count(*), count(DISTINCT ycsb_key) FROM $long"),
+	'4000|4000', 'a long table name: the coordinator counts every key once');
+
 # ---- Leaf loads (method => 'leaf') on Citus: each local shard is one leaf.
 my $leaf_rows = 40000;
 $coord->safe_psql('postgres', citus_usertable_sql('leafy', 8) . q{
