@@ -343,11 +343,37 @@ citus_meta_node_name(int32 group)
 	return name;
 }
 
+/*
+ * Name each shard's node, "host:port" of this node for a local shard, else
+ * of the group of a placement (groups), looking each group up once.
+ */
+static void
+citus_meta_name_nodes(CitusTable *table, const int32 *groups)
+{
+	int32	   *seen = palloc(sizeof(int32) * Max(table->nshards, 1));
+	char	  **names = palloc(sizeof(char *) * Max(table->nshards, 1));
+	int			nseen = 0;
+
+	for (int i = 0; i < table->nshards; i++)
+	{
+		int32		group = table->shards[i].local ? table->group : groups[i];
+		int			g = 0;
+
+		while (g < nseen && seen[g] != group)
+			g++;
+		if (g == nseen)
+		{
+			seen[nseen] = group;
+			names[nseen++] = citus_meta_node_name(group);
+		}
+		table->shards[i].node = names[g];
+	}
+}
+
 /* Mark each shard local or not and name its node (pg_dist_placement, active only). */
 static void
 citus_meta_read_placements(CitusTable *table, const char *relname)
 {
-	char	   *self = citus_meta_node_name(table->group);
 	Relation	rel = citus_meta_catalog("pg_dist_placement");
 	int32	   *groups = palloc(sizeof(int32) * Max(table->nshards, 1));
 	bool	   *placed = palloc0(sizeof(bool) * Max(table->nshards, 1));
@@ -374,16 +400,13 @@ citus_meta_read_placements(CitusTable *table, const char *relname)
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
 	for (int i = 0; i < table->nshards; i++)
-	{
 		if (!placed[i])
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("shard " INT64_FORMAT " of Citus table \"%s\" has no active placement",
 							table->shards[i].shardid, relname),
 					 errhint("Check the Citus metadata with citus_shards on the coordinator.")));
-		table->shards[i].node = table->shards[i].local ? self :
-			citus_meta_node_name(groups[i]);
-	}
+	citus_meta_name_nodes(table, groups);
 }
 
 /* Sort the shards by hash range; error unless the ranges tile the int4 space. */
