@@ -33,32 +33,18 @@ export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 PGBIN=$("$PG_CONFIG" --bindir)
 NODES="0 1 2"
 
-# Run a command as the instance owner.
-if [ "$(id -u)" -eq 0 ]; then
-    as_owner() { runuser -u postgres -- "$@"; }
-else
-    as_owner() { "$@"; }
-fi
+NODE_IDS=$NODES
+NODE_HOST=127.0.0.1
+# shellcheck source=scripts/nodes.sh
+. scripts/nodes.sh
 
-# psql on node $1, the rest are psql arguments.
-node_psql() {
-    local k=$1
-    shift
-    as_owner "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p $((PORT + k)) \
-        -U postgres -d postgres "$@"
-}
-
-# Start node $1, creating it first if it does not exist.
-node_up() {
-    local k=$1 data=$DIR/node$1
-    if [ ! -d "$data" ]; then
-        as_owner "$PGBIN/initdb" -D "$data" -U postgres -A trust -E UTF8 \
-            --no-locale --no-sync >"$DIR/initdb$k.log"
-        cat >>"$data/postgresql.conf" <<CONF
-port = $((PORT + k))
+# The postgresql.conf lines of node $1.
+node_conf() {
+    cat <<CONF
+port = $((PORT + $1))
 listen_addresses = '127.0.0.1'
 unix_socket_directories = '$DIR'
-cluster_name = '127.0.0.1:$((PORT + k))'
+cluster_name = '127.0.0.1:$((PORT + $1))'
 shared_preload_libraries = 'citus'
 max_worker_processes = 16
 shared_buffers = 512MB
@@ -66,10 +52,6 @@ max_wal_size = 8GB
 checkpoint_timeout = 30min
 autovacuum = off
 CONF
-    fi
-    as_owner "$PGBIN/pg_ctl" -D "$data" status >/dev/null 2>&1 ||
-        as_owner "$PGBIN/pg_ctl" -D "$data" -l "$DIR/node$k.log" -w start >/dev/null
-    echo "node$k: port $((PORT + k)), data $data"
 }
 
 cmd_up() {
@@ -78,8 +60,7 @@ cmd_up() {
     bash scripts/citus.sh | tail -1
     local fresh=0
     [ -d "$DIR" ] || fresh=1
-    mkdir -p "$DIR"
-    if [ "$(id -u)" -eq 0 ]; then chown postgres: "$DIR"; fi
+    nodes_dir
     for k in $NODES; do node_up "$k"; done
     [ "$fresh" -eq 1 ] || return 0
     for k in $NODES; do
@@ -185,16 +166,6 @@ SQL
     echo "heatmap: $DIR/matrix.svg"
 }
 
-cmd_down() {
-    for k in $NODES; do
-        if [ -f "$DIR/node$k/postmaster.pid" ]; then
-            as_owner "$PGBIN/pg_ctl" -D "$DIR/node$k" -m fast -w stop >/dev/null
-            echo "node$k: stopped"
-        fi
-    done
-    echo "citus cluster: data and logs kept in $DIR (rm -rf it to start afresh)"
-}
-
 case ${1:-} in
     up) cmd_up ;;
     load) cmd_load ;;
@@ -203,6 +174,6 @@ case ${1:-} in
     matrix) cmd_matrix ;;
     bench) PETAGEN_CITUS_DIR=$DIR PETAGEN_CITUS_PORT=$PORT bash test/bench/citus_load.sh ;;
     psql) shift; k=${1:-0}; shift || true; node_psql "$k" "$@" ;;
-    down) cmd_down ;;
+    down) nodes_down ;;
     *) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac

@@ -34,39 +34,22 @@ DIR=${PETAGEN_CLUSTER_DIR:-$PWD/cluster}
 export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 PGBIN=$("$PG_CONFIG" --bindir)
 
-# Run a command as the instance owner.
-if [ "$(id -u)" -eq 0 ]; then
-    as_owner() { runuser -u postgres -- "$@"; }
-else
-    as_owner() { "$@"; }
-fi
+NODE_IDS=$(seq 1 "$NODES")
+NODE_HOST=$DIR
+# shellcheck source=scripts/nodes.sh
+. scripts/nodes.sh
 
-# psql on node $1, the rest are psql arguments.
-node_psql() {
-    local k=$1
-    shift
-    as_owner "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$DIR" -p $((PORT + k)) \
-        -U postgres -d postgres "$@"
-}
-
-# Start node $1, creating it first if it does not exist.
-node_up() {
-    local k=$1 data=$DIR/node$1
-    if [ ! -d "$data" ]; then
-        as_owner "$PGBIN/initdb" -D "$data" -U postgres -A trust -E UTF8 \
-            --no-locale --no-sync >"$DIR/initdb$k.log"
-        cat >>"$data/postgresql.conf" <<CONF
-port = $((PORT + k))
+# The postgresql.conf lines of node $1.
+node_conf() {
+    cat <<CONF
+port = $((PORT + $1))
 listen_addresses = ''
 unix_socket_directories = '$DIR'
-cluster_name = 'node$k'
+cluster_name = 'node$1'
 max_worker_processes = 16
 shared_buffers = 128MB
 max_wal_size = 2GB
 CONF
-    fi
-    as_owner "$PGBIN/pg_ctl" -D "$data" -l "$DIR/node$k.log" -w start >/dev/null
-    echo "node$k: port $((PORT + k)), data $data"
 }
 
 cmd_up() {
@@ -74,13 +57,7 @@ cmd_up() {
     bash scripts/build.sh >/dev/null
     local fresh=0 ports=""
     [ -d "$DIR" ] || fresh=1
-    mkdir -p "$DIR"
-    if [ "$(id -u)" -eq 0 ]; then chown postgres: "$DIR"; fi
-    if ! as_owner test -w "$DIR"; then
-        echo "cluster: $DIR is not writable by the instance owner" >&2
-        echo "         (as root, every parent directory must be searchable by postgres)" >&2
-        exit 1
-    fi
+    nodes_dir
     for k in $(seq 1 "$NODES"); do
         node_up "$k"
         ports=$ports${ports:+,}$((PORT + k))
@@ -154,16 +131,6 @@ SQL
     fi
 }
 
-cmd_down() {
-    for k in $(seq 1 "$NODES"); do
-        if [ -f "$DIR/node$k/postmaster.pid" ]; then
-            as_owner "$PGBIN/pg_ctl" -D "$DIR/node$k" -m fast -w stop >/dev/null
-            echo "node$k: stopped"
-        fi
-    done
-    echo "cluster: data and logs kept in $DIR (rm -rf it to start afresh)"
-}
-
 case ${1:-} in
     up) cmd_up ;;
     load) cmd_load ;;
@@ -171,6 +138,6 @@ case ${1:-} in
     verify) cmd_verify ;;
     matrix) cmd_matrix ;;
     psql) shift; k=${1:-1}; shift || true; node_psql "$k" "$@" ;;
-    down) cmd_down ;;
+    down) nodes_down ;;
     *) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac
