@@ -176,26 +176,39 @@ SELECT count(*) FILTER (WHERE petagen.leaf('usertable', k) IS NOT DISTINCT FROM
 		$w->name . ': leaf() names the local shard of a key, NULL for a shard elsewhere');
 }
 
-# A shard moved off worker1 during its load: the next chunk fails the job.
-$coord->safe_psql('postgres', citus_usertable_sql('moved', 4));
-set_debug_pause($w1, 'before_chunk:1');
-my $job3 = $w1->safe_psql('postgres',
-	q{SELECT petagen.start(40000, workers => 1, "table" => 'moved', chunk_rows => 10000)});
-wait_for_debug_pause($w1, $job3, 1);
-my $moved = $w1->safe_psql('postgres',
-	q{SELECT min(shard) FROM petagen.job_shards WHERE job = } . $job3);
-$coord->safe_psql('postgres',
-	"SELECT citus_move_shard_placement($moved, '127.0.0.1', " . $w1->port
-	  . ", '127.0.0.1', " . $w2->port . ", shard_transfer_mode => 'block_writes')");
-set_debug_pause($w1, '');
-is($w1->safe_psql('postgres', "SELECT petagen.wait($job3, '120s')"),
-	'failed', 'move: the load fails after a shard moved off the node');
-like(
-	$w1->safe_psql('postgres', "SELECT last_error FROM petagen.jobs WHERE job = $job3"),
-	qr/the Citus shards of "moved" placed on this node changed during load job $job3/,
-	'move: the job says the shards placed here changed');
-is($w1->safe_psql('postgres', "SELECT count(*) FROM petagen.chunks WHERE job = $job3"),
-	'1', 'move: only the chunk before the move committed');
+# A load on worker1 of a new Citus table $table ($shards shards), started by
+# $start, held before its second $unit while the shard $pick->($job) names
+# moves to worker2: the job fails, says why, and only its first $unit committed.
+sub check_move_fails
+{
+	my ($table, $shards, $start, $pick, $unit, $what) = @_;
+	$coord->safe_psql('postgres', citus_usertable_sql($table, $shards));
+	set_debug_pause($w1, 'before_chunk:1');
+	my $job = $w1->safe_psql('postgres', $start);
+	wait_for_debug_pause($w1, $job, 1);
+	$coord->safe_psql('postgres',
+		'SELECT citus_move_shard_placement(' . $pick->($job) . ", '127.0.0.1', "
+		  . $w1->port . ", '127.0.0.1', " . $w2->port
+		  . ", shard_transfer_mode => 'block_writes')");
+	set_debug_pause($w1, '');
+	is($w1->safe_psql('postgres', "SELECT petagen.wait($job, '120s')"),
+		'failed', "$what: the load fails after a shard moved off the node");
+	like(
+		$w1->safe_psql('postgres', "SELECT last_error FROM petagen.jobs WHERE job = $job"),
+		qr/the Citus shards of "$table" placed on this node changed during load job $job/,
+		"$what: the job says the shards placed here changed");
+	is($w1->safe_psql('postgres', "SELECT count(*) FROM petagen.chunks WHERE job = $job"),
+		'1', "$what: only the $unit before the move committed");
+}
+
+# A shard moved off worker1 during its chunk load: the next chunk fails the job.
+check_move_fails('moved', 4,
+	q{SELECT petagen.start(40000, workers => 1, "table" => 'moved', chunk_rows => 10000)},
+	sub {
+		$w1->safe_psql('postgres',
+			"SELECT min(shard) FROM petagen.job_shards WHERE job = $_[0]");
+	},
+	'chunk', 'move');
 
 # bench() on Citus: a worker's default target is its local shards, queried
 # directly; a node's shards ('host:port') are queried through the
@@ -389,26 +402,14 @@ is($coord->safe_psql('postgres', "$not_ok FROM petagen.verify('leafy', $leaf_row
 	"2|1|1|0|$w2node|6", 'leaf: coordinator: verify() finds the key moved between two shards of worker2');
 
 # A shard moved off worker1 before its leaf: the leaf fails the job.
-$coord->safe_psql('postgres', citus_usertable_sql('movedleaf', 6));
-set_debug_pause($w1, 'before_chunk:1');
-my $leaf3 = $w1->safe_psql('postgres',
-	q{SELECT petagen.start(20000, workers => 1, "table" => 'movedleaf', method => 'leaf')});
-wait_for_debug_pause($w1, $leaf3, 1);
-$moved = $w1->safe_psql('postgres',
-	q{SELECT substring(leaf::text FROM '_(\d+)$') FROM petagen.leaves('movedleaf')}
-	  . ' WHERE leaf IS NOT NULL OFFSET 1 LIMIT 1');
-$coord->safe_psql('postgres',
-	"SELECT citus_move_shard_placement($moved, '127.0.0.1', " . $w1->port
-	  . ", '127.0.0.1', " . $w2->port . ", shard_transfer_mode => 'block_writes')");
-set_debug_pause($w1, '');
-is($w1->safe_psql('postgres', "SELECT petagen.wait($leaf3, '120s')"),
-	'failed', 'leaf move: the load fails when the shard of its next leaf moved away');
-like(
-	$w1->safe_psql('postgres', "SELECT last_error FROM petagen.jobs WHERE job = $leaf3"),
-	qr/the Citus shards of "movedleaf" placed on this node changed during load job $leaf3/,
-	'leaf move: the job says the shards placed here changed');
-is($w1->safe_psql('postgres', "SELECT count(*) FROM petagen.chunks WHERE job = $leaf3"),
-	'1', 'leaf move: only the leaf before the move committed');
+check_move_fails('movedleaf', 6,
+	q{SELECT petagen.start(20000, workers => 1, "table" => 'movedleaf', method => 'leaf')},
+	sub {
+		$w1->safe_psql('postgres',
+			q{SELECT substring(leaf::text FROM '_(\d+)$') FROM petagen.leaves('movedleaf')}
+			  . ' WHERE leaf IS NOT NULL OFFSET 1 LIMIT 1');
+	},
+	'leaf', 'leaf move');
 
 $_->stop for ($coord, $w1, $w2);
 done_testing();
