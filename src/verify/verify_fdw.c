@@ -19,9 +19,10 @@
  * remote node answers with index probes and sends back two numbers.
  * count(*) is the rows found (with duplicates), count(DISTINCT) the keys
  * present; the batch's other keys are missing.  Nothing here depends on
- * the key mode, and the remote node needs no petagen.  The plan is prepared once per leaf and kept until
- * fdwprobe_finish(); each batch runs in its own SPI connection, so callers
- * may keep local scans open in between.
+ * the key mode, and the remote node needs no petagen.  The plan is
+ * prepared once per leaf and kept until fdwprobe_finish(); each batch runs
+ * in its own SPI connection, so callers may keep local scans open in
+ * between.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
