@@ -652,21 +652,28 @@ check_autovacuum(CheckCtx *ctx)
 			  check_size(ctx->heap), autovacuum_freeze_max_age);
 }
 
-/* Transaction IDs the load uses: one per chunk, on every node. */
+/*
+ * Transaction IDs the load uses on every node: one per chunk, or for a leaf
+ * job one per local leaf (routing writes only files).
+ */
 static void
 check_xids(CheckCtx *ctx)
 {
-	int64		xids = job_nchunks(ctx->def->rows, ctx->def->chunk_rows);
+	bool		leaf = ctx->def->leaf_method;
+	int64		xids = leaf ? ctx->nlocal : job_nchunks(ctx->def->rows, ctx->def->chunk_rows);
+	char	   *per = leaf ? "one per local leaf" :
+		psprintf("one per chunk of " INT64_FORMAT " keys", ctx->def->chunk_rows);
 
 	if (xids + ctx->max_age > autovacuum_freeze_max_age)
 		check_add(ctx, CHECK_WARNING, 0, ctx->table,
+				  leaf ? "VACUUM (FREEZE) the leaves before the load, or raise autovacuum_freeze_max_age for the load." :
 				  "Use a larger chunk_rows (fewer, longer transactions), or raise autovacuum_freeze_max_age for the load.",
-				  "xids: the load uses about " INT64_FORMAT " transaction IDs (one per chunk of " INT64_FORMAT " keys); with the leaves' age of %d that passes autovacuum_freeze_max_age (%d): anti-wraparound vacuums start on the leaves during the load",
-				  xids, ctx->def->chunk_rows, ctx->max_age, autovacuum_freeze_max_age);
+				  "xids: the load uses about " INT64_FORMAT " transaction IDs (%s); with the leaves' age of %d that passes autovacuum_freeze_max_age (%d): anti-wraparound vacuums start on the leaves during the load",
+				  xids, per, ctx->max_age, autovacuum_freeze_max_age);
 	else
 		check_add(ctx, CHECK_INFO, 0, ctx->table, NULL,
-				  "xids: the load uses about " INT64_FORMAT " transaction IDs, one per chunk of " INT64_FORMAT " keys",
-				  xids, ctx->def->chunk_rows);
+				  "xids: the load uses about " INT64_FORMAT " transaction IDs, %s",
+				  xids, per);
 }
 
 /* Checkpoints during the load, and the WAL settings. */

@@ -24,7 +24,7 @@ CREATE TABLE full_t_0 PARTITION OF full_t FOR VALUES WITH (MODULUS 2, REMAINDER 
 CREATE TABLE full_t_1 PARTITION OF full_t FOR VALUES WITH (MODULUS 2, REMAINDER 1);
 INSERT INTO full_t VALUES ('x', 'y');
 
-SELECT plan(12);
+SELECT plan(14);
 
 SELECT throws_ok($$SELECT petagen.start(10, 1, 'ok', method => NULL)$$, '22004',
     'argument "method" of petagen.start() must not be null', 'method NULL');
@@ -53,6 +53,14 @@ WHERE severity = 'error' AND finding LIKE 'leaf method:%' AND object IN ('full_t
 SELECT is(count(*), 0::bigint, 'check() owes no freeze after a leaf load: its rows are frozen')
 FROM petagen.check(10, 1, 'ok', method => 'leaf')
 WHERE finding LIKE 'freeze:%';
+SELECT is(finding, 'xids: the load uses about 2 transaction IDs, one per local leaf',
+    'check() counts a leaf job''s transaction IDs by leaf')
+FROM petagen.check(100000, 1, 'ok', method => 'leaf')
+WHERE finding LIKE 'xids:%';
+SELECT is(finding, 'xids: the load uses about 2 transaction IDs, one per chunk of 50000 keys',
+    'check() counts a chunk job''s transaction IDs by chunk')
+FROM petagen.check(100000, 1, 'ok', chunk_rows => 50000)
+WHERE finding LIKE 'xids:%';
 
 -- nothing was left behind
 SELECT is(count(*), 0::bigint, 'no job row left behind') FROM petagen.jobs;
