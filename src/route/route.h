@@ -6,7 +6,7 @@
  * A Router lives for one transaction: it holds relcache data of the table
  * and its partitions, all locked with AccessShareLock by route_open().
  * For a hash-distributed Citus table the leaves are its shards, in hash
- * range order: a local one is the shard table <table>_<shardid>, another
+ * range order: a local one is its shard table (citus_meta_shard_name()), another
  * node's has no relation here (relid InvalidOid); each names the node
  * holding it ("host:port").
  *-------------------------------------------------------------------------
