@@ -395,6 +395,8 @@ worker_load_chunk(WorkerCtx *ctx, int64 chunk)
 static void
 worker_load_leaf(WorkerCtx *ctx, int64 leafno)
 {
+	LeafJob		lj = {ctx->def.job, ctx->def.relid, ctx->def.rows, ctx->nlocal,
+	ctx->shared->nranges, &ctx->def.spec};
 	LoadStats	st = {0};
 	char		activity[64];
 
@@ -409,8 +411,7 @@ worker_load_leaf(WorkerCtx *ctx, int64 leafno)
 	pgstat_report_activity(STATE_RUNNING, activity);
 	/* a shard moved off this node: fail before touching what it left here */
 	citus_shards_check(ctx->def.job, ctx->def.relid);
-	leaf_write(ctx->def.job, ctx->leaves[leafno], (int) leafno, ctx->nlocal,
-			   ctx->shared->nranges, &ctx->def.spec, &st, worker_progress, ctx);
+	leaf_write(&lj, ctx->leaves[leafno], (int) leafno, &st, worker_progress, ctx);
 	worker_debug_pause(ctx, DEBUG_PAUSE_BEFORE_COMMIT, leafno);
 	worker_check_stop(ctx);
 	citus_shards_check(ctx->def.job, ctx->def.relid);

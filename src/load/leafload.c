@@ -13,16 +13,28 @@
  * complete and is not routed again after a stop or a crash.  Re-routing
  * the whole key space for every leaf instead would cost leaves x keys.
  *
- * Writing: a worker claims a local leaf and, in one transaction, locks it
- * ACCESS EXCLUSIVE, refuses it unless it is empty, gives it and its TOAST
- * table new storage as TRUNCATE does (ExecuteTruncateGuts), writes the
- * leaf's rows frozen with heap_multi_insert (HEAP_INSERT_FROZEN, as COPY
- * FREEZE after a TRUNCATE: nobody sees the new storage before commit),
- * and builds its indexes with reindex_relation(), so no row goes through a
- * btree insert.  The caller adds the ledger row and commits.  With
- * wal_level = minimal PostgreSQL writes no WAL for the new storage and
- * syncs it at commit.  An abort or a crash leaves the old, empty storage
- * in place: nothing of an unfinished leaf is ever visible.
+ * Writing: a worker claims a local leaf and, in one transaction, locks the
+ * table ROW EXCLUSIVE (as INSERT does) and the leaf ACCESS EXCLUSIVE, then,
+ * under those locks, checks everything a chunk job checks for each chunk:
+ * INSERT on the table and TRUNCATE on the leaf, that the leaf is still a
+ * leaf of the table, the columns' types and lengths against the keys and
+ * fields, policies, triggers and rules of table and leaf.  It refuses the
+ * leaf unless it is empty, as seen by a snapshot taken after the lock (the
+ * transaction's first snapshot predates the wait for the lock, and would
+ * miss rows committed meanwhile).  It gives the leaf and its TOAST table
+ * new storage as TRUNCATE does (ExecuteTruncateGuts), writes the leaf's
+ * rows frozen with heap_multi_insert (HEAP_INSERT_FROZEN, as COPY FREEZE
+ * after a TRUNCATE: nobody sees the new storage before commit), each key
+ * first checked against the leaf's partition bounds as they are now
+ * (route_open_leaf(): a key routed elsewhere raises PostgreSQL's partition
+ * constraint error, 23514), CHECK constraints as the writer checks them,
+ * and builds its indexes with reindex_relation(), so no row goes through
+ * a btree insert, checking UNIQUE and EXCLUDE constraints as REINDEX does
+ * (REINDEX_REL_CHECK_CONSTRAINTS: 23505, 23P01).  The caller adds the
+ * ledger row and commits.  With wal_level = minimal PostgreSQL writes no
+ * WAL for the new storage and syncs it at commit.  An abort or a crash
+ * leaves the old, empty storage in place: nothing of an unfinished leaf is
+ * ever visible.
  *
  * Privileges: new storage for a leaf is what TRUNCATE does, so the job's
  * owner needs the TRUNCATE privilege on every local leaf (checked at
@@ -51,8 +63,10 @@
 #include "catalog/index.h"
 #include "commands/tablecmds.h"
 #include "miscadmin.h"
+#include "storage/lmgr.h"
 #include "storage/fd.h"
 #include "utils/acl.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -126,11 +140,11 @@ leaf_check_privilege(Oid leafrelid)
 				 errhint("GRANT TRUNCATE on every local leaf to the role that runs the job, or use method => 'chunk'.")));
 }
 
-/* Does leaf rel hold a row the active snapshot sees? */
+/* Does leaf rel hold a row that snapshot sees? */
 static bool
-leaf_has_rows(Relation rel)
+leaf_has_rows(Relation rel, Snapshot snapshot)
 {
-	TableScanDesc scan = table_beginscan(rel, GetActiveSnapshot(), 0, NULL);
+	TableScanDesc scan = table_beginscan(rel, snapshot, 0, NULL);
 	TupleTableSlot *slot = table_slot_create(rel, NULL);
 	bool		found = table_scan_getnextslot(scan, ForwardScanDirection, slot);
 
@@ -139,11 +153,20 @@ leaf_has_rows(Relation rel)
 	return found;
 }
 
-/* Raise an error if leaf rel holds rows. */
+/*
+ * Raise an error if leaf rel, locked ACCESS EXCLUSIVE, holds rows: looked
+ * for with a snapshot taken now, after the lock, so that rows committed
+ * while this worker waited for the lock are seen (the transaction's own
+ * snapshot predates the wait).
+ */
 static void
 leaf_check_empty(Relation rel)
 {
-	if (leaf_has_rows(rel))
+	Snapshot	snapshot = RegisterSnapshot(GetLatestSnapshot());
+	bool		has_rows = leaf_has_rows(rel, snapshot);
+
+	UnregisterSnapshot(snapshot);
+	if (has_rows)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("leaf \"%s\" is not empty", RelationGetRelationName(rel)),
@@ -182,7 +205,7 @@ leaf_nonempty(Oid relid, char **first_name)
 	{
 		Relation	rel = table_open(leaves[i], AccessShareLock);
 
-		if (leaf_has_rows(rel))
+		if (leaf_has_rows(rel, GetActiveSnapshot()))
 		{
 			if (n++ == 0)
 				*first_name = pstrdup(RelationGetRelationName(rel));
@@ -507,18 +530,38 @@ leaf_next_key(LeafReader *r, int64 *seq)
 }
 
 /*
- * In the current transaction: lock a local leaf, check it, and give it
- * and its TOAST table new, empty storage, as ExecuteTruncateGuts() does.
+ * In the current transaction: lock the job's table as INSERT does and the
+ * leaf ACCESS EXCLUSIVE, then check under those locks everything a chunk
+ * job checks per chunk: privileges, that the leaf is still a leaf of the
+ * table, the shape of its columns (typmods) against the keys and fields,
+ * policies, triggers and rules of table and leaf, and that it is empty.
  */
 static void
-leaf_new_storage(Oid leafrelid)
+leaf_lock_checked(const LeafJob *lj, Oid leafrelid)
 {
-	Relation	rel = table_open(leafrelid, AccessExclusiveLock);
+	Relation	rel;
+	RowShape	shape;
 
+	load_check_privilege(lj->relid);
+	LockRelationOid(lj->relid, RowExclusiveLock);
+	rel = table_open(leafrelid, AccessExclusiveLock);
 	leaf_check_privilege(leafrelid);
+	load_check_table(lj->relid, lj->spec, Max(lj->rows - 1, 0), &shape);
+	shape_from_tupdesc(RelationGetDescr(rel), RelationGetRelationName(rel), &shape);
+	spec_check_shape(lj->spec, &shape, Max(lj->rows - 1, 0),
+					 RelationGetRelationName(rel));
 	load_check_bypass(rel);
 	CheckTableNotInUse(rel, "petagen.start");
 	leaf_check_empty(rel);
+	table_close(rel, NoLock);
+}
+
+/* Give a locked leaf and its TOAST table new, empty storage, as TRUNCATE does. */
+static void
+leaf_new_storage(Oid leafrelid)
+{
+	Relation	rel = table_open(leafrelid, NoLock);
+
 	compat_set_new_relfilenumber(rel, rel->rd_rel->relpersistence);
 	if (OidIsValid(rel->rd_rel->reltoastrelid))
 	{
@@ -531,27 +574,43 @@ leaf_new_storage(Oid leafrelid)
 	table_close(rel, NoLock);
 }
 
-/* Write the rows of leaf leafno's key numbers from every range file. */
+/* Raise PostgreSQL's error for a row outside a leaf's partition bounds. */
 static void
-leaf_write_rows(int64 job, Oid leafrelid, int leafno, int nlocal,
-				int64 nranges, const GenSpec *spec, LoadStats *stats,
-				LoadProgressFn progress, void *progress_arg)
+leaf_partition_violation(Oid leafrelid, const char *key, int64 seq)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_CHECK_VIOLATION),
+			 errmsg("new row for relation \"%s\" violates partition constraint",
+					get_rel_name(leafrelid)),
+			 errdetail("Key number " INT64_FORMAT " has ycsb_key \"%s\", which the table's partitions now route elsewhere.",
+					   seq, text_to_cstring((const text *) key)),
+			 errhint("The table's partitions changed after the job routed its keys: start a new job for the table as it is now.")));
+}
+
+/*
+ * Write the rows of leaf leafno's key numbers from every range file,
+ * each key first checked against the leaf's bounds as they are now.
+ */
+static void
+leaf_write_rows(const LeafJob *lj, Oid leafrelid, int leafno,
+				LoadStats *stats, LoadProgressFn progress, void *progress_arg)
 {
 	Relation	rel = table_open(leafrelid, NoLock);
+	Router	   *bounds = route_open_leaf(lj->relid, leafrelid);
 	RowShape	shape;
 	RowGen		rg;
-	Writer	   *writer = writer_open_heap_only(leafrelid, spec);
+	Writer	   *writer = writer_open_heap_only(leafrelid, lj->spec);
 	LeafReader *r = palloc(sizeof(LeafReader));
 	int			since_progress = 0;
 
 	shape_from_tupdesc(RelationGetDescr(rel), RelationGetRelationName(rel), &shape);
 	table_close(rel, NoLock);
-	rowgen_init(&rg, &shape, spec);
-	for (int64 range = 0; range < nranges; range++)
+	rowgen_init(&rg, &shape, lj->spec);
+	for (int64 range = 0; range < lj->nranges; range++)
 	{
 		int64		seq;
 
-		leaf_open_section(r, job, range, leafno, nlocal);
+		leaf_open_section(r, lj->job, range, leafno, lj->nlocal);
 		stats->keys += r->foreign;
 		stats->foreign += r->foreign;
 		while (leaf_next_key(r, &seq))
@@ -561,6 +620,8 @@ leaf_write_rows(int64 job, Oid leafrelid, int leafno, int nlocal,
 			if ((++since_progress & 1023) == 0)
 				CHECK_FOR_INTERRUPTS();
 			rowgen_build_key(&rg, seq);
+			if (route_key(bounds, PointerGetDatum(rg.key)) != 0)
+				leaf_partition_violation(leafrelid, rg.key, seq);
 			stats->keys++;
 			flushed = writer_add(writer, 0, seq, rg.key, stats);
 			if ((since_progress >= LEAF_PROGRESS_KEYS || flushed) && progress)
@@ -573,31 +634,35 @@ leaf_write_rows(int64 job, Oid leafrelid, int leafno, int nlocal,
 	}
 	writer_flush_all(writer, stats);
 	writer_close(writer);
+	route_close(bounds);
 	pfree(r);
 }
 
 /*
- * In the current transaction: write local leaf leafno (of nlocal) whole
- * from job's nranges routing files, into new storage, frozen, and build
- * its indexes; adds to *stats.  The caller records the leaf and commits.
+ * In the current transaction: write local leaf leafno of a leaf job whole
+ * from its routing files, into new storage, frozen, and build its indexes,
+ * checking every UNIQUE and EXCLUDE constraint as the build goes (23505,
+ * 23P01, as load() raises them); adds to *stats.  The caller records the
+ * leaf and commits.
  */
 void
-leaf_write(int64 job, Oid leafrelid, int leafno, int nlocal, int64 nranges,
-		   const GenSpec *spec, LoadStats *stats, LoadProgressFn progress,
-		   void *progress_arg)
+leaf_write(const LeafJob *lj, Oid leafrelid, int leafno, LoadStats *stats,
+		   LoadProgressFn progress, void *progress_arg)
 {
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext,
 											  "petagen leaf", ALLOCSET_DEFAULT_SIZES);
 	MemoryContext old = MemoryContextSwitchTo(cxt);
 	ReindexParams params = {0};
 
+	leaf_lock_checked(lj, leafrelid);
 	leaf_new_storage(leafrelid);
-	leaf_write_rows(job, leafrelid, leafno, nlocal, nranges, spec, stats,
-					progress, progress_arg);
+	leaf_write_rows(lj, leafrelid, leafno, stats, progress, progress_arg);
 	if (progress)
 		progress(progress_arg, stats);
 	/* every index of the leaf (and its TOAST table) built from its heap */
-	compat_reindex_relation(leafrelid, REINDEX_REL_PROCESS_TOAST, &params);
+	compat_reindex_relation(leafrelid,
+							REINDEX_REL_PROCESS_TOAST | REINDEX_REL_CHECK_CONSTRAINTS,
+							&params);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
 }

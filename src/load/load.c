@@ -122,8 +122,11 @@ load_check_bypass(Relation rel)
 				 errhint("Drop or disable the table's ON INSERT rules (listed in pg_rules) for the load.")));
 }
 
-/* Check the table's shape against spec up to key number last; fill its shape. */
-static void
+/*
+ * Check the table's shape against spec up to key number last, and its
+ * policies, triggers and rules (not its leaves'); fill its shape.
+ */
+void
 load_check_table(Oid relid, const GenSpec *spec, int64 last, RowShape *shape)
 {
 	Relation	rel = table_open(relid, NoLock);

@@ -33,6 +33,8 @@ extern void load_check_bypass(Relation rel);
 extern void load_no_partition(Oid relid, const char *key, int64 seq);
 extern void load_check_privilege(Oid relid);
 extern void load_check(Oid relid, const GenSpec *spec, int64 last);
+extern void load_check_table(Oid relid, const GenSpec *spec, int64 last,
+							 RowShape *shape);
 extern void load_range(Oid relid, const GenSpec *spec, bool frozen,
 					   int64 first, int64 count, LoadStats *stats,
 					   LoadProgressFn progress, void *progress_arg);

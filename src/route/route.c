@@ -38,6 +38,13 @@
  * Detached-pending partitions are left out exactly when the executor leaves
  * them out (below REPEATABLE READ).
  *
+ * route_open_leaf() builds the same for one leaf of a table (a partition
+ * under it, or a local shard of a Citus table): its only leaf is that one,
+ * and route_key() tells whether a key belongs there, with no other leaf
+ * opened or locked, so that a worker holding its leaf ACCESS EXCLUSIVE can
+ * check its keys against the bounds as they are now without waiting for
+ * the leaves other workers hold.
+ *
  * Locking: every partitioned table and every leaf is locked with
  * AccessShareLock, kept until transaction end.  The partitioned tables stay
  * open until route_close(), because each RouteNode points into their
@@ -105,6 +112,8 @@ struct Router
 	int			maxleaves;
 	List	   *open_rels;		/* partitioned tables, closed by route_close */
 	CitusTable *citus;			/* a Citus table's shards, or NULL */
+	int			only_shard;		/* route_open_leaf() of a shard: its index in
+								 * citus->shards, else -1 */
 };
 
 static RouteNode *route_build_node(Router *router, Relation rel);
@@ -313,21 +322,30 @@ route_build_ancestors(Router *router, Oid relid, RouteTarget target)
 	return target.node;
 }
 
-/* Lock a table and all its partitions; its leaves and routing nodes. */
-Router *
-route_open(Oid relid)
+/* An empty router in a memory context of its own. */
+static Router *
+route_create(void)
 {
 	MemoryContext mcxt = AllocSetContextCreate(CurrentMemoryContext,
 											   "petagen router",
 											   ALLOCSET_SMALL_SIZES);
-	MemoryContext oldcxt = MemoryContextSwitchTo(mcxt);
-	Router	   *router = palloc0(sizeof(Router));
-	Relation	rel = relation_open(relid, AccessShareLock);
-	RouteTarget target = {NULL, -1};
+	Router	   *router = MemoryContextAllocZero(mcxt, sizeof(Router));
 
 	router->mcxt = mcxt;
+	router->only_shard = -1;
 	router->maxleaves = 16;
-	router->leaves = palloc(router->maxleaves * sizeof(RouteLeaf));
+	router->leaves = MemoryContextAlloc(mcxt, router->maxleaves * sizeof(RouteLeaf));
+	return router;
+}
+
+/* Lock a table and all its partitions; its leaves and routing nodes. */
+Router *
+route_open(Oid relid)
+{
+	Router	   *router = route_create();
+	MemoryContext oldcxt = MemoryContextSwitchTo(router->mcxt);
+	Relation	rel = relation_open(relid, AccessShareLock);
+	RouteTarget target = {NULL, -1};
 
 	route_check_relkind(rel);
 	router->citus = citus_meta_open(rel);
@@ -346,6 +364,79 @@ route_open(Oid relid)
 	router->root = target.node;
 	if (router->citus == NULL && get_rel_relispartition(relid))
 		router->root = route_build_ancestors(router, relid, target);
+	MemoryContextSwitchTo(oldcxt);
+	return router;
+}
+
+/* Raise an error: leafrelid is no longer a leaf of table relid. */
+static void
+route_not_a_leaf(Oid relid, Oid leafrelid)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("\"%s\" is no longer a leaf of table \"%s\"",
+					get_rel_name(leafrelid), get_rel_name(relid)),
+			 errdetail("The table's partitions or shards changed after the job listed its leaves."),
+			 errhint("Start a new job for the table as it is now.")));
+}
+
+/* The index of the local Citus shard whose shard table is leafrelid, or -1. */
+static int
+route_shard_of(const CitusTable *citus, Relation shell, Oid leafrelid)
+{
+	for (int i = 0; i < citus->nshards; i++)
+	{
+		char	   *name;
+
+		if (!citus->shards[i].local)
+			continue;
+		name = citus_meta_shard_name(RelationGetRelationName(shell),
+									 citus->shards[i].shardid);
+		if (get_relname_relid(name, RelationGetNamespace(shell)) == leafrelid)
+			return i;
+	}
+	return -1;
+}
+
+/* Is relid leafrelid or one of its ancestors in the partition tree? */
+static bool
+route_is_above(Oid relid, Oid leafrelid)
+{
+	return relid == leafrelid ||
+		(get_rel_relispartition(leafrelid) &&
+		 list_member_oid(get_partition_ancestors(leafrelid), relid));
+}
+
+/*
+ * A router for one leaf of table relid (the leaf locked by the caller):
+ * its only leaf is leafrelid, and route_key() gives 0 for a key that
+ * PostgreSQL, routing from the root of the partition tree, or Citus would
+ * put there, ROUTE_ELSEWHERE for any other.  Locks the leaf's ancestors
+ * with AccessShareLock, no other leaf.  Raises an error if leafrelid is no
+ * longer a leaf of relid.
+ */
+Router *
+route_open_leaf(Oid relid, Oid leafrelid)
+{
+	Router	   *router;
+	Relation	rel;
+	MemoryContext oldcxt;
+
+	if (route_is_above(relid, leafrelid))
+		return route_open(leafrelid);
+	/* else only a shard table of a Citus table can be its leaf */
+	router = route_create();
+	oldcxt = MemoryContextSwitchTo(router->mcxt);
+	rel = relation_open(relid, AccessShareLock);
+	router->citus = citus_meta_open(rel);
+	if (router->citus != NULL)
+		router->only_shard = route_shard_of(router->citus, rel, leafrelid);
+	relation_close(rel, NoLock);
+	if (router->only_shard < 0)
+		route_not_a_leaf(relid, leafrelid);
+	rel = table_open(leafrelid, AccessShareLock);
+	route_add_leaf(router, rel);
+	table_close(rel, NoLock);
 	MemoryContextSwitchTo(oldcxt);
 	return router;
 }
@@ -428,6 +519,9 @@ route_key(Router *router, Datum key)
 {
 	const RouteNode *node = router->root;
 
+	if (router->citus != NULL && router->only_shard >= 0)
+		return citus_meta_route(router->citus, key) == router->only_shard ?
+			0 : ROUTE_ELSEWHERE;
 	if (router->citus != NULL)
 		return citus_meta_route(router->citus, key);
 	if (node == NULL)

@@ -31,6 +31,7 @@ typedef struct Router Router;
 #define ROUTE_ELSEWHERE (-2)
 
 extern Router *route_open(Oid relid);
+extern Router *route_open_leaf(Oid relid, Oid leafrelid);
 extern int	route_nleaves(const Router *router);
 extern const RouteLeaf *route_leaf(const Router *router, int leaf);
 extern const char *route_leaf_node(const RouteLeaf *leaf);
