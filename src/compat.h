@@ -122,4 +122,29 @@
 	reindex_relation((relid), (flags), (params))
 #endif
 
+/*
+ * Where a relation's files are: 16 renamed RelFileNode (spcNode, dbNode,
+ * relNode) to RelFileLocator (spcOid, dbOid, relNumber), same layout, and
+ * RelidByRelfilenode() to RelidByRelfilenumber().
+ */
+#if PG_VERSION_NUM >= 160000
+#include "storage/relfilelocator.h"
+#include "utils/relfilenumbermap.h"
+typedef RelFileLocator CompatRelFile;
+#define compat_rel_file(rel) ((rel)->rd_locator)
+#define COMPAT_FILE_SPC(f) ((f).spcOid)
+#define COMPAT_FILE_DB(f) ((f).dbOid)
+#define COMPAT_FILE_NUMBER(f) ((f).relNumber)
+#define compat_relid_by_file(spc, number) RelidByRelfilenumber((spc), (number))
+#else
+#include "storage/relfilenode.h"
+#include "utils/relfilenodemap.h"
+typedef RelFileNode CompatRelFile;
+#define compat_rel_file(rel) ((rel)->rd_node)
+#define COMPAT_FILE_SPC(f) ((f).spcNode)
+#define COMPAT_FILE_DB(f) ((f).dbNode)
+#define COMPAT_FILE_NUMBER(f) ((f).relNode)
+#define compat_relid_by_file(spc, number) RelidByRelfilenode((spc), (number))
+#endif
+
 #endif							/* PETAGEN_COMPAT_H */

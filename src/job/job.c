@@ -38,6 +38,7 @@
 #include "job/preflight.h"
 #include "load/indexes.h"
 #include "load/leafload.h"
+#include "load/leafstorage.h"
 
 /* What a load job's workers are. */
 static const LaunchKind job_worker_kind = {
@@ -189,6 +190,26 @@ job_check_not_running(const JobDef *def)
 				 errhint("Stop it with petagen.stop(" INT64_FORMAT ") first.", def->job)));
 }
 
+/*
+ * Drop the files of def's leaves that a crash interrupted (leafstorage.c):
+ * resume() runs when no worker of the job is left.
+ */
+static void
+job_remove_orphans(const JobDef *def)
+{
+	int			nleaves = (int) job_units(def);
+	uint8	   *done = palloc0(nleaves / 8 + 1);
+	int			ndropped;
+
+	ledger_done_chunks(def->job, nleaves, done);
+	ndropped = leaf_storage_remove_orphans(def->job, done, nleaves);
+	if (ndropped > 0)
+		ereport(NOTICE,
+				(errmsg("removed the files of %d relations left by leaves a crash interrupted",
+						ndropped)));
+	pfree(done);
+}
+
 PG_FUNCTION_INFO_V1(petagen_resume);
 /* petagen.resume(job, workers): load the chunks a job has not finished. */
 Datum
@@ -207,6 +228,8 @@ petagen_resume(PG_FUNCTION_ARGS)
 	if (!PG_ARGISNULL(1))
 		def.nworkers = PG_GETARG_INT32(1);
 	live_release_stale(&def);
+	if (def.leaf_method)
+		job_remove_orphans(&def);
 	job_check_resumable(&def);
 	launch_check_workers(def.nworkers);
 	check_no_other_job(def.relid, def.job);

@@ -63,6 +63,7 @@
 #include "load/frozen.h"
 #include "load/indexes.h"
 #include "load/leafload.h"
+#include "load/leafstorage.h"
 #include "load/load.h"
 
 #define WORKER_MAX_RETRIES	10
@@ -418,6 +419,7 @@ worker_load_leaf(WorkerCtx *ctx, int64 leafno)
 	worker_record_chunk(ctx, leafno, &st);
 	PopActiveSnapshot();
 	CommitTransactionCommand();
+	leaf_storage_forget(ctx->def.job, (int) leafno);
 	pgstat_report_activity(STATE_IDLE, NULL);
 	worker_add_totals(ctx, &st);
 }
@@ -447,6 +449,9 @@ worker_attempt_chunk(WorkerCtx *ctx, int64 chunk)
 	PG_CATCH();
 	{
 		edata = launch_catch_and_abort(ctx->cxt);
+		/* the abort removed a leaf's new files: their record goes too */
+		if (ctx->def.leaf_method)
+			leaf_storage_forget(ctx->def.job, (int) chunk);
 		/* the slot's live counters go back to what is committed */
 		pg_atomic_write_u64(&ctx->slot->keys, ctx->total.keys);
 		pg_atomic_write_u64(&ctx->slot->rows, ctx->total.rows);

@@ -34,7 +34,8 @@
  * ledger row and commits.  With wal_level = minimal PostgreSQL writes no
  * WAL for the new storage and syncs it at commit.  An abort or a crash
  * leaves the old, empty storage in place: nothing of an unfinished leaf is
- * ever visible.
+ * ever visible.  The new files are recorded (leafstorage.c) until the
+ * transaction ends, so that resume() can remove what a crash left.
  *
  * Privileges: new storage for a leaf is what TRUNCATE does, so the job's
  * owner needs the TRUNCATE privilege on every local leaf (checked at
@@ -76,6 +77,7 @@
 #include "gen/keys.h"
 #include "gen/rowgen.h"
 #include "load/leafload.h"
+#include "load/leafstorage.h"
 #include "load/writer.h"
 #include "route/route.h"
 
@@ -656,6 +658,7 @@ leaf_write(const LeafJob *lj, Oid leafrelid, int leafno, LoadStats *stats,
 
 	leaf_lock_checked(lj, leafrelid);
 	leaf_new_storage(leafrelid);
+	leaf_storage_record(lj->job, leafno, leafrelid);
 	leaf_write_rows(lj, leafrelid, leafno, stats, progress, progress_arg);
 	if (progress)
 		progress(progress_arg, stats);
@@ -663,6 +666,7 @@ leaf_write(const LeafJob *lj, Oid leafrelid, int leafno, LoadStats *stats,
 	compat_reindex_relation(leafrelid,
 							REINDEX_REL_PROCESS_TOAST | REINDEX_REL_CHECK_CONSTRAINTS,
 							&params);
+	leaf_storage_record(lj->job, leafno, leafrelid);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
 }

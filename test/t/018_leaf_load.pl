@@ -9,7 +9,8 @@
 # leaves written and uncommitted; a reader of such a leaf waits for its
 # ACCESS EXCLUSIVE lock (as after a TRUNCATE), the committed leaf reads
 # whole; then a SIGKILL (crash restart) or stop() rolls the two back to
-# empty, and resume() writes exactly the leaves the ledger lacks.  A role
+# empty, and resume() writes exactly the leaves the ledger lacks and
+# removes the files the crash left of the leaves in flight.  A role
 # with INSERT but not TRUNCATE on the leaves is refused; with TRUNCATE it
 # loads.  A leaf that holds rows is refused by the worker too (force =>
 # true), and kept as it was.
@@ -68,6 +69,17 @@ sub routing_files
 		"SELECT count(*) FROM pg_ls_dir('pg_petagen', true, false) d WHERE d = '$job'");
 }
 
+# Files of the database that no relation uses (after a checkpoint, which
+# removes the names of dropped files): what a crash leaves of the leaves
+# in flight.
+sub orphan_files
+{
+	return $node->safe_psql('postgres', q{CHECKPOINT;
+		SELECT count(*) FROM pg_ls_dir('base/' || (SELECT oid FROM pg_database
+		  WHERE datname = current_database())) f
+		WHERE f ~ '^\d+$' AND pg_filenode_relation(0, f::oid) IS NULL});
+}
+
 # Hold the workers of a new leaf load before the commit of their leaves,
 # leaves $first on; checks that readers see none of the held leaves' rows.
 sub start_held_before_commit
@@ -114,6 +126,10 @@ sub check_exact
 			  . " pg_check_frozen(t.relid) WHERE t.isleaf"),
 		'0', "$what: pg_check_frozen finds no unfrozen tuple");
 	is(routing_files($job), '0', "$what: the routing files are removed");
+	is( $node->safe_psql('postgres',
+			"SELECT count(*) FROM pg_ls_dir('pg_petagen/storage', true, false)"),
+		'0', "$what: no record of a leaf's new files is left");
+	is(orphan_files(), '0', "$what: no file of the database is left outside every relation");
 }
 
 # (a) An uninterrupted leaf load: almost no WAL.
@@ -139,6 +155,8 @@ ok( poll_after_crash(
 	'kill: after the crash restart the job is interrupted');
 is(seqscan_psql($node, excess_sql($job_b, 'leaf_b')), '0',
 	'kill: the leaves in flight are empty again');
+cmp_ok(orphan_files(), '>=', 2,
+	'kill: the new files of the two leaves in flight are left outside every relation');
 set_debug_pause($node, '');
 is($node->safe_psql('postgres', "SELECT petagen.resume($job_b)"),
 	$job_b, 'kill: resume() returns the job');
