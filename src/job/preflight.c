@@ -71,6 +71,7 @@
 #include "job/preflight.h"
 #include "load/disk.h"
 #include "load/leafload.h"
+#include "load/leafroute.h"
 #include "load/load.h"
 #include "route/route.h"
 

@@ -63,6 +63,7 @@
 #include "load/frozen.h"
 #include "load/indexes.h"
 #include "load/leafload.h"
+#include "load/leafroute.h"
 #include "load/load.h"
 
 #define WORKER_MAX_RETRIES	10
