@@ -207,8 +207,8 @@ leaf_new_storage(Oid leafrelid)
 
 /* Write the rows of leaf leafno's key numbers from every range file. */
 static void
-leaf_write_rows(int64 job, Oid leafrelid, int leafno, int nlocal,
-				int64 nranges, const GenSpec *spec, LoadStats *stats,
+leaf_write_rows(const LeafRouting *routing, Oid leafrelid, int leafno,
+				int nlocal, int64 nranges, const GenSpec *spec, LoadStats *stats,
 				LoadProgressFn progress, void *progress_arg)
 {
 	Relation	rel = table_open(leafrelid, NoLock);
@@ -222,7 +222,7 @@ leaf_write_rows(int64 job, Oid leafrelid, int leafno, int nlocal,
 	rowgen_init(&rg, &shape, spec);
 	for (int64 range = 0; range < nranges; range++)
 	{
-		LeafReader *r = leaf_reader_open(job, range, leafno, nlocal);
+		LeafReader *r = leaf_reader_open(routing, range, leafno, nlocal);
 		int64		seq;
 
 		stats->keys += leaf_reader_foreign(r);
@@ -250,13 +250,14 @@ leaf_write_rows(int64 job, Oid leafrelid, int leafno, int nlocal,
 
 /*
  * In the current transaction: write local leaf leafno (of nlocal) whole
- * from job's nranges routing files, into new storage, frozen, and build
- * its indexes; adds to *stats.  The caller records the leaf and commits.
+ * from the nranges routing files of routing's job, into new storage,
+ * frozen, and build its indexes; adds to *stats.  The caller records the
+ * leaf and commits.
  */
 void
-leaf_write(int64 job, Oid leafrelid, int leafno, int nlocal, int64 nranges,
-		   const GenSpec *spec, LoadStats *stats, LoadProgressFn progress,
-		   void *progress_arg)
+leaf_write(const LeafRouting *routing, Oid leafrelid, int leafno, int nlocal,
+		   int64 nranges, const GenSpec *spec, LoadStats *stats,
+		   LoadProgressFn progress, void *progress_arg)
 {
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext,
 											  "petagen leaf", ALLOCSET_DEFAULT_SIZES);
@@ -264,7 +265,7 @@ leaf_write(int64 job, Oid leafrelid, int leafno, int nlocal, int64 nranges,
 	ReindexParams params = {0};
 
 	leaf_new_storage(leafrelid);
-	leaf_write_rows(job, leafrelid, leafno, nlocal, nranges, spec, stats,
+	leaf_write_rows(routing, leafrelid, leafno, nlocal, nranges, spec, stats,
 					progress, progress_arg);
 	if (progress)
 		progress(progress_arg, stats);

@@ -9,6 +9,7 @@
 #ifndef PETAGEN_LEAFLOAD_H
 #define PETAGEN_LEAFLOAD_H
 
+#include "load/leafroute.h"
 #include "load/load.h"
 #include "gen/spec.h"
 
@@ -16,8 +17,8 @@ extern bool leaf_method_option(const char *value);
 extern void leaf_check(Oid relid, const GenSpec *spec, bool indexes_after);
 extern Oid *leaf_local_leaves(Oid relid, int *nlocal);
 extern int64 leaf_nonempty(Oid relid, char **first_name);
-extern void leaf_write(int64 job, Oid leafrelid, int leafno, int nlocal,
-					   int64 nranges, const GenSpec *spec, LoadStats *stats,
+extern void leaf_write(const LeafRouting *routing, Oid leafrelid, int leafno,
+					   int nlocal, int64 nranges, const GenSpec *spec, LoadStats *stats,
 					   LoadProgressFn progress, void *progress_arg);
 
 #endif							/* PETAGEN_LEAFLOAD_H */
