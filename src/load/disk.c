@@ -6,7 +6,8 @@
  * (which may live in other tablespaces: a disk fills up when a leaf's
  * heap was moved and its index left behind) and WAL; a leaf job also its
  * routing files, in the data directory.  Workers compare the smallest free
- * space among them with the reserve before every batch.
+ * space among them with the reserve before every batch.  check() also
+ * counts free inodes where a leaf job writes its many routing files.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -96,6 +97,20 @@ disk_free(const char *path)
 				(errcode_for_file_access(),
 				 errmsg("could not get free space of \"%s\": %m", path)));
 	return (int64) fs.f_bavail * (int64) fs.f_frsize;
+}
+
+/* Inodes free for unprivileged use on the filesystem of path; -1 if unlimited. */
+int64
+disk_free_inodes(const char *path)
+{
+	struct statvfs fs;
+
+	if (statvfs(path, &fs) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not get free inodes of \"%s\": %m", path)));
+	/* filesystems without an inode table (btrfs, ZFS) report none at all */
+	return fs.f_files == 0 ? -1 : (int64) fs.f_favail;
 }
 
 /* The smallest free space among the targets; *where names its path. */
