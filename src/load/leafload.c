@@ -7,6 +7,11 @@
  * Routing: the key space is cut into ranges, each routed once into a
  * routing file that lists, per local leaf, the key numbers that land there
  * (leafroute.c); a leaf is written from its lists in every range's file.
+ * The files are $PGDATA/pg_petagen/<database oid>/<route token>/range.<n>,
+ * one job's only: a file whose header does not name this job, its token,
+ * the range, its key options and the table's layout fails the leaf.  They
+ * are removed when a run ends other than interrupted, swept by start() and
+ * resume(), and removed by DROP EXTENSION.
  *
  * Writing: a worker claims a local leaf and, in one transaction, locks it
  * ACCESS EXCLUSIVE, refuses it unless it is empty, gives it and its TOAST
