@@ -172,28 +172,28 @@ leaf_range_done(int64 token, int64 range)
 static uint64
 leaf_keys_fingerprint(const GenSpec *spec)
 {
-	XXH3_state_t *state = XXH3_createState();
+	StringInfoData buf;
 	int32		fields[3] = {spec->keys.mode, spec->keys.zeropadding,
 	spec->keys.prefixlen};
 	uint64		fp;
 
-	XXH3_64bits_reset(state);
-	XXH3_64bits_update(state, fields, sizeof(fields));
-	XXH3_64bits_update(state, spec->keys.prefix, spec->keys.prefixlen);
-	fp = XXH3_64bits_digest(state);
-	XXH3_freeState(state);
+	initStringInfo(&buf);
+	appendBinaryStringInfo(&buf, (const char *) fields, sizeof(fields));
+	appendBinaryStringInfo(&buf, spec->keys.prefix, spec->keys.prefixlen);
+	fp = XXH3_64bits(buf.data, buf.len);
+	pfree(buf.data);
 	return fp;
 }
 
-/* Add a relation to a layout fingerprint: its OID and its partition bound. */
+/* Add a relation to a layout's description: its OID and its partition bound. */
 static void
-leaf_hash_partition(XXH3_state_t *state, Oid relid)
+leaf_describe_partition(StringInfo buf, Oid relid)
 {
 	HeapTuple	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	bool		isnull;
 	Datum		bound;
 
-	XXH3_64bits_update(state, &relid, sizeof(relid));
+	appendBinaryStringInfo(buf, (const char *) &relid, sizeof(relid));
 	if (!HeapTupleIsValid(tuple))
 		return;
 	bound = SysCacheGetAttr(RELOID, tuple, Anum_pg_class_relpartbound, &isnull);
@@ -201,7 +201,7 @@ leaf_hash_partition(XXH3_state_t *state, Oid relid)
 	{
 		char	   *spec = TextDatumGetCString(bound);
 
-		XXH3_64bits_update(state, spec, strlen(spec) + 1);
+		appendBinaryStringInfo(buf, spec, strlen(spec) + 1);
 		pfree(spec);
 	}
 	ReleaseSysCache(tuple);
@@ -216,25 +216,28 @@ leaf_hash_partition(XXH3_state_t *state, Oid relid)
 static uint64
 leaf_layout_fingerprint(Oid relid, Router *router)
 {
-	XXH3_state_t *state = XXH3_createState();
+	StringInfoData buf;
 	List	   *rels = list_concat(get_partition_ancestors(relid),
 								   find_all_inheritors(relid, NoLock, NULL));
 	ListCell   *lc;
 	uint64		fp;
 
-	XXH3_64bits_reset(state);
+	initStringInfo(&buf);
 	foreach(lc, rels)
-		leaf_hash_partition(state, lfirst_oid(lc));
+		leaf_describe_partition(&buf, lfirst_oid(lc));
 	for (int i = 0; i < route_nleaves(router); i++)
 	{
 		const RouteLeaf *leaf = route_leaf(router, i);
 
-		XXH3_64bits_update(state, &leaf->relid, sizeof(leaf->relid));
-		XXH3_64bits_update(state, &leaf->local, sizeof(leaf->local));
-		XXH3_64bits_update(state, &leaf->shardid, sizeof(leaf->shardid));
+		appendBinaryStringInfo(&buf, (const char *) &leaf->relid,
+							   sizeof(leaf->relid));
+		appendBinaryStringInfo(&buf, (const char *) &leaf->local,
+							   sizeof(leaf->local));
+		appendBinaryStringInfo(&buf, (const char *) &leaf->shardid,
+							   sizeof(leaf->shardid));
 	}
-	fp = XXH3_64bits_digest(state);
-	XXH3_freeState(state);
+	fp = XXH3_64bits(buf.data, buf.len);
+	pfree(buf.data);
 	list_free(rels);
 	return fp;
 }
