@@ -202,6 +202,10 @@ ALTER TABLE @extschema@.jobs
         CHECK (method IN ('chunk', 'leaf'));
 ALTER TABLE @extschema@.chunks
     ADD COLUMN leaf regclass;
+-- A leaf job's routing files are $PGDATA/pg_petagen/<database oid>/<token>:
+-- a random value start() draws, so that they belong to this job only.
+ALTER TABLE @extschema@.jobs
+    ADD COLUMN route_token bigint;
 
 -- bench() targets the shards of a Citus node through the distributed table.
 COMMENT ON TABLE @extschema@.bench_results IS

@@ -39,7 +39,10 @@ CREATE TABLE @extschema@.jobs (
         CHECK (indexes IN ('maintain', 'after')),
     -- 'leaf': route first, then each local leaf whole in one transaction
     method text NOT NULL DEFAULT 'chunk'
-        CHECK (method IN ('chunk', 'leaf'))
+        CHECK (method IN ('chunk', 'leaf')),
+    -- a leaf job's routing files are $PGDATA/pg_petagen/<database oid>/<token>:
+    -- a random value start() draws, so that they belong to this job only
+    route_token bigint
 );
 COMMENT ON TABLE @extschema@.jobs IS
     'petagen load jobs; state "running" with no live worker is shown as interrupted by petagen.status()';

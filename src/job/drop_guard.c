@@ -7,7 +7,9 @@
  * the DROP EXTENSION tag; its function, petagen_guard_drop_extension(),
  * looks at the statement and, when it names petagen, refuses while a load
  * job has a live run.  Other DDL does not fire it, and DROP EXTENSION of
- * other extensions returns at once.
+ * other extensions returns at once.  A drop it lets through removes the
+ * database's routing files of leaf jobs when its transaction commits
+ * (leafroute.c).
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -18,6 +20,7 @@
 
 #include "job/ledger.h"
 #include "job/live.h"
+#include "load/leafroute.h"
 
 /* Does a DROP EXTENSION statement name petagen? */
 static bool
@@ -74,6 +77,9 @@ petagen_guard_drop_extension(PG_FUNCTION_ARGS)
 				 errmsg("function petagen.guard_drop_extension() must be called as an event trigger")));
 	trigdata = (EventTriggerData *) fcinfo->context;
 	if (drop_guard_drops_petagen(trigdata->parsetree))
+	{
 		drop_guard_no_live_job();
+		leaf_remove_database_at_commit();
+	}
 	PG_RETURN_VOID();
 }

@@ -38,6 +38,7 @@
 #include "job/preflight.h"
 #include "load/indexes.h"
 #include "load/leafload.h"
+#include "load/leafroute.h"
 #include "load/leafstorage.h"
 
 /* What a load job's workers are. */
@@ -130,6 +131,20 @@ job_launch(const JobDef *def)
 	dsm_detach(seg);
 }
 
+/*
+ * Remove the routing files no job can use any more (leafroute.c); after
+ * check_no_other_job(), so that no start() or resume() commits meanwhile.
+ */
+static void
+job_sweep_routing(void)
+{
+	int			ntokens;
+	int64	   *tokens = ledger_resumable_tokens(&ntokens);
+
+	leaf_sweep_files(tokens, ntokens);
+	pfree(tokens);
+}
+
 PG_FUNCTION_INFO_V1(petagen_start);
 /* petagen.start(rows, workers, table, keys, ..., force): start a load job. */
 Datum
@@ -147,7 +162,9 @@ petagen_start(PG_FUNCTION_ARGS)
 	if (!PG_GETARG_BOOL(START_ARG_FORCE))
 		check_refuse_errors(&def);
 	check_no_other_job(def.relid, 0);
+	job_sweep_routing();
 	def.owner = GetUserId();
+	def.route_token = def.leaf_method ? leaf_new_token() : 0;
 	ledger_insert_job(&def);
 	citus_shards_record(def.job, def.relid);
 	if (def.indexes_after)
@@ -233,6 +250,7 @@ petagen_resume(PG_FUNCTION_ARGS)
 	job_check_resumable(&def);
 	launch_check_workers(def.nworkers);
 	check_no_other_job(def.relid, def.job);
+	job_sweep_routing();
 	def.run++;
 	ledger_resume_run(def.job, def.run, def.nworkers);
 	job_launch(&def);
@@ -343,8 +361,10 @@ petagen_stop(PG_FUNCTION_ARGS)
 	state = job_wait_final(&def, 60000);
 	if (state == JOB_INTERRUPTED)
 	{
-		/* no worker is left to say so: record it here */
+		/* no worker is left to say so: record it here, remove its files */
 		ledger_mark_stopped(def.job);
+		if (def.leaf_method)
+			leaf_remove_files(def.route_token);
 		state = JOB_STOPPED;
 	}
 	PG_RETURN_TEXT_P(cstring_to_text(job_state_name(state)));

@@ -121,6 +121,7 @@ typedef struct JobDef
 	bool		frozen;			/* rows written frozen: see frozen.h */
 	bool		indexes_after;	/* indexes set aside, built at the end */
 	bool		leaf_method;	/* method => 'leaf': see leafload.c */
+	int64		route_token;	/* a leaf job's routing files (leafroute.c), or 0 */
 	Oid			owner;			/* the role the workers run as */
 	char		state[16];		/* as in the catalog */
 	bool		ours;			/* row written by this transaction */

@@ -35,6 +35,21 @@ ledger_int8(int col)
 	return isnull ? 0 : DatumGetInt64(d);
 }
 
+/* The int8 first column of the first n result rows, in an array in cxt. */
+static int64 *
+ledger_int8_rows(int n, MemoryContext cxt)
+{
+	int64	   *values = MemoryContextAlloc(cxt, sizeof(int64) * Max(n, 1));
+
+	for (int i = 0; i < n; i++)
+	{
+		bool		isnull;
+
+		values[i] = DatumGetInt64(catalog_value(i, 1, &isnull));
+	}
+	return values;
+}
+
 /* Fill def from the first result row of job_read()'s query. */
 static void
 ledger_fill_def(int64 job, JobDef *def, MemoryContext cxt)
@@ -66,6 +81,7 @@ ledger_fill_def(int64 job, JobDef *def, MemoryContext cxt)
 	def->frozen = DatumGetBool(catalog_value(0, 17, &isnull));
 	def->indexes_after = DatumGetBool(catalog_value(0, 18, &isnull));
 	def->leaf_method = DatumGetBool(catalog_value(0, 19, &isnull));
+	def->route_token = ledger_int8(20);
 }
 
 /* Read job `job` from petagen.jobs into def; false if missing and missing_ok. */
@@ -82,7 +98,8 @@ job_read(int64 job, JobDef *def, bool missing_ok)
 					 " fieldlength, prefix, zeropadding, disk_reserve, max_rate,"
 					 " started_by::oid, state, dsm_handle, xmin, frozen,"
 					 " indexes = 'after',"
-					 " to_jsonb(j) ->> 'method' IS NOT DISTINCT FROM 'leaf'"
+					 " to_jsonb(j) ->> 'method' IS NOT DISTINCT FROM 'leaf',"
+					 " (to_jsonb(j) ->> 'route_token')::int8"
 					 " FROM petagen.jobs j WHERE job = $1",
 					 1, types, values, NULL, SPI_OK_SELECT) == 0)
 	{
@@ -112,15 +129,34 @@ ledger_job_ids(bool running_only, int *njobs)
 								"SELECT job FROM petagen.jobs WHERE state = 'running' ORDER BY job" :
 								"SELECT job FROM petagen.jobs ORDER BY job",
 								0, NULL, NULL, NULL, SPI_OK_SELECT);
-	jobs = MemoryContextAlloc(cxt, sizeof(int64) * Max(*njobs, 1));
-	for (int i = 0; i < *njobs; i++)
-	{
-		bool		isnull;
-
-		jobs[i] = DatumGetInt64(catalog_value(i, 1, &isnull));
-	}
+	jobs = ledger_int8_rows(*njobs, cxt);
 	catalog_finish(&scope);
 	return jobs;
+}
+
+/*
+ * The route tokens of the jobs that can still use their routing files:
+ * resumable (running, failed or stopped) and their table still there.
+ */
+int64 *
+ledger_resumable_tokens(int *ntokens)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	int64	   *tokens;
+	CatalogScope scope;
+
+	catalog_connect(&scope, false);
+	/* a 0.1 catalog has no route_token column: to_jsonb() reads NULL */
+	*ntokens = (int) catalog_exec("SELECT t FROM petagen.jobs j,"
+								  " LATERAL (SELECT (to_jsonb(j) ->> 'route_token')::int8) r(t)"
+								  " WHERE t IS NOT NULL"
+								  " AND state IN ('running', 'failed', 'stopped')"
+								  " AND EXISTS (SELECT FROM pg_catalog.pg_class c"
+								  " WHERE c.oid = j.\"table\")",
+								  0, NULL, NULL, NULL, SPI_OK_SELECT);
+	tokens = ledger_int8_rows(*ntokens, cxt);
+	catalog_finish(&scope);
+	return tokens;
 }
 
 /* The job whose key space a table holds: its newest done job, else its newest; 0 if none. */
@@ -183,9 +219,10 @@ ledger_running_conflict(Oid relid, int64 except_job, int64 *other_job,
 }
 
 /*
- * The INSERT of a job's row.  Only a leaf job names its method: a chunk
- * job's is the column's default, and a catalog still at 0.1 (the library
- * is 0.2, ALTER EXTENSION UPDATE not yet run) has no method column.
+ * The INSERT of a job's row.  Only a leaf job names its method and route
+ * token: a chunk job's method is the column's default and it has no
+ * token, and a catalog still at 0.1 (the library is 0.2, ALTER EXTENSION
+ * UPDATE not yet run) has neither column.
  */
 #define LEDGER_INSERT_JOB(col, param) \
 	"INSERT INTO petagen.jobs (\"table\", rows, workers," \
@@ -198,10 +235,11 @@ ledger_running_conflict(Oid relid, int64 except_job, int64 *other_job,
 void
 ledger_insert_job(JobDef *def)
 {
-	Oid			types[15] = {OIDOID, INT8OID, INT4OID, INT8OID, TEXTOID, INT8OID,
-	INT4OID, TEXTOID, INT4OID, INT8OID, INT8OID, OIDOID, BOOLOID, TEXTOID, TEXTOID};
-	Datum		values[15];
-	char		nulls[15] = "              ";
+	Oid			types[16] = {OIDOID, INT8OID, INT4OID, INT8OID, TEXTOID, INT8OID,
+	INT4OID, TEXTOID, INT4OID, INT8OID, INT8OID, OIDOID, BOOLOID, TEXTOID, TEXTOID,
+	INT8OID};
+	Datum		values[16];
+	char		nulls[16] = "               ";
 	CatalogScope scope;
 
 	values[0] = ObjectIdGetDatum(def->relid);
@@ -219,14 +257,15 @@ ledger_insert_job(JobDef *def)
 	values[12] = BoolGetDatum(def->frozen);
 	values[13] = CStringGetTextDatum(def->indexes_after ? "after" : "maintain");
 	values[14] = CStringGetTextDatum(def->leaf_method ? "leaf" : "chunk");
+	values[15] = Int64GetDatum(def->route_token);
 	if (def->disk_reserve < 0)
 		nulls[9] = 'n';
 	if (def->max_rate <= 0)
 		nulls[10] = 'n';
 	catalog_connect(&scope, true);
 	if (def->leaf_method)
-		catalog_exec(LEDGER_INSERT_JOB(", method", ", $15"), 15, types, values,
-					 nulls, SPI_OK_INSERT_RETURNING);
+		catalog_exec(LEDGER_INSERT_JOB(", method, route_token", ", $15, $16"), 16,
+					 types, values, nulls, SPI_OK_INSERT_RETURNING);
 	else
 		catalog_exec(LEDGER_INSERT_JOB("", ""), 14, types, values, nulls,
 					 SPI_OK_INSERT_RETURNING);

@@ -26,6 +26,7 @@ typedef struct LedgerSummary
 
 extern bool job_read(int64 job, JobDef *def, bool missing_ok);
 extern int64 *ledger_job_ids(bool running_only, int *njobs);
+extern int64 *ledger_resumable_tokens(int *ntokens);
 extern int64 ledger_newest_job_of(Oid relid);
 extern bool ledger_running_conflict(Oid relid, int64 except_job,
 									int64 *other_job, Oid *other_relid);

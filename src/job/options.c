@@ -28,6 +28,14 @@
 #define JOB_CHUNK_ROWS_MAX		100000
 /* Largest chunk_rows a caller may ask for. */
 #define JOB_CHUNK_ROWS_LIMIT	100000000
+/*
+ * A leaf job's chunk_rows is the size of its routing ranges, one file each
+ * (leafroute.c): by default about JOB_CHUNKS_PER_WORKER per worker within
+ * LEAF_RANGE_ROWS_MIN .. LEAF_RANGE_ROWS_MAX, and never below the minimum,
+ * so that a job of 10^12 keys writes at most 10^8 files (10^6 by default).
+ */
+#define LEAF_RANGE_ROWS_MIN		10000
+#define LEAF_RANGE_ROWS_MAX		1000000
 
 /* The names of start()'s arguments, as errors name them. */
 static const char *const start_arg_names[START_NARGS] = {
@@ -112,17 +120,35 @@ job_nchunks(int64 rows, int64 chunk_rows)
 /*
  * The chunk size of a job that names none: about JOB_CHUNKS_PER_WORKER
  * chunks per worker, so that a small load keeps every worker busy, within
- * JOB_CHUNK_ROWS_MIN .. JOB_CHUNK_ROWS_MAX (one transaction each).
+ * JOB_CHUNK_ROWS_MIN .. JOB_CHUNK_ROWS_MAX (one transaction each), or for
+ * a leaf job LEAF_RANGE_ROWS_MIN .. LEAF_RANGE_ROWS_MAX (one file each).
  */
 static int64
 job_default_chunk_rows(const JobDef *def)
 {
 	int64		per_chunk = (def->rows - 1) / ((int64) def->nworkers * JOB_CHUNKS_PER_WORKER) + 1;
 
+	if (def->leaf_method)
+		return Min(Max(per_chunk, LEAF_RANGE_ROWS_MIN), LEAF_RANGE_ROWS_MAX);
 	return Min(Max(per_chunk, JOB_CHUNK_ROWS_MIN), JOB_CHUNK_ROWS_MAX);
 }
 
-/* Read chunk_rows into def and check the chunks it makes. */
+/* Raise an error if a leaf job's ranges would be too small: too many files. */
+static void
+options_check_leaf_ranges(const JobDef *def)
+{
+	if (def->leaf_method && def->chunk_rows < LEAF_RANGE_ROWS_MIN)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("chunk_rows of a leaf job must be at least %d, not " INT64_FORMAT,
+						LEAF_RANGE_ROWS_MIN, def->chunk_rows),
+				 errdetail("A leaf job routes its keys in ranges of chunk_rows keys, one file in the data directory each: " INT64_FORMAT " rows would make " INT64_FORMAT " files.",
+						   def->rows, job_nchunks(def->rows, def->chunk_rows)),
+				 errhint("Leave chunk_rows out: a leaf job then routes ranges of %d to %d keys.",
+						 LEAF_RANGE_ROWS_MIN, LEAF_RANGE_ROWS_MAX)));
+}
+
+/* Read chunk_rows into def (after its method) and check the chunks it makes. */
 static void
 options_chunk_rows(FunctionCallInfo fcinfo, JobDef *def)
 {
@@ -145,6 +171,7 @@ options_chunk_rows(FunctionCallInfo fcinfo, JobDef *def)
 				 errhint("A job has at most " INT64_FORMAT " chunks, so for " INT64_FORMAT " rows chunk_rows must be at least " INT64_FORMAT ".",
 						 JOB_MAX_CHUNKS, def->rows,
 						 job_nchunks(def->rows, JOB_MAX_CHUNKS))));
+	options_check_leaf_ranges(def);
 }
 
 /*
@@ -207,8 +234,8 @@ options_parse(FunctionCallInfo fcinfo, const char *funcname,
 			  PG_GETARG_INT32(START_ARG_ZEROPADDING),
 			  PG_GETARG_INT64(START_ARG_SEED),
 			  PG_GETARG_INT32(START_ARG_FIELDLENGTH));
+	options_load_method(fcinfo, funcname, method_arg, def);
 	options_chunk_rows(fcinfo, def);
 	def->disk_reserve = options_size(fcinfo, START_ARG_DISK_RESERVE, -1);
 	def->max_rate = options_size(fcinfo, START_ARG_MAX_RATE, 0);
-	options_load_method(fcinfo, funcname, method_arg, def);
 }

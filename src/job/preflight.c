@@ -19,7 +19,8 @@
  *	- workers: free background worker slots;
  *	- autovacuum, freeze, xids, checkpoints, wal: settings that make such a
  *	  load or its aftermath slow;
- *	- method => 'leaf': leaves not empty, the routing files' space, whether
+ *	- method => 'leaf': leaves not empty, the routing files' space and
+ *	  inodes (one file per range of chunk_rows keys), whether
  *	  wal_level lets the leaves skip WAL, the time per leaf and what a crash
  *	  costs (one leaf per worker written again).
  *
@@ -71,6 +72,7 @@
 #include "job/preflight.h"
 #include "load/disk.h"
 #include "load/leafload.h"
+#include "load/leafroute.h"
 #include "load/load.h"
 #include "route/route.h"
 
@@ -696,14 +698,45 @@ check_wal(CheckCtx *ctx)
 			  check_setting("full_page_writes"), check_setting("synchronous_commit"));
 }
 
+/*
+ * A leaf job's routing files: their bytes against the data directory's
+ * free space above the reserve, their number against its free inodes.
+ */
+static void
+check_routing_files(CheckCtx *ctx)
+{
+	double		route = (double) leaf_route_bytes(ctx->def->rows, ctx->nlocal);
+	double		room = (double) disk_free(DataDir) - job_reserve(ctx->def);
+	int64		files = job_nchunks(ctx->def->rows, ctx->def->chunk_rows);
+	int64		inodes = disk_free_inodes(DataDir);
+	CheckSeverity severity = CHECK_INFO;
+	const char *hint = NULL;
+
+	if (route > room || (inodes >= 0 && files > inodes))
+	{
+		severity = CHECK_ERROR;
+		hint = "Free space or inodes in the data directory, lower disk_reserve, or raise chunk_rows (fewer, larger files).";
+	}
+	else if (route > room * CHECK_MARGIN ||
+			 (inodes >= 0 && files > inodes * CHECK_MARGIN))
+	{
+		severity = CHECK_WARNING;
+		hint = "Less than 10% of the data directory's space or inodes would be left: free some, or raise chunk_rows.";
+	}
+	check_add(ctx, severity, ERRCODE_DISK_FULL, "pg_petagen", hint,
+			  "leaf method: the routing files take about %s in " INT64_FORMAT " files (one per " INT64_FORMAT " keys) in the data directory until the job ends; %s are free above the disk reserve, %s",
+			  check_size(route), files, ctx->def->chunk_rows,
+			  check_size(Max(room, 0)),
+			  inodes >= 0 ? psprintf(INT64_FORMAT " inodes", inodes) :
+			  "inodes without limit");
+}
+
 /* A leaf job: empty leaves, routing files, WAL, time per leaf, crash cost. */
 static void
 check_leaf_method(CheckCtx *ctx)
 {
 	char	   *first;
 	int64		nonempty = leaf_nonempty(ctx->def->relid, &first);
-	double		route = (double) leaf_route_bytes(ctx->def->rows, ctx->nlocal);
-	double		room = (double) disk_free(DataDir) - job_reserve(ctx->def);
 	double		leaf_rows = ctx->local_rows / Max(ctx->nlocal, 1);
 
 	if (nonempty > 0)
@@ -711,11 +744,7 @@ check_leaf_method(CheckCtx *ctx)
 				  "TRUNCATE the leaves first if their rows may go, or use method => 'chunk'.",
 				  "leaf method: " INT64_FORMAT " local leaves hold rows; a leaf load writes only into empty leaves",
 				  nonempty);
-	check_add(ctx, route > room ? CHECK_ERROR : CHECK_INFO, ERRCODE_DISK_FULL,
-			  "pg_petagen", route > room ?
-			  "Free space in the data directory, or lower disk_reserve." : NULL,
-			  "leaf method: the routing files take about %s in the data directory until the job is done; %s are free above the disk reserve",
-			  check_size(route), check_size(Max(room, 0)));
+	check_routing_files(ctx);
 	check_add(ctx, CHECK_INFO, 0, "wal_level",
 			  wal_level == WAL_LEVEL_MINIMAL ? NULL :
 			  "With wal_level = minimal (and max_wal_senders = 0) a leaf load writes no WAL for heaps and indexes: the files are synced at each leaf's commit.",

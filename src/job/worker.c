@@ -24,10 +24,13 @@
  * partitioned indexes that attach them.
  *
  * A leaf job (leafload.c) first routes its ranges of key numbers into
- * routing files, ranges claimed in order like chunks, ranges with a file
- * skipped; when every worker has finished routing and every range has its
- * file, the workers claim the local leaves as a chunk job claims chunks,
- * each leaf written whole in one transaction with its ledger row.
+ * routing files (leafroute.c), ranges claimed in order like chunks, ranges
+ * whose file is the job's current routing skipped, each file written once
+ * the disk reserve leaves room for it; when every worker has finished
+ * routing and every range has its file, the workers claim the local
+ * leaves as a chunk job claims chunks, each leaf written whole in one
+ * transaction with its ledger row.  The last worker out removes the
+ * routing files unless the run was interrupted.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -63,6 +66,7 @@
 #include "load/frozen.h"
 #include "load/indexes.h"
 #include "load/leafload.h"
+#include "load/leafroute.h"
 #include "load/leafstorage.h"
 #include "load/load.h"
 
@@ -90,6 +94,8 @@ typedef struct WorkerCtx
 	FrozenIntent intent;		/* of the frozen chunk being written */
 	Oid		   *leaves;			/* a leaf job's local leaves, by leaf number */
 	int			nlocal;
+	LeafRouting route_files;	/* its routing files as the run began: see
+								 * worker_route_range() */
 	bool		stopping;
 	bool		routing;		/* counted in shared->routing */
 	bool		loading;		/* counted in shared->loading */
@@ -396,8 +402,6 @@ worker_load_chunk(WorkerCtx *ctx, int64 chunk)
 static void
 worker_load_leaf(WorkerCtx *ctx, int64 leafno)
 {
-	LeafJob		lj = {ctx->def.job, ctx->def.relid, ctx->def.rows, ctx->nlocal,
-	ctx->shared->nranges, &ctx->def.spec};
 	LoadStats	st = {0};
 	char		activity[64];
 
@@ -412,7 +416,9 @@ worker_load_leaf(WorkerCtx *ctx, int64 leafno)
 	pgstat_report_activity(STATE_RUNNING, activity);
 	/* a shard moved off this node: fail before touching what it left here */
 	citus_shards_check(ctx->def.job, ctx->def.relid);
-	leaf_write(&lj, ctx->leaves[leafno], (int) leafno, &st, worker_progress, ctx);
+	/* the routing files must be this job's for the table as the run began */
+	leaf_write(&ctx->route_files, ctx->leaves[leafno], (int) leafno,
+			   ctx->shared->nranges, &st, worker_progress, ctx);
 	worker_debug_pause(ctx, DEBUG_PAUSE_BEFORE_COMMIT, leafno);
 	worker_check_stop(ctx);
 	citus_shards_check(ctx->def.job, ctx->def.relid);
@@ -553,6 +559,19 @@ worker_read_job(WorkerCtx *ctx)
 		strcmp(ctx->def.state, "running") == 0;
 }
 
+/* In a transaction: what a leaf job's routing files must say now. */
+static void
+worker_routing_init(WorkerCtx *ctx, LeafRouting *routing)
+{
+	routing->job = ctx->def.job;
+	routing->token = ctx->def.route_token;
+	routing->relid = ctx->def.relid;
+	routing->rows = ctx->def.rows;
+	routing->chunk_rows = ctx->def.chunk_rows;
+	routing->spec = ctx->def.spec;
+	leaf_routing_init(routing);
+}
+
 /* Load the ledger's chunks of this job into a bitmap, and the disk targets. */
 static void
 worker_prepare(WorkerCtx *ctx)
@@ -571,6 +590,9 @@ worker_prepare(WorkerCtx *ctx)
 
 		ctx->leaves = leaf_local_leaves(ctx->def.relid, &ctx->nlocal);
 		MemoryContextSwitchTo(old);
+		worker_routing_init(ctx, &ctx->route_files);
+		/* the routing files are in the data directory */
+		disk_add_path(&ctx->disk, DataDir);
 	}
 	if (ctx->def.leaf_method && ctx->nlocal != nchunks)
 		ereport(ERROR,
@@ -592,24 +614,34 @@ worker_leave_routing(WorkerCtx *ctx)
 	ctx->routing = false;
 }
 
-/* Route one range of a leaf job in a transaction; false if the worker must end. */
+/*
+ * Route one range of a leaf job in a transaction, unless its file is the
+ * job's current routing, once the disk reserve leaves room for the file;
+ * false if the worker must end.
+ */
 static bool
 worker_route_range(WorkerCtx *ctx, int64 range)
 {
-	int64		first = range * ctx->def.chunk_rows;
-	int64		count = Min(ctx->def.chunk_rows, ctx->def.rows - first);
 	volatile bool ok = true;
 
 	PG_TRY();
 	{
 		LoadStats	st = {0};
+		LeafRouting routing;
 
-		StartTransactionCommand();
-		PushActiveSnapshot(GetTransactionSnapshot());
-		leaf_route_range(ctx->def.job, ctx->def.relid, &ctx->def.spec, range,
-						 first, count, &st);
-		PopActiveSnapshot();
-		CommitTransactionCommand();
+		if (!leaf_range_current(&ctx->route_files, range, ctx->nlocal))
+		{
+			StartTransactionCommand();
+			PushActiveSnapshot(GetTransactionSnapshot());
+			worker_routing_init(ctx, &routing);
+			worker_wait_for_room(ctx, leaf_route_bytes(routing.chunk_rows,
+													   routing.nlocal));
+			worker_check_stop(ctx);
+			worker_set_state(ctx, JOB_RUNNING, "routing keys");
+			leaf_route_range(&routing, range, &st);
+			PopActiveSnapshot();
+			CommitTransactionCommand();
+		}
 	}
 	PG_CATCH();
 	{
@@ -652,8 +684,7 @@ worker_route(WorkerCtx *ctx)
 		range = (int64) pg_atomic_fetch_add_u64(&ctx->shared->next_range, 1);
 		if (range >= ctx->shared->nranges)
 			break;
-		if (!leaf_range_done(ctx->def.job, range) &&
-			!worker_route_range(ctx, range))
+		if (!worker_route_range(ctx, range))
 			break;
 	}
 	worker_leave_routing(ctx);
@@ -669,7 +700,7 @@ worker_route(WorkerCtx *ctx)
 	worker_set_state(ctx, JOB_RUNNING, NULL);
 	/* a worker that failed routing left a range without its file */
 	for (int64 range = 0; range < ctx->shared->nranges; range++)
-		if (!leaf_range_done(ctx->def.job, range))
+		if (!leaf_range_done(ctx->def.route_token, range))
 			return false;
 	return true;
 }
@@ -829,13 +860,21 @@ worker_finish_job(WorkerCtx *ctx)
 	}
 	if (state == JOB_DONE)
 		pg_atomic_write_u32(&ctx->shared->phase, PHASE_DONE);
-	/* an interrupted run stays "running" in the catalog: resume() continues it */
+
+	/*
+	 * An interrupted run stays "running" in the catalog: resume() continues
+	 * it, from its routing files.  Any other end removes them before it
+	 * commits, so that no resume() can route again into a directory being
+	 * removed: if the commit fails, resume() routes again.
+	 */
 	if (state != JOB_INTERRUPTED)
+	{
+		if (ctx->def.leaf_method)
+			leaf_remove_files(ctx->def.route_token);
 		ledger_record_end(ctx->def.job, ctx->def.run, job_state_name(state), error);
+	}
 	PopActiveSnapshot();
 	CommitTransactionCommand();
-	if (state == JOB_DONE && ctx->def.leaf_method)
-		leaf_remove_files(ctx->def.job);
 	dsm_unpin_segment(ctx->args.handle);
 }
 

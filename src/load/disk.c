@@ -4,8 +4,10 @@
  *
  * A load writes the heap of every local leaf, every index of those leaves
  * (which may live in other tablespaces: a disk fills up when a leaf's
- * heap was moved and its index left behind) and WAL.  Workers compare the
- * smallest free space among them with the reserve before every batch.
+ * heap was moved and its index left behind) and WAL; a leaf job also its
+ * routing files, in the data directory.  Workers compare the smallest free
+ * space among them with the reserve before every batch.  check() also
+ * counts free inodes where a leaf job writes its many routing files.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -35,6 +37,17 @@ disk_tablespace_path(Oid spcoid, char *path)
 		snprintf(path, MAXPGPATH, "%s/pg_tblspc/%u", DataDir, spcoid);
 }
 
+/* Add directory path to the targets once. */
+void
+disk_add_path(DiskTargets *targets, const char *path)
+{
+	for (int i = 0; i < targets->n; i++)
+		if (strcmp(targets->path[i], path) == 0)
+			return;
+	if (targets->n < DISK_MAX_TARGETS)
+		strlcpy(targets->path[targets->n++], path, MAXPGPATH);
+}
+
 /* Add the directory of tablespace spcoid (0: the database's) once. */
 static void
 disk_add_tablespace(DiskTargets *targets, Oid spcoid)
@@ -42,11 +55,7 @@ disk_add_tablespace(DiskTargets *targets, Oid spcoid)
 	char		path[MAXPGPATH];
 
 	disk_tablespace_path(spcoid, path);
-	for (int i = 0; i < targets->n; i++)
-		if (strcmp(targets->path[i], path) == 0)
-			return;
-	if (targets->n < DISK_MAX_TARGETS)
-		strlcpy(targets->path[targets->n++], path, MAXPGPATH);
+	disk_add_path(targets, path);
 }
 
 /* Collect the tablespaces of local leaves and their indexes, and pg_wal. */
@@ -88,6 +97,20 @@ disk_free(const char *path)
 				(errcode_for_file_access(),
 				 errmsg("could not get free space of \"%s\": %m", path)));
 	return (int64) fs.f_bavail * (int64) fs.f_frsize;
+}
+
+/* Inodes free for unprivileged use on the filesystem of path; -1 if unlimited. */
+int64
+disk_free_inodes(const char *path)
+{
+	struct statvfs fs;
+
+	if (statvfs(path, &fs) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not get free inodes of \"%s\": %m", path)));
+	/* filesystems without an inode table (btrfs, ZFS) report none at all */
+	return fs.f_files == 0 ? -1 : (int64) fs.f_favail;
 }
 
 /* The smallest free space among the targets; *where names its path. */

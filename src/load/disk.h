@@ -16,7 +16,9 @@ typedef struct DiskTargets
 } DiskTargets;
 
 extern void disk_tablespace_path(Oid spcoid, char *path);
+extern void disk_add_path(DiskTargets *targets, const char *path);
 extern int64 disk_free(const char *path);
+extern int64 disk_free_inodes(const char *path);
 extern void disk_find_targets(Oid relid, DiskTargets *targets);
 extern int64 disk_min_free(const DiskTargets *targets, const char **where);
 

@@ -15,9 +15,10 @@
 #   w1    SELECT petagen.start(N, workers => 1, keys => 'ordered'), then wait()
 #   w2    the same with 2 workers
 #   load  SELECT * FROM petagen.load('usertable', 0, N, keys => 'ordered')
+#   leaf  w2 with method => 'leaf'
 # Prints the median rows/s per method and revision and B/A; writes
 # test/bench/results/before_after.md.
-#   N (default 1000000), ROUNDS (default 3)
+#   N (default 1000000), ROUNDS (default 3), METHODS (default "w1 w2 load leaf")
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -28,7 +29,7 @@ BENCH_PORT=${BENCH_PORT:-5468}
 BENCH_DIR=${BENCH_DIR:-/tmp/bench-pg/before_after}
 OUT=$RESULTS_DIR/before_after.md
 REVS=("$(git -C "$BENCH_REPO" rev-parse --short "$1")" "$(git -C "$BENCH_REPO" rev-parse --short "$2")")
-METHODS="w1 w2 load"
+METHODS=${METHODS:-w1 w2 load leaf}
 
 # Build revision $1 in $BENCH_DIR/src-$1 (outside the instance directory).
 build_rev() {
@@ -44,6 +45,7 @@ stmt() {
     w1)   printf '%s\n' "SELECT petagen.start($N, workers => 1, keys => 'ordered') AS job \\gset" "SELECT petagen.wait(:job);" ;;
     w2)   printf '%s\n' "SELECT petagen.start($N, workers => 2, keys => 'ordered') AS job \\gset" "SELECT petagen.wait(:job);" ;;
     load) echo "SELECT * FROM petagen.load('usertable', 0, $N, keys => 'ordered');" ;;
+    leaf) printf '%s\n' "SELECT petagen.start($N, workers => 2, keys => 'ordered', method => 'leaf') AS job \\gset" "SELECT petagen.wait(:job);" ;;
     esac
 }
 

@@ -24,7 +24,7 @@ CREATE TABLE full_t_0 PARTITION OF full_t FOR VALUES WITH (MODULUS 2, REMAINDER 
 CREATE TABLE full_t_1 PARTITION OF full_t FOR VALUES WITH (MODULUS 2, REMAINDER 1);
 INSERT INTO full_t VALUES ('x', 'y');
 
-SELECT plan(14);
+SELECT plan(18);
 
 SELECT throws_ok($$SELECT petagen.start(10, 1, 'ok', method => NULL)$$, '22004',
     'argument "method" of petagen.start() must not be null', 'method NULL');
@@ -61,6 +61,20 @@ SELECT is(finding, 'xids: the load uses about 2 transaction IDs, one per chunk o
     'check() counts a chunk job''s transaction IDs by chunk')
 FROM petagen.check(100000, 1, 'ok', chunk_rows => 50000)
 WHERE finding LIKE 'xids:%';
+SELECT throws_ok($$SELECT petagen.start(100000, 1, 'ok', chunk_rows => 9999, method => 'leaf')$$,
+    '22023', 'chunk_rows of a leaf job must be at least 10000, not 9999',
+    'a leaf job''s routing ranges have a floor: one file each');
+SELECT throws_ok($$SELECT petagen.check(100000, 1, 'ok', chunk_rows => 1, method => 'leaf')$$,
+    '22023', 'chunk_rows of a leaf job must be at least 10000, not 1',
+    'check() refuses the same floor');
+SELECT is(finding ~ '^leaf method: the routing files take about \d+ kB in 25 files \(one per 40000 keys\) in the data directory until the job ends; .* are free above the disk reserve, (\d+ inodes|inodes without limit)$',
+    true, 'check() counts a leaf job''s routing files and the free inodes')
+FROM petagen.check(1000000, 1, 'ok', chunk_rows => 40000, method => 'leaf')
+WHERE object = 'pg_petagen';
+SELECT is(finding ~ ' in 4 files \(one per 250000 keys\)', true,
+    'a leaf job''s default range: about four per worker, at least 10,000 keys')
+FROM petagen.check(1000000, 1, 'ok', method => 'leaf')
+WHERE object = 'pg_petagen';
 
 -- nothing was left behind
 SELECT is(count(*), 0::bigint, 'no job row left behind') FROM petagen.jobs;

@@ -61,14 +61,6 @@ sub excess_sql
 	  . " - (SELECT coalesce(sum(rows_written), 0) FROM petagen.chunks WHERE job = $job)";
 }
 
-# Does the routing directory of $job exist?
-sub routing_files
-{
-	my ($job) = @_;
-	return $node->safe_psql('postgres',
-		"SELECT count(*) FROM pg_ls_dir('pg_petagen', true, false) d WHERE d = '$job'");
-}
-
 # Files of the database that no relation uses (after a checkpoint, which
 # removes the names of dropped files): what a crash leaves of the leaves
 # in flight.
@@ -125,7 +117,7 @@ sub check_exact
 			"SELECT count(*) FROM pg_partition_tree('$table') t,"
 			  . " pg_check_frozen(t.relid) WHERE t.isleaf"),
 		'0', "$what: pg_check_frozen finds no unfrozen tuple");
-	is(routing_files($job), '0', "$what: the routing files are removed");
+	is(routing_files($node, $job), '0', "$what: the routing files are removed");
 	is( $node->safe_psql('postgres',
 			"SELECT count(*) FROM pg_ls_dir('pg_petagen/storage', true, false)"),
 		'0', "$what: no record of a leaf's new files is left");
@@ -145,7 +137,7 @@ check_exact($job_a, 'leaf_a', 'clean');
 
 # (b) SIGKILL of a worker mid-leaf: the postmaster restarts every backend.
 my $job_b = start_held_before_commit('leaf_b', 1);
-is(routing_files($job_b), '1', 'kill: the routing files are there');
+is(routing_files($node, $job_b), '8', 'kill: the 8 routing files are there');
 my $pid = $node->safe_psql('postgres',
 	"SELECT pid FROM petagen.status($job_b) WHERE worker = 0");
 ok(kill('KILL', $pid), 'kill: SIGKILL sent to worker 0');

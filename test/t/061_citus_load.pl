@@ -337,9 +337,7 @@ my $leaf1 = $w1->safe_psql('postgres', $start_leafy);
 wait_for_debug_pause($w1, $leaf1, 2);
 is($w1->safe_psql('postgres', "SELECT count(*) FROM petagen.chunks WHERE job = $leaf1"),
 	'1', 'leaf kill: one shard is committed, the two held are not');
-is($w1->safe_psql('postgres',
-		"SELECT count(*) FROM pg_ls_dir('pg_petagen/$leaf1') f WHERE f LIKE 'range.%'"),
-	'4', 'leaf kill: the 4 ranges are routed into files');
+is(routing_files($w1, $leaf1), '4', 'leaf kill: the 4 ranges are routed into files');
 $pid = $w1->safe_psql('postgres',
 	"SELECT pid FROM petagen.status($leaf1) WHERE worker = 0");
 ok(kill('KILL', $pid), 'leaf kill: SIGKILL sent to load worker 0');
@@ -369,8 +367,7 @@ SELECT s.keys_done = $leaf_rows, count(*), count(DISTINCT c.leaf),
  GROUP BY s.keys_done}),
 		't|4|4|t|t|t',
 		"leaf: $name: one ledger row per local shard, keys_done is the key space");
-	is($w->safe_psql('postgres', "SELECT count(*) FROM pg_ls_dir('pg_petagen', true, false) d WHERE d = '$job'"),
-		'0', "leaf: $name: the routing files are removed");
+	is(routing_files($w, $job), '0', "leaf: $name: the routing files are removed");
 	for my $shard (check_shard_ranges($w, 'leafy'))
 	{
 		is( seqscan_psql($w, qq{

@@ -9,7 +9,8 @@ use Test::More;
 use Time::HiRes qw(usleep);
 
 our @EXPORT = qw(ycsb_table_sql seqscan_psql try_sql error_of set_debug_pause
-  wait_for_debug_pause poll_after_crash check_load_exact rows_off_frozen_pages);
+  wait_for_debug_pause poll_after_crash check_load_exact rows_off_frozen_pages
+  routing_dir routing_files);
 
 # Test tables come from petagen.create_table() (the canonical, hash
 # partitioned table) or, when a test needs a plain table of that shape, from
@@ -141,6 +142,28 @@ sub rows_off_frozen_pages
 		  . " WHERE p.isleaf AND NOT m.all_frozen; ANALYZE nf;"
 		  . " SELECT count(*) FROM $table t JOIN nf"
 		  . " ON nf.relid = t.tableoid AND nf.blkno = (t.ctid::text::point)[0]::bigint");
+}
+
+# The routing directory of leaf job $job in database $db (default
+# postgres) of $node, relative to the data directory:
+# pg_petagen/<database oid>/<route token in hex>.
+sub routing_dir
+{
+	my ($node, $job, $db) = @_;
+	return $node->safe_psql($db // 'postgres',
+		"SELECT format('pg_petagen/%s/%s', d.oid, lpad(to_hex(j.route_token), 16, '0'))"
+		  . " FROM petagen.jobs j, pg_database d"
+		  . " WHERE j.job = $job AND d.datname = current_database()");
+}
+
+# The number of range files in the routing directory of leaf job $job in
+# database $db (default postgres) of $node; 0 without the directory.
+sub routing_files
+{
+	my ($node, $job, $db) = @_;
+	my $dir = routing_dir($node, $job, $db);
+	return $node->safe_psql($db // 'postgres',
+		"SELECT count(*) FROM pg_ls_dir('$dir', true, false) f WHERE f LIKE 'range.%'");
 }
 
 1;
