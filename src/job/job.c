@@ -25,6 +25,7 @@
 #include "storage/latch.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
@@ -174,6 +175,31 @@ petagen_start(PG_FUNCTION_ARGS)
 }
 
 /*
+ * Raise an error if a leaf job's ledger names, at some leaf number, a leaf
+ * that is not the table's leaf of that number now: resume() would skip a
+ * leaf that was never written.
+ */
+static void
+job_check_leaves_unchanged(const JobDef *def)
+{
+	int			nlocal;
+	Oid		   *leaves = leaf_local_leaves(def->relid, &nlocal);
+	Oid			was = InvalidOid;
+	int64		moved = ledger_moved_leaf(def->job, leaves, nlocal, &was);
+
+	if (moved >= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the leaves of table \"%s\" changed since load job " INT64_FORMAT " wrote some of them",
+						get_rel_name(def->relid), def->job),
+				 errdetail("Leaf number " INT64_FORMAT " was \"%s\"; it is now %s.",
+						   moved, get_rel_name(was) ? get_rel_name(was) : "a dropped table",
+						   moved < nlocal ? psprintf("\"%s\"", get_rel_name(leaves[moved])) : "gone"),
+				 errhint("Start a new job for the table as it is now.")));
+	pfree(leaves);
+}
+
+/*
  * resume()'s checks of the table, made as the job's owner: whoever calls
  * resume(), the workers run as the owner, with its privileges only.
  */
@@ -188,6 +214,8 @@ job_check_resumable(const JobDef *def)
 						   save_sec_context | SECURITY_LOCAL_USERID_CHANGE);
 	options_check_method(def);
 	check_table_loadable(def->relid, &def->spec, def->rows);
+	if (def->leaf_method)
+		job_check_leaves_unchanged(def);
 	SetUserIdAndSecContext(save_userid, save_sec_context);
 }
 

@@ -478,6 +478,39 @@ ledger_done_chunks(int64 job, int64 nchunks, uint8 *done)
 	catalog_finish(&scope);
 }
 
+/*
+ * The first leaf number in a leaf job's ledger whose leaf is not leaves[]
+ * at that number now (nleaves of them), or -1; *was set to its leaf then.
+ */
+int64
+ledger_moved_leaf(int64 job, const Oid *leaves, int nleaves, Oid *was)
+{
+	Oid			types[1] = {INT8OID};
+	Datum		values[1] = {Int64GetDatum(job)};
+	int64		moved = -1;
+	uint64		n;
+	CatalogScope scope;
+
+	catalog_connect(&scope, false);
+	n = catalog_exec("SELECT chunk, leaf FROM petagen.chunks"
+					 " WHERE job = $1 AND leaf IS NOT NULL ORDER BY chunk",
+					 1, types, values, NULL, SPI_OK_SELECT);
+	for (uint64 i = 0; i < n && moved < 0; i++)
+	{
+		bool		isnull;
+		int64		chunk = DatumGetInt64(catalog_value(i, 1, &isnull));
+		Oid			leaf = DatumGetObjectId(catalog_value(i, 2, &isnull));
+
+		if (chunk < 0 || chunk >= nleaves || leaves[chunk] != leaf)
+		{
+			moved = chunk;
+			*was = leaf;
+		}
+	}
+	catalog_finish(&scope);
+	return moved;
+}
+
 /* The number of chunks of job in the ledger. */
 int64
 ledger_count_chunks(int64 job)

@@ -265,7 +265,7 @@ leaf_partition_violation(Oid leafrelid, const char *key, int64 seq)
 					get_rel_name(leafrelid)),
 			 errdetail("Key number " INT64_FORMAT " has ycsb_key \"%s\", which the table's partitions now route elsewhere.",
 					   seq, text_to_cstring((const text *) key)),
-			 errhint("The table's partitions changed after the job routed its keys: start a new job for the table as it is now.")));
+			 errhint("The table's partitions changed after the job routed its keys: petagen.resume() routes them again.")));
 }
 
 /*

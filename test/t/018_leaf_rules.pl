@@ -15,7 +15,9 @@
 #  - Privileges, row-level security, triggers, column types and partition
 #    bounds changed between two leaves (the worker held before its next
 #    leaf by petagen.debug_pause) are checked again in the next leaf's
-#    transaction: the job fails with the error a chunk job would raise.
+#    transaction: the job fails with the error a chunk job would raise;
+#    after bounds changed, resume() routes again and loads exactly; after
+#    a written leaf was replaced, resume() refuses.
 # After every case each row is in the leaf PostgreSQL routes its key to
 # (petagen.leaf() agrees with tableoid, row by row) and bt_index_check
 # with heapallindexed passes on every index of the table's leaves.
@@ -178,6 +180,7 @@ sub changed_between_leaves
 	set_debug_pause($node, '');
 	like(end_of($job), $expected, "$what: the next leaf's transaction refuses it");
 	rules_hold($table, $what);
+	return $job;
 }
 
 changed_between_leaves('ri', 1, 'REVOKE INSERT ON ri FROM op',
@@ -201,13 +204,35 @@ is($node->safe_psql('postgres', 'SELECT count(*) FROM vc WHERE length(ycsb_key) 
 
 # Partition bounds swapped after routing: every key routed to pb_p0 now
 # belongs to pb_p1 and the other way round.
-changed_between_leaves('pb', 0, q{
+$job = changed_between_leaves('pb', 0, q{
 	ALTER TABLE pb DETACH PARTITION pb_p0; ALTER TABLE pb DETACH PARTITION pb_p1;
 	ALTER TABLE pb ATTACH PARTITION pb_p0 FOR VALUES WITH (MODULUS 8, REMAINDER 1);
 	ALTER TABLE pb ATTACH PARTITION pb_p1 FOR VALUES WITH (MODULUS 8, REMAINDER 0)},
-	qr/^failed: /, 'partition bounds swapped after routing');
+	qr/^failed: new row for relation "pb_p0" violates partition constraint/,
+	'partition bounds swapped after routing');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM pb'), '0',
 	'partition bounds swapped: nothing was stored');
+$node->safe_psql('postgres', "SET ROLE op; SELECT petagen.resume($job)");
+like(end_of($job), qr/^done: $/, 'partition bounds swapped: resume() routes again and loads');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM pb'), '20000',
+	'partition bounds swapped: resume() loads the whole key space');
+rules_hold('pb', 'partition bounds swapped, resumed');
+
+# A written leaf replaced by an empty table with its bounds before a
+# resume(): the ledger's leaf 0 is no longer the table's leaf 0.
+make_tables("SELECT petagen.create_table('lr')");
+set_debug_pause($node, 'before_chunk:1');
+$job = start_as_op('lr', 20000);
+wait_for_debug_pause($node, $job, 1);
+is($node->safe_psql('postgres', "SET ROLE op; SELECT petagen.stop($job)"),
+	'stopped', 'leaf replaced: the job is stopped after its first leaf');
+set_debug_pause($node, '');
+make_tables(q{ALTER TABLE lr DETACH PARTITION lr_p0;
+	CREATE TABLE lr_new (LIKE lr_p0 INCLUDING ALL);
+	ALTER TABLE lr ATTACH PARTITION lr_new FOR VALUES WITH (MODULUS 8, REMAINDER 0)});
+like(error_of($node, "SET ROLE op; SELECT petagen.resume($job)"),
+	qr/^55000: the leaves of table "lr" changed since load job \d+ wrote some of them/,
+	'leaf replaced: resume() refuses instead of skipping the new, empty leaf');
 
 $node->stop;
 done_testing();
