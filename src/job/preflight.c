@@ -599,7 +599,7 @@ check_spaces(CheckCtx *ctx)
 		if (need > room)
 		{
 			severity = CHECK_ERROR;
-			hint = "Free space there, move leaves with their indexes to larger tablespaces (ALTER TABLE ... SET TABLESPACE, ALTER INDEX ... SET TABLESPACE), lower disk_reserve, or load fewer rows.";
+			hint = "Free space there, move leaves with their indexes to larger tablespaces (ALTER TABLE ... SET TABLESPACE, ALTER INDEX ... SET TABLESPACE), lower disk_reserve (not below petagen.disk_reserve), or load fewer rows.";
 		}
 		else if (need > room * CHECK_MARGIN)
 		{
@@ -713,7 +713,7 @@ check_leaf_method(CheckCtx *ctx)
 				  nonempty);
 	check_add(ctx, route > room ? CHECK_ERROR : CHECK_INFO, ERRCODE_DISK_FULL,
 			  "pg_petagen", route > room ?
-			  "Free space in the data directory, or lower disk_reserve." : NULL,
+			  "Free space in the data directory, or lower disk_reserve (not below petagen.disk_reserve)." : NULL,
 			  "leaf method: the routing files take about %s in the data directory until the job is done; %s are free above the disk reserve",
 			  check_size(route), check_size(Max(room, 0)));
 	check_add(ctx, CHECK_INFO, 0, "wal_level",
