@@ -492,8 +492,8 @@ check_relation_size(CheckCtx *ctx, const RouteLeaf *leaf, double bytes)
 	if (bytes <= limit / 2)
 		return;
 	if (route_is_citus(ctx->router))
-		hint = psprintf("Distribute the table into more shards (alter_distributed_table('%s', shard_count => ...) on the coordinator, or citus.shard_count before create_distributed_table()): about %.0f shards on this node would keep each under half the limit.",
-						ctx->table, ceil(ctx->heap / (limit / 2)) + 1);
+		hint = psprintf("Distribute the table into more shards (alter_distributed_table(%s, shard_count => ...) on the coordinator, or citus.shard_count before create_distributed_table()): about %.0f shards on this node would keep each under half the limit.",
+						catalog_relation_literal(ctx->def->relid), ceil(ctx->heap / (limit / 2)) + 1);
 	else
 		hint = psprintf("Partition the table into more leaves: about %.0f leaves for this node's share would keep each under half the limit.",
 						ceil(ctx->heap / (limit / 2)) + 1);
