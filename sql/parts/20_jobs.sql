@@ -198,14 +198,16 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.job_shards', '');
 GRANT SELECT ON @extschema@.job_shards TO petagen_operator, pg_monitor;
 
 
--- DROP EXTENSION petagen is refused while a load job's workers run (they
--- write into the table and this catalog); other DDL does not fire this.
+-- Dropping petagen is refused while a load job's workers run (they write
+-- into the table and this catalog): DROP EXTENSION, DROP SCHEMA of its
+-- schema and DROP OWNED by its owner or its schema's owner, the statements
+-- that can drop it; other DDL does not fire this.
 CREATE FUNCTION @extschema@.guard_drop_extension()
 RETURNS event_trigger
 AS 'MODULE_PATHNAME', 'petagen_guard_drop_extension'
 LANGUAGE C;
 CREATE EVENT TRIGGER petagen_guard_drop_extension ON ddl_command_start
-    WHEN TAG IN ('DROP EXTENSION')
+    WHEN TAG IN ('DROP EXTENSION', 'DROP SCHEMA', 'DROP OWNED')
     EXECUTE FUNCTION @extschema@.guard_drop_extension();
 
 
