@@ -19,7 +19,8 @@
  *	- workers: free background worker slots;
  *	- autovacuum, freeze, xids, checkpoints, wal: settings that make such a
  *	  load or its aftermath slow;
- *	- method => 'leaf': leaves not empty, the routing files' space, whether
+ *	- method => 'leaf': leaves not empty (named and counted only for a
+ *	  role with SELECT on the table), the routing files' space, whether
  *	  wal_level lets the leaves skip WAL, the time per leaf and what a crash
  *	  costs (one leaf per worker written again).
  *
@@ -696,21 +697,53 @@ check_wal(CheckCtx *ctx)
 			  check_setting("full_page_writes"), check_setting("synchronous_commit"));
 }
 
-/* A leaf job: empty leaves, routing files, WAL, time per leaf, crash cost. */
+/*
+ * May the current role see which leaves of relid hold rows?  A role with
+ * SELECT on the table, or on a column of it, can count them through it.
+ */
+static bool
+check_may_read(Oid relid)
+{
+	Oid			userid = GetUserId();
+
+	return pg_class_aclcheck(relid, userid, ACL_SELECT) == ACLCHECK_OK ||
+		pg_attribute_aclcheck_all(relid, userid, ACL_SELECT,
+								  ACLMASK_ANY) == ACLCHECK_OK;
+}
+
+/*
+ * The error finding of local leaves that hold rows: naming the first and
+ * counting them only for a role that may read the table (check_may_read),
+ * else naming the table alone.  start() refuses on it either way.
+ */
 static void
-check_leaf_method(CheckCtx *ctx)
+check_leaves_nonempty(CheckCtx *ctx)
 {
 	char	   *first;
 	int64		nonempty = leaf_nonempty(ctx->def->relid, &first);
-	double		route = (double) leaf_route_bytes(ctx->def->rows, ctx->nlocal);
-	double		room = (double) disk_free(DataDir) - job_reserve(ctx->def);
-	double		leaf_rows = ctx->local_rows / Max(ctx->nlocal, 1);
 
-	if (nonempty > 0)
+	if (nonempty == 0)
+		return;
+	if (check_may_read(ctx->def->relid))
 		check_add(ctx, CHECK_ERROR, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, first,
 				  "TRUNCATE the leaves first if their rows may go, or use method => 'chunk'.",
 				  "leaf method: " INT64_FORMAT " local leaves hold rows; a leaf load writes only into empty leaves",
 				  nonempty);
+	else
+		check_add(ctx, CHECK_ERROR, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, ctx->table,
+				  "Which leaves hold rows is shown only to roles with SELECT on the table. TRUNCATE the leaves first if their rows may go, or use method => 'chunk'.",
+				  "leaf method: local leaves hold rows; a leaf load writes only into empty leaves");
+}
+
+/* A leaf job: empty leaves, routing files, WAL, time per leaf, crash cost. */
+static void
+check_leaf_method(CheckCtx *ctx)
+{
+	double		route = (double) leaf_route_bytes(ctx->def->rows, ctx->nlocal);
+	double		room = (double) disk_free(DataDir) - job_reserve(ctx->def);
+	double		leaf_rows = ctx->local_rows / Max(ctx->nlocal, 1);
+
+	check_leaves_nonempty(ctx);
 	check_add(ctx, route > room ? CHECK_ERROR : CHECK_INFO, ERRCODE_DISK_FULL,
 			  "pg_petagen", route > room ?
 			  "Free space in the data directory, or lower disk_reserve (not below petagen.disk_reserve)." : NULL,
