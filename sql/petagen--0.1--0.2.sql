@@ -9,6 +9,18 @@ REVOKE INSERT, UPDATE, DELETE ON @extschema@.jobs, @extschema@.chunks,
     @extschema@.bench_results FROM petagen_operator;
 REVOKE USAGE ON SEQUENCE @extschema@.bench_results_id_seq FROM petagen_operator;
 
+-- load() and create_table() write: operators may run them (with their own
+-- privileges on the tables), pg_monitor members and other roles with USAGE
+-- on the schema may not.  status() shows what the job tables hold, to the
+-- roles that may read them.  The pure functions, verify() (with the
+-- caller's privileges) and wait() (on the caller's jobs) stay PUBLIC.
+REVOKE ALL ON FUNCTION @extschema@.load(regclass, numeric, numeric, text, bigint, integer, text, integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.create_table(text, integer, text[], integer, integer, integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.status(bigint) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.load(regclass, numeric, numeric, text, bigint, integer, text, integer),
+    @extschema@.create_table(text, integer, text[], integer, integer, integer) TO petagen_operator;
+GRANT EXECUTE ON FUNCTION @extschema@.status(bigint) TO petagen_operator, pg_monitor;
+
 -- start() and check() without chunk_rows choose the chunk size from rows
 -- and workers (about four chunks per worker, 1,000 .. 100,000 rows).
 -- start() and check() take method ('chunk' or 'leaf'): a new signature.

@@ -141,6 +141,17 @@ GRANT EXECUTE ON FUNCTION @extschema@.stop(bigint) TO petagen_operator;
 GRANT USAGE ON SCHEMA @extschema@ TO petagen_operator, pg_monitor;
 GRANT SELECT ON @extschema@.jobs, @extschema@.chunks, @extschema@.progress_log TO petagen_operator;
 GRANT SELECT ON @extschema@.jobs, @extschema@.chunks, @extschema@.progress_log TO pg_monitor;
+-- load() and create_table() write: operators may run them (with their own
+-- privileges on the tables), pg_monitor members and other roles with USAGE
+-- on the schema may not.  status() shows what the job tables hold, to the
+-- roles that may read them.  The pure functions, verify() (with the
+-- caller's privileges) and wait() (on the caller's jobs) stay PUBLIC.
+REVOKE ALL ON FUNCTION @extschema@.load(regclass, numeric, numeric, text, bigint, integer, text, integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.create_table(text, integer, text[], integer, integer, integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.status(bigint) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.load(regclass, numeric, numeric, text, bigint, integer, text, integer),
+    @extschema@.create_table(text, integer, text[], integer, integer, integer) TO petagen_operator;
+GRANT EXECUTE ON FUNCTION @extschema@.status(bigint) TO petagen_operator, pg_monitor;
 
 
 -- Frozen loads and indexes after ------------------------------------------
