@@ -9,6 +9,18 @@ REVOKE INSERT, UPDATE, DELETE ON @extschema@.jobs, @extschema@.chunks,
     @extschema@.bench_results FROM petagen_operator;
 REVOKE USAGE ON SEQUENCE @extschema@.bench_results_id_seq FROM petagen_operator;
 
+-- load() and create_table() write: operators may run them (with their own
+-- privileges on the tables), pg_monitor members and other roles with USAGE
+-- on the schema may not.  status() shows what the job tables hold, to the
+-- roles that may read them.  The pure functions, verify() (with the
+-- caller's privileges) and wait() (on the caller's jobs) stay PUBLIC.
+REVOKE ALL ON FUNCTION @extschema@.load(regclass, numeric, numeric, text, bigint, integer, text, integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.create_table(text, integer, text[], integer, integer, integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.status(bigint) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.load(regclass, numeric, numeric, text, bigint, integer, text, integer),
+    @extschema@.create_table(text, integer, text[], integer, integer, integer) TO petagen_operator;
+GRANT EXECUTE ON FUNCTION @extschema@.status(bigint) TO petagen_operator, pg_monitor;
+
 -- start() and check() without chunk_rows choose the chunk size from rows
 -- and workers (about four chunks per worker, 1,000 .. 100,000 rows).
 -- start() and check() take method ('chunk' or 'leaf'): a new signature.
@@ -168,14 +180,16 @@ $$;
 REVOKE ALL ON FUNCTION @extschema@.load_rates(bigint) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@.load_rates(bigint) TO pg_monitor, petagen_operator;
 
--- DROP EXTENSION petagen is refused while a load job's workers run (they
--- write into the table and this catalog); other DDL does not fire this.
+-- Dropping petagen is refused while a load job's workers run (they write
+-- into the table and this catalog): DROP EXTENSION, DROP SCHEMA of its
+-- schema and DROP OWNED by its owner or its schema's owner, the statements
+-- that can drop it; other DDL does not fire this.
 CREATE FUNCTION @extschema@.guard_drop_extension()
 RETURNS event_trigger
 AS 'MODULE_PATHNAME', 'petagen_guard_drop_extension'
 LANGUAGE C;
 CREATE EVENT TRIGGER petagen_guard_drop_extension ON ddl_command_start
-    WHEN TAG IN ('DROP EXTENSION')
+    WHEN TAG IN ('DROP EXTENSION', 'DROP SCHEMA', 'DROP OWNED')
     EXECUTE FUNCTION @extschema@.guard_drop_extension();
 
 -- The Citus shards a job writes on this node, as start() found them placed

@@ -94,6 +94,16 @@ catalog_relation_name(Oid relid)
 }
 
 /*
+ * A relation's name as a string literal a regclass argument takes:
+ * schema-qualified, quoted, for the SQL an error hint suggests.
+ */
+char *
+catalog_relation_literal(Oid relid)
+{
+	return quote_literal_cstr(catalog_relation_name(relid));
+}
+
+/*
  * Run one statement with arguments inside a scope; raise an error unless
  * SPI returns `expect`.  Returns the number of rows processed.
  */

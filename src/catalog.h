@@ -23,6 +23,7 @@ extern void catalog_connect(CatalogScope *scope, bool as_owner);
 extern void catalog_finish(CatalogScope *scope);
 extern Oid	catalog_owner(void);
 extern char *catalog_relation_name(Oid relid);
+extern char *catalog_relation_literal(Oid relid);
 extern uint64 catalog_exec(const char *sql, int nargs, Oid *types,
 						   Datum *values, const char *nulls, int expect);
 extern Datum catalog_value(uint64 row, int col, bool *isnull);

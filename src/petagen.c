@@ -53,7 +53,7 @@ _PG_init(void)
 {
 	DefineCustomIntVariable("petagen.disk_reserve",
 							"Free space load workers leave on every filesystem they write.",
-							"Workers pause before a batch that would leave less; a job's disk_reserve option overrides this.",
+							"Workers pause before a batch that would leave less; a job's disk_reserve option may raise this, not lower it.",
 							&petagen_disk_reserve_mb, 1024, 0, INT_MAX,
 							PGC_SIGHUP, GUC_UNIT_MB, NULL, NULL, NULL);
 	DefineCustomIntVariable("petagen.progress_log_interval",

@@ -144,6 +144,17 @@ GRANT EXECUTE ON FUNCTION @extschema@.stop(bigint) TO petagen_operator;
 GRANT USAGE ON SCHEMA @extschema@ TO petagen_operator, pg_monitor;
 GRANT SELECT ON @extschema@.jobs, @extschema@.chunks, @extschema@.progress_log TO petagen_operator;
 GRANT SELECT ON @extschema@.jobs, @extschema@.chunks, @extschema@.progress_log TO pg_monitor;
+-- load() and create_table() write: operators may run them (with their own
+-- privileges on the tables), pg_monitor members and other roles with USAGE
+-- on the schema may not.  status() shows what the job tables hold, to the
+-- roles that may read them.  The pure functions, verify() (with the
+-- caller's privileges) and wait() (on the caller's jobs) stay PUBLIC.
+REVOKE ALL ON FUNCTION @extschema@.load(regclass, numeric, numeric, text, bigint, integer, text, integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.create_table(text, integer, text[], integer, integer, integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.status(bigint) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.load(regclass, numeric, numeric, text, bigint, integer, text, integer),
+    @extschema@.create_table(text, integer, text[], integer, integer, integer) TO petagen_operator;
+GRANT EXECUTE ON FUNCTION @extschema@.status(bigint) TO petagen_operator, pg_monitor;
 
 
 -- Frozen loads and indexes after ------------------------------------------
@@ -201,14 +212,16 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.job_shards', '');
 GRANT SELECT ON @extschema@.job_shards TO petagen_operator, pg_monitor;
 
 
--- DROP EXTENSION petagen is refused while a load job's workers run (they
--- write into the table and this catalog); other DDL does not fire this.
+-- Dropping petagen is refused while a load job's workers run (they write
+-- into the table and this catalog): DROP EXTENSION, DROP SCHEMA of its
+-- schema and DROP OWNED by its owner or its schema's owner, the statements
+-- that can drop it; other DDL does not fire this.
 CREATE FUNCTION @extschema@.guard_drop_extension()
 RETURNS event_trigger
 AS 'MODULE_PATHNAME', 'petagen_guard_drop_extension'
 LANGUAGE C;
 CREATE EVENT TRIGGER petagen_guard_drop_extension ON ddl_command_start
-    WHEN TAG IN ('DROP EXTENSION')
+    WHEN TAG IN ('DROP EXTENSION', 'DROP SCHEMA', 'DROP OWNED')
     EXECUTE FUNCTION @extschema@.guard_drop_extension();
 
 

@@ -241,12 +241,12 @@ bench_leaf_index(const Router *router, Oid relid)
 static int
 bench_leaves_hint(const BenchDef *def)
 {
-	const char *name = get_rel_name(def->relid);
+	const char *name = catalog_relation_literal(def->relid);
 
 	if (def->citus)
-		return errhint("petagen.leaves('%s') lists its shards: name a local one by its leaf, or every shard on a node by its node (host:port); Citus routes the queries of a node's shards.",
+		return errhint("petagen.leaves(%s) lists its shards: name a local one by its leaf, or every shard on a node by its node (host:port); Citus routes the queries of a node's shards.",
 					   name);
-	return errhint("SELECT relid FROM pg_partition_tree('%s') WHERE isleaf lists the leaves.",
+	return errhint("SELECT relid FROM pg_partition_tree(%s) WHERE isleaf lists the leaves.",
 				   name);
 }
 
@@ -344,8 +344,8 @@ bench_local_targets(BenchDef *def, const Router *router)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("no shard of Citus table \"%s\" is placed on this node",
 						get_rel_name(def->relid)),
-				 errhint("Name the nodes whose shards to benchmark with target => ARRAY['host:port', ...], as the node column of petagen.leaves('%s') names them: Citus routes each query to the node holding its key.",
-						 get_rel_name(def->relid))));
+				 errhint("Name the nodes whose shards to benchmark with target => ARRAY['host:port', ...], as the node column of petagen.leaves(%s) names them: Citus routes each query to the node holding its key.",
+						 catalog_relation_literal(def->relid))));
 	if (def->ntargets == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

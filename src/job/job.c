@@ -19,6 +19,7 @@
 
 #include "access/xact.h"
 #include "catalog/pg_authid.h"
+#include "common/int128.h"
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "pgstat.h"
@@ -299,14 +300,15 @@ job_check_not_ours(const JobDef *def)
 }
 
 /*
- * Wait until first's job has ended, or timeout_ms passed (-1: forever).  A
- * run has ended when the catalog says so, or when no worker is left to say
- * so (interrupted): the last worker commits the end to the catalog before
- * its slot shows it, so a final state returned here is already in
- * petagen.jobs (but an interrupted run, which stays "running" there).
+ * Wait until first's job has ended, or timeout_us microseconds passed (-1:
+ * forever).  A run has ended when the catalog says so, or when no worker is
+ * left to say so (interrupted): the last worker commits the end to the
+ * catalog before its slot shows it, so a final state returned here is
+ * already in petagen.jobs (but an interrupted run, which stays "running"
+ * there).
  */
 static JobState
-job_wait_final(const JobDef *first, long timeout_ms)
+job_wait_final(const JobDef *first, int64 timeout_us)
 {
 	TimestampTz start = GetCurrentTimestamp();
 
@@ -321,8 +323,7 @@ job_wait_final(const JobDef *first, long timeout_ms)
 		state = job_current_state(&def);
 		if (state == JOB_INTERRUPTED ||
 			(job_state_final(state) && strcmp(def.state, "running") != 0) ||
-			(timeout_ms >= 0 &&
-			 TimestampDifferenceExceeds(start, GetCurrentTimestamp(), timeout_ms)))
+			(timeout_us >= 0 && GetCurrentTimestamp() - start >= timeout_us))
 			return state;
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 						 100L, compat_wait_event("PetagenJobWait"));
@@ -331,24 +332,33 @@ job_wait_final(const JobDef *first, long timeout_ms)
 	}
 }
 
-/* wait()'s timeout argument in milliseconds; -1 (forever) when NULL. */
-static long
-job_timeout_ms(FunctionCallInfo fcinfo)
+/*
+ * wait()'s timeout argument in microseconds; -1 (forever) when NULL or
+ * longer than a TimestampTz can count (about 292,000 years, and 'infinity'
+ * on PostgreSQL 17 and later).  A month counts as 30 days, as interval
+ * comparison counts it; the sum is taken in 128 bits, so no interval
+ * overflows it.
+ */
+static int64
+job_timeout_us(FunctionCallInfo fcinfo)
 {
 	Interval   *timeout;
-	long		ms;
+	INT128		span;
 
 	if (PG_ARGISNULL(1))
 		return -1;
 	timeout = PG_GETARG_INTERVAL_P(1);
-	ms = (long) (timeout->time / 1000 +
-				 ((int64) timeout->month * DAYS_PER_MONTH + timeout->day) *
-				 SECS_PER_DAY * 1000);
-	if (ms < 0)
+	span = int64_to_int128(timeout->time);
+	int128_add_int64_mul_int64(&span,
+							   (int64) timeout->month * DAYS_PER_MONTH + timeout->day,
+							   USECS_PER_DAY);
+	if (int128_compare(span, int64_to_int128(0)) < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("timeout must not be negative")));
-	return ms;
+	if (int128_compare(span, int64_to_int128(PG_INT64_MAX)) > 0)
+		return -1;
+	return int128_to_int64(span);
 }
 
 PG_FUNCTION_INFO_V1(petagen_wait);
@@ -356,14 +366,14 @@ PG_FUNCTION_INFO_V1(petagen_wait);
 Datum
 petagen_wait(PG_FUNCTION_ARGS)
 {
-	long		timeout_ms;
+	int64		timeout_us;
 	JobDef		def;
 
 	options_check_job_arg(fcinfo, "petagen.wait()");
-	timeout_ms = job_timeout_ms(fcinfo);
+	timeout_us = job_timeout_us(fcinfo);
 	job_read(PG_GETARG_INT64(0), &def, false);
 	job_check_owner(&def, "petagen.wait()");
-	PG_RETURN_TEXT_P(cstring_to_text(job_state_name(job_wait_final(&def, timeout_ms))));
+	PG_RETURN_TEXT_P(cstring_to_text(job_state_name(job_wait_final(&def, timeout_us))));
 }
 
 PG_FUNCTION_INFO_V1(petagen_stop);
@@ -386,7 +396,7 @@ petagen_stop(PG_FUNCTION_ARGS)
 		pg_atomic_write_u32(&shared->stop_requested, 1);
 		dsm_detach(seg);
 	}
-	state = job_wait_final(&def, 60000);
+	state = job_wait_final(&def, 60 * USECS_PER_SEC);
 	if (state == JOB_INTERRUPTED)
 	{
 		/* no worker is left to say so: record it here, remove its files */

@@ -116,7 +116,7 @@ typedef struct JobDef
 	int32		run;
 	int64		chunk_rows;
 	GenSpec		spec;
-	int64		disk_reserve;	/* bytes, or -1 for the GUC */
+	int64		disk_reserve;	/* bytes, or -1: the GUC alone (job_reserve) */
 	int64		max_rate;		/* bytes per second, or 0 for no cap */
 	bool		frozen;			/* rows written frozen: see frozen.h */
 	bool		indexes_after;	/* indexes set aside, built at the end */

@@ -3,7 +3,8 @@
  *		Reading petagen.start()'s and petagen.check()'s arguments into a
  *		JobDef: each argument by its name (options.h), each checked with an
  *		error that names it, and the rules for the settings a caller may
- *		leave out (chunk size, disk reserve).
+ *		leave out (chunk size, disk reserve).  petagen.disk_reserve is a
+ *		floor: a job's disk_reserve may raise it, not lower it.
  *
  * The SQL declaration (sql/parts/20_jobs.sql) holds the defaults a caller
  * sees; the arguments that may be NULL are derived here.
@@ -101,13 +102,15 @@ options_size(FunctionCallInfo fcinfo, StartArg arg, int64 none)
 	return bytes;
 }
 
-/* The disk reserve in force for a job, in bytes: its own, or the setting's. */
+/*
+ * The disk reserve in force for a job, in bytes: the setting's, which the
+ * DBA sets for every job, or the job's own if that is larger.  A job may
+ * raise the reserve, never lower it below the setting.
+ */
 int64
 job_reserve(const JobDef *def)
 {
-	if (def->disk_reserve >= 0)
-		return def->disk_reserve;
-	return (int64) petagen_disk_reserve_mb * 1024 * 1024;
+	return Max(def->disk_reserve, (int64) petagen_disk_reserve_mb * 1024 * 1024);
 }
 
 /* The number of chunks of chunk_rows key numbers in 0 .. rows-1. */

@@ -23,7 +23,8 @@ typedef enum StartArg
 	START_ARG_PREFIX,
 	START_ARG_ZEROPADDING,
 	START_ARG_CHUNK_ROWS,		/* NULL: job_default_chunk_rows() */
-	START_ARG_DISK_RESERVE,		/* NULL: the petagen.disk_reserve setting */
+	START_ARG_DISK_RESERVE,		/* NULL: the petagen.disk_reserve setting;
+								 * else at least that */
 	START_ARG_MAX_RATE,			/* NULL: no cap */
 	START_ARG_FROZEN,
 	START_ARG_INDEXES,

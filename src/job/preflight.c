@@ -19,8 +19,9 @@
  *	- workers: free background worker slots;
  *	- autovacuum, freeze, xids, checkpoints, wal: settings that make such a
  *	  load or its aftermath slow;
- *	- method => 'leaf': leaves not empty, the routing files' space and
- *	  inodes (one file per range of chunk_rows keys), whether
+ *	- method => 'leaf': leaves not empty (named and counted only for a
+ *	  role with SELECT on the table), the routing files' space and inodes
+ *	  (one file per range of chunk_rows keys), whether
  *	  wal_level lets the leaves skip WAL, the time per leaf and what a crash
  *	  costs (one leaf per worker written again).
  *
@@ -494,8 +495,8 @@ check_relation_size(CheckCtx *ctx, const RouteLeaf *leaf, double bytes)
 	if (bytes <= limit / 2)
 		return;
 	if (route_is_citus(ctx->router))
-		hint = psprintf("Distribute the table into more shards (alter_distributed_table('%s', shard_count => ...) on the coordinator, or citus.shard_count before create_distributed_table()): about %.0f shards on this node would keep each under half the limit.",
-						ctx->table, ceil(ctx->heap / (limit / 2)) + 1);
+		hint = psprintf("Distribute the table into more shards (alter_distributed_table(%s, shard_count => ...) on the coordinator, or citus.shard_count before create_distributed_table()): about %.0f shards on this node would keep each under half the limit.",
+						catalog_relation_literal(ctx->def->relid), ceil(ctx->heap / (limit / 2)) + 1);
 	else
 		hint = psprintf("Partition the table into more leaves: about %.0f leaves for this node's share would keep each under half the limit.",
 						ceil(ctx->heap / (limit / 2)) + 1);
@@ -601,7 +602,7 @@ check_spaces(CheckCtx *ctx)
 		if (need > room)
 		{
 			severity = CHECK_ERROR;
-			hint = "Free space there, move leaves with their indexes to larger tablespaces (ALTER TABLE ... SET TABLESPACE, ALTER INDEX ... SET TABLESPACE), lower disk_reserve, or load fewer rows.";
+			hint = "Free space there, move leaves with their indexes to larger tablespaces (ALTER TABLE ... SET TABLESPACE, ALTER INDEX ... SET TABLESPACE), lower disk_reserve (not below petagen.disk_reserve), or load fewer rows.";
 		}
 		else if (need > room * CHECK_MARGIN)
 		{
@@ -715,7 +716,7 @@ check_routing_files(CheckCtx *ctx)
 	if (route > room || (inodes >= 0 && files > inodes))
 	{
 		severity = CHECK_ERROR;
-		hint = "Free space or inodes in the data directory, lower disk_reserve, or raise chunk_rows (fewer, larger files).";
+		hint = "Free space or inodes in the data directory, lower disk_reserve (not below petagen.disk_reserve), or raise chunk_rows (fewer, larger files).";
 	}
 	else if (route > room * CHECK_MARGIN ||
 			 (inodes >= 0 && files > inodes * CHECK_MARGIN))
@@ -731,19 +732,51 @@ check_routing_files(CheckCtx *ctx)
 			  "inodes without limit");
 }
 
-/* A leaf job: empty leaves, routing files, WAL, time per leaf, crash cost. */
+/*
+ * May the current role see which leaves of relid hold rows?  A role with
+ * SELECT on the table, or on a column of it, can count them through it.
+ */
+static bool
+check_may_read(Oid relid)
+{
+	Oid			userid = GetUserId();
+
+	return pg_class_aclcheck(relid, userid, ACL_SELECT) == ACLCHECK_OK ||
+		pg_attribute_aclcheck_all(relid, userid, ACL_SELECT,
+								  ACLMASK_ANY) == ACLCHECK_OK;
+}
+
+/*
+ * The error finding of local leaves that hold rows: naming the first and
+ * counting them only for a role that may read the table (check_may_read),
+ * else naming the table alone.  start() refuses on it either way.
+ */
 static void
-check_leaf_method(CheckCtx *ctx)
+check_leaves_nonempty(CheckCtx *ctx)
 {
 	char	   *first;
 	int64		nonempty = leaf_nonempty(ctx->def->relid, &first);
-	double		leaf_rows = ctx->local_rows / Max(ctx->nlocal, 1);
 
-	if (nonempty > 0)
+	if (nonempty == 0)
+		return;
+	if (check_may_read(ctx->def->relid))
 		check_add(ctx, CHECK_ERROR, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, first,
 				  "TRUNCATE the leaves first if their rows may go, or use method => 'chunk'.",
 				  "leaf method: " INT64_FORMAT " local leaves hold rows; a leaf load writes only into empty leaves",
 				  nonempty);
+	else
+		check_add(ctx, CHECK_ERROR, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, ctx->table,
+				  "Which leaves hold rows is shown only to roles with SELECT on the table. TRUNCATE the leaves first if their rows may go, or use method => 'chunk'.",
+				  "leaf method: local leaves hold rows; a leaf load writes only into empty leaves");
+}
+
+/* A leaf job: empty leaves, routing files, WAL, time per leaf, crash cost. */
+static void
+check_leaf_method(CheckCtx *ctx)
+{
+	double		leaf_rows = ctx->local_rows / Max(ctx->nlocal, 1);
+
+	check_leaves_nonempty(ctx);
 	check_routing_files(ctx);
 	check_add(ctx, CHECK_INFO, 0, "wal_level",
 			  wal_level == WAL_LEVEL_MINIMAL ? NULL :

@@ -74,6 +74,7 @@
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
 
+#include "catalog.h"
 #include "route/citus_meta.h"
 #include "compat.h"
 #include "guard.h"
@@ -564,8 +565,8 @@ route_check_citus_local(const Router *router, Oid relid)
 					get_rel_name(relid)),
 			 errdetail("Its %d shards are placed on other nodes; this node is in Citus group %d. petagen writes only the shards of the node it runs on.",
 					   router->citus->nshards, router->citus->group),
-			 errhint("Run petagen.start() on each Citus worker node (petagen.leaves('%s') lists where each shard is); together they load every key once.",
-					 get_rel_name(relid))));
+			 errhint("Run petagen.start() on each Citus worker node (petagen.leaves(%s) lists where each shard is); together they load every key once.",
+					 catalog_relation_literal(relid))));
 }
 
 /* Close the partitioned tables (locks stay) and free the router. */

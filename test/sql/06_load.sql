@@ -114,7 +114,7 @@ CREATE FUNCTION trig_fn() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN RETURN NEW;
 CREATE TRIGGER t BEFORE INSERT ON trig FOR EACH ROW EXECUTE FUNCTION trig_fn();
 CREATE TABLE deferred (ycsb_key text, field0 text,
     UNIQUE (ycsb_key) DEFERRABLE INITIALLY DEFERRED);
-CREATE ROLE petagen_load_reader;
+CREATE ROLE petagen_load_reader IN ROLE petagen_operator;
 GRANT USAGE ON SCHEMA load06, petagen TO petagen_load_reader;
 GRANT SELECT ON plain, rls TO petagen_load_reader;
 GRANT INSERT ON rls TO petagen_load_reader;

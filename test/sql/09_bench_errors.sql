@@ -77,6 +77,12 @@ SELECT throws_ok($$SELECT * FROM petagen.bench('select', "table" => 'b09.remote_
     '22023', '"remote_only" has no local leaf on this node', 'no local leaf and no target');
 SELECT throws_ok($$SELECT * FROM petagen.bench('select', "table" => 'b09.listed', target => '{b09.listed_none}', rows => 1000)$$,
     '22023', 'no key of the key space 0 .. 999 lives in the target leaves', 'target holds no key of the key space');
+-- A hint's SQL names the table schema-qualified and quoted: it runs as given
+-- for a mixed-case name.
+CREATE TABLE "Odd Table" (ycsb_key text, field0 text) PARTITION BY HASH (ycsb_key);
+CREATE TABLE "Odd Table_p0" PARTITION OF "Odd Table" FOR VALUES WITH (MODULUS 1, REMAINDER 0);
+SELECT * FROM petagen.bench('select', "table" => 'b09."Odd Table"', target => '{b09.t_p0}', rows => 1000);
+SELECT relid FROM pg_partition_tree('b09."Odd Table"') WHERE isleaf;
 -- key space
 SELECT throws_ok($$SELECT * FROM petagen.bench('select', "table" => 'b09.t')$$,
     '55000', 'no key space is known for table "t"', 'no load job and no rows');

@@ -150,6 +150,16 @@ SELECT is(count(*), 0::bigint, 'no job row left after the refusals') FROM petage
 -- With force => true the same start() runs: its workers pause at the reserve
 -- before writing anything, and stop.
 SELECT petagen.start(1000, 1, 'usertable', disk_reserve => '1000TB', force => true) AS job \gset
+-- wait() takes any interval: past 2^31 milliseconds (about 25 days) it
+-- waits as long as the others, here until statement_timeout cancels it, for
+-- the job stays paused; one longer than a timestamp can count waits forever.
+SELECT petagen.wait(:job, '0') IN ('starting', 'running', 'paused') AS waits_none;
+SET statement_timeout = '1s';
+SELECT petagen.wait(:job, '30 days');
+SELECT petagen.wait(:job, '1 month');
+SELECT petagen.wait(:job, '1000000 years');
+RESET statement_timeout;
+SELECT petagen.wait(:job, '1 month -31 days');
 SELECT is(petagen.stop(:job), 'stopped', 'start with force: the job ran and stops');
 SELECT is(count(*), 0::bigint, 'start with force: nothing written past the reserve') FROM usertable;
 SELECT is(count(*), 1::bigint, 'start with force: one job row') FROM petagen.jobs;

@@ -1,6 +1,7 @@
 # The disk reserve: raising petagen.disk_reserve above the free space
 # pauses a running load (status says why, no rows are committed while
-# paused); resetting it lets the job finish, exactly.
+# paused); resetting it lets the job finish, exactly.  The setting is a
+# floor: a job's disk_reserve => '0' does not lower it.
 #
 # With PETAGEN_TEST_TMPFS set to a directory on a small (64 MB) tmpfs owned
 # by the OS user running the tests, a load into a tablespace there, larger
@@ -82,6 +83,32 @@ is( $node->safe_psql(
 	"done|$rows",
 	'status shows the job done');
 
+# petagen.disk_reserve is a floor: a job's disk_reserve => '0' cannot
+# lower it.  check() shows the reserve in force, and the workers pause at
+# it.
+$node->safe_psql('postgres', "SELECT petagen.create_table('floor')");
+set_setting($node, 'disk_reserve', '100000000MB');
+is( $node->safe_psql(
+		'postgres',
+		"SELECT bool_and(severity = 'error' AND finding ~ 'disk reserve keeps 95 TB')"
+		  . " FROM petagen.check(100000, 1, 'floor', disk_reserve => '0')"
+		  . " WHERE finding LIKE 'space:%'"),
+	't',
+	'check() with disk_reserve => 0 shows the setting\'s reserve, an error');
+my $fjob = $node->safe_psql('postgres',
+	q{SELECT petagen.start(100000, 1, 'floor', disk_reserve => '0', force => true)});
+ok( $node->poll_query_until(
+		'postgres',
+		"SELECT state, reason ~ 'reserve 100000000 MB'"
+		  . " FROM petagen.status($fjob) WHERE worker IS NULL",
+		'paused|t'),
+	'a job with disk_reserve => 0 pauses at the setting\'s reserve');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM floor'),
+	'0', 'nothing is written past the setting\'s reserve');
+is($node->safe_psql('postgres', "SELECT petagen.stop($fjob)"),
+	'stopped', 'the paused job stops');
+set_setting($node, 'disk_reserve', '1GB');
+
 SKIP:
 {
 	my $tmpfs = $ENV{PETAGEN_TEST_TMPFS};
@@ -100,7 +127,9 @@ SELECT petagen.create_table('tiny', 1, ARRAY['small']);
 	my $log_offset = -s $node->logfile;
 
 	# About 240 MB of rows for a 64 MB filesystem: the preflight check
-	# refuses it (015_check), so force it to see the workers pause.
+	# refuses it (015_check), so force it to see the workers pause.  The
+	# DBA's reserve, a floor, comes down to the job's 8 MB for this.
+	set_setting($node, 'disk_reserve', '8MB');
 	my $tjob = $node->safe_psql('postgres',
 		q{SELECT petagen.start(200000, workers => 2, "table" => 'tiny',}
 		  . q{ chunk_rows => 10000, disk_reserve => '8MB', force => true)});
@@ -117,6 +146,7 @@ SELECT petagen.create_table('tiny', 1, ARRAY['small']);
 		"status shows the disk headroom while paused ($free bytes)");
 	is($node->safe_psql('postgres', "SELECT petagen.stop($tjob)"),
 		'stopped', 'the paused job stops');
+	set_setting($node, 'disk_reserve', '1GB');
 	$node->safe_psql('postgres', 'DROP TABLE tiny; DROP TABLESPACE small');
 	pass('the table and its tablespace are dropped');
 	my $log = slurp_file($node->logfile, $log_offset);

@@ -8,6 +8,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use PetagenTest;
 
 my $node = PostgreSQL::Test::Cluster->new('check');
 $node->init;
@@ -58,6 +61,9 @@ SKIP:
 
 	my $dir = "$tmpfs/ts_check_$$";
 	mkdir $dir or die "could not create $dir: $!";
+	# The job's 8 MB reserve below is in force only with the DBA's reserve
+	# (a floor) as low.
+	set_setting($node, 'disk_reserve', '8MB');
 	$node->safe_psql(
 		'postgres', qq{
 CREATE TABLESPACE small LOCATION '$dir';

@@ -1,8 +1,9 @@
 # Inputs and contexts a hostile or careless caller can create, with workers
 # and a standby: start() into a leaf partition writes only the leaf's own
-# keys; verify(job) of a dropped table says so; DROP EXTENSION petagen is
-# refused while a job's workers run (held deterministically by the disk
-# reserve) and works once they are stopped, without touching other DDL;
+# keys; verify(job) of a dropped table says so; DROP EXTENSION petagen, DROP
+# SCHEMA petagen and DROP OWNED by its owner are refused while a job's
+# workers run (held deterministically by the disk reserve), DROP EXTENSION
+# works once they are stopped, and other DDL is not touched;
 # on a hot standby every writing entry point refuses with SQLSTATE 25006.
 use strict;
 use warnings;
@@ -71,6 +72,23 @@ like($err,
 	qr/55006: cannot drop extension petagen while load job $held is running/,
 	'with 55006 naming the job');
 like($err, qr/HINT:  Stop it with petagen.stop\($held\)/, 'and a hint to stop it');
+# The other statements that would drop the extension: DROP SCHEMA of its
+# schema (CASCADE or not) and DROP OWNED by its owner (here the bootstrap
+# superuser, whose DROP OWNED PostgreSQL refuses later with 2BP01: the
+# guard comes first).
+for my $drop ('DROP SCHEMA petagen CASCADE', 'DROP SCHEMA petagen',
+	'DROP SCHEMA IF EXISTS nosuch, petagen CASCADE', 'DROP OWNED BY CURRENT_USER')
+{
+	($ret, $err) = try_sql($node, $drop);
+	like($err,
+		qr/55006: cannot drop extension petagen while load job $held is running.*DETAIL:  DROP (SCHEMA|OWNED) would drop extension petagen/s,
+		"$drop is refused with 55006 while workers run");
+}
+# DROP SCHEMA and DROP OWNED of other objects are not affected
+$node->safe_psql('postgres',
+	'CREATE ROLE other_owner; CREATE SCHEMA other_s AUTHORIZATION other_owner;'
+	  . ' DROP OWNED BY other_owner; DROP SCHEMA IF EXISTS other_s CASCADE; DROP ROLE other_owner');
+pass('DROP OWNED and DROP SCHEMA of other objects work meanwhile');
 is($node->safe_psql('postgres', "SELECT count(*) FROM pg_extension WHERE extname = 'petagen'"),
 	'1', 'the extension is still there');
 is($node->safe_psql('postgres',
@@ -91,8 +109,8 @@ is( $node->safe_psql(
 		'postgres', q{SELECT evtevent, evttags::text FROM pg_event_trigger e
 		  JOIN pg_depend d ON d.classid = 'pg_event_trigger'::regclass AND d.objid = e.oid
 		  JOIN pg_extension x ON x.oid = d.refobjid AND x.extname = 'petagen'}),
-	'ddl_command_start|{"DROP EXTENSION"}',
-	'ALTER EXTENSION UPDATE adds the DROP EXTENSION guard, as a member');
+	'ddl_command_start|{"DROP EXTENSION","DROP SCHEMA","DROP OWNED"}',
+	'ALTER EXTENSION UPDATE adds the guard of every DROP of petagen, as a member');
 
 # 4. A hot standby: every writing entry point refuses as PostgreSQL does.
 $node->backup('b');

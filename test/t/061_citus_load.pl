@@ -57,7 +57,7 @@ like(
 		'postgres', q{
 SELECT severity || ': ' || finding || ' / ' || hint FROM petagen.check(1e12, workers => 2)
  WHERE finding LIKE 'relation size:%' ORDER BY object LIMIT 1}),
-	qr/^error: relation size: leaf "usertable_\d+" would grow .* \/ Distribute the table into more shards \(alter_distributed_table\('usertable', shard_count => \.\.\.\)/,
+	qr/^error: relation size: leaf "usertable_\d+" would grow .* \/ Distribute the table into more shards \(alter_distributed_table\('public\.usertable', shard_count => \.\.\.\)/,
 	'worker1: check() finds a shard past the size limit and advises more shards');
 
 # worker1: a frozen load, held before the commit of chunk 1 and SIGKILLed.
@@ -278,7 +278,7 @@ is( error_of($w1, q{SELECT petagen.bench('select', target => '{usertable}')}),
 	'a table that is not a local shard is an error');
 ($rc, $out, $err) = $w1->psql('postgres',
 	q{SELECT petagen.bench('select', target => '{usertable}')});
-like($err, qr/HINT:  petagen.leaves\('usertable'\) lists its shards/,
+like($err, qr/HINT:  petagen.leaves\('public\.usertable'\) lists its shards/,
 	'the hint names petagen.leaves()');
 
 # A name too long for <table>_<shardid>: Citus clips it and adds the name's

@@ -8,9 +8,9 @@ use IPC::Run;
 use Test::More;
 use Time::HiRes qw(usleep);
 
-our @EXPORT = qw(ycsb_table_sql seqscan_psql try_sql error_of set_debug_pause
-  wait_for_debug_pause poll_after_crash check_load_exact rows_off_frozen_pages
-  routing_dir routing_files);
+our @EXPORT = qw(ycsb_table_sql seqscan_psql try_sql error_of set_setting
+  set_debug_pause wait_for_debug_pause poll_after_crash check_load_exact
+  rows_off_frozen_pages routing_dir routing_files);
 
 # Test tables come from petagen.create_table() (the canonical, hash
 # partitioned table) or, when a test needs a plain table of that shape, from
@@ -51,19 +51,27 @@ sub error_of
 	return $err =~ /ERROR:  (\w{5}: [^\n]*)/ ? $1 : "no error (rc $rc)";
 }
 
-# Set petagen.debug_pause (for tests; '' releases every held worker) with
-# ALTER SYSTEM and a reload, and wait until a new session sees it: workers
+# Set petagen setting $name (petagen.$name) to $value, spelled as SHOW
+# spells it, with ALTER SYSTEM and a reload, and wait until a new session
+# sees it: workers see it at their next check.
+sub set_setting
+{
+	my ($node, $name, $value) = @_;
+	my ($ret, $stdout, $stderr) = $node->psql('postgres',
+		"LOAD 'petagen'; ALTER SYSTEM SET petagen.$name = '$value';"
+		  . " SELECT pg_reload_conf();");
+	die "could not set petagen.$name to '$value': $stderr" if $ret != 0;
+	$node->poll_query_until('postgres',
+		"SELECT coalesce(current_setting('petagen.$name', true), '') = '$value'")
+	  or die "petagen.$name = '$value' did not take effect after a reload";
+}
+
+# Set petagen.debug_pause (for tests; '' releases every held worker): workers
 # started from then on pause where it says, running ones at their next check.
 sub set_debug_pause
 {
 	my ($node, $value) = @_;
-	my ($ret, $stdout, $stderr) = $node->psql('postgres',
-		"LOAD 'petagen'; ALTER SYSTEM SET petagen.debug_pause = '$value';"
-		  . " SELECT pg_reload_conf();");
-	die "could not set petagen.debug_pause to '$value': $stderr" if $ret != 0;
-	$node->poll_query_until('postgres',
-		"SELECT coalesce(current_setting('petagen.debug_pause', true), '') = '$value'")
-	  or die "petagen.debug_pause = '$value' did not take effect after a reload";
+	set_setting($node, 'debug_pause', $value);
 }
 
 # Wait until $n workers of $job are held by petagen.debug_pause; dies with
