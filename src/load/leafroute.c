@@ -345,7 +345,7 @@ leaf_range_current(const LeafRouting *routing, int64 range, int nlocal)
 }
 
 /* Create directory path unless it exists, durably. */
-static void
+void
 leaf_make_dir(const char *path)
 {
 	if (MakePGDirectory(path) < 0 && errno != EEXIST)
@@ -368,7 +368,7 @@ leaf_put_varint(StringInfo buf, uint64 v)
 }
 
 /* Write len bytes to fd or raise an error naming path. */
-static void
+void
 leaf_write_all(int fd, const void *data, size_t len, const char *path)
 {
 	errno = 0;

@@ -45,5 +45,8 @@ extern void leaf_remove_files(int64 token);
 extern void leaf_sweep_files(const int64 *keep, int nkeep);
 extern void leaf_remove_database_at_commit(void);
 extern int64 leaf_route_bytes(int64 rows, int nlocal);
+extern void leaf_make_dir(const char *path);
+extern void leaf_write_all(int fd, const void *data, size_t len,
+						   const char *path);
 
 #endif							/* PETAGEN_LEAFROUTE_H */

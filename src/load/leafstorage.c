@@ -40,6 +40,7 @@
 #include "utils/rel.h"
 
 #include "compat.h"
+#include "load/leafroute.h"
 #include "load/leafstorage.h"
 
 #define LEAF_STORAGE_PARENT	"pg_petagen"
@@ -72,17 +73,6 @@ leaf_storage_path(char *path, size_t size, int64 job, int leafno, bool tmp)
 			 MyDatabaseId, job, leafno, tmp ? ".tmp" : "");
 }
 
-/* Create directory path unless it exists, durably. */
-static void
-leaf_storage_make_dir(const char *path)
-{
-	if (MakePGDirectory(path) < 0 && errno != EEXIST)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not create directory \"%s\": %m", path)));
-	fsync_fname(path, true);
-}
-
 /* Append the files of relation relid and of its indexes to lf. */
 static void
 leaf_storage_add_rel(LeafFiles *lf, Oid relid)
@@ -107,21 +97,6 @@ leaf_storage_add_rel(LeafFiles *lf, Oid relid)
 	relation_close(rel, NoLock);
 }
 
-/* Write len bytes to fd or raise an error naming path. */
-static void
-leaf_storage_write(int fd, const void *data, size_t len, const char *path)
-{
-	errno = 0;
-	if (write(fd, data, len) != (ssize_t) len)
-	{
-		if (errno == 0)
-			errno = ENOSPC;
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not write file \"%s\": %m", path)));
-	}
-}
-
 /*
  * Record the files leaf leafrelid (locked ACCESS EXCLUSIVE in the current
  * transaction) has now, its TOAST table's and all their indexes', as leaf
@@ -143,8 +118,8 @@ leaf_storage_record(int64 job, int leafno, Oid leafrelid)
 	if (OidIsValid(toastrelid))
 		leaf_storage_add_rel(&lf, toastrelid);
 	hdr.nfiles = lf.n;
-	leaf_storage_make_dir(LEAF_STORAGE_PARENT);
-	leaf_storage_make_dir(LEAF_STORAGE_DIR);
+	leaf_make_dir(LEAF_STORAGE_PARENT);
+	leaf_make_dir(LEAF_STORAGE_DIR);
 	leaf_storage_path(tmp, sizeof(tmp), job, leafno, true);
 	leaf_storage_path(path, sizeof(path), job, leafno, false);
 	fd = OpenTransientFile(tmp, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
@@ -152,8 +127,8 @@ leaf_storage_record(int64 job, int leafno, Oid leafrelid)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not create file \"%s\": %m", tmp)));
-	leaf_storage_write(fd, &hdr, sizeof(hdr), tmp);
-	leaf_storage_write(fd, lf.files, sizeof(CompatRelFile) * lf.n, tmp);
+	leaf_write_all(fd, &hdr, sizeof(hdr), tmp);
+	leaf_write_all(fd, lf.files, sizeof(CompatRelFile) * lf.n, tmp);
 	if (CloseTransientFile(fd) != 0)
 		ereport(ERROR,
 				(errcode_for_file_access(),
