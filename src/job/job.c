@@ -124,8 +124,8 @@ job_launch(const JobDef *def)
 					  sizeof(args));
 	}
 	ledger_set_handle(def->job, handle);
-	/* from here on the segment outlives this backend */
-	dsm_pin_segment(seg);
+	/* from here on the segment outlives this backend, until the workers attach */
+	live_pin(seg);
 	dsm_detach(seg);
 }
 
@@ -206,7 +206,6 @@ petagen_resume(PG_FUNCTION_ARGS)
 	job_check_not_running(&def);
 	if (!PG_ARGISNULL(1))
 		def.nworkers = PG_GETARG_INT32(1);
-	live_release_stale(&def);
 	job_check_resumable(&def);
 	launch_check_workers(def.nworkers);
 	check_no_other_job(def.relid, def.job);
