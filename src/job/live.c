@@ -6,7 +6,7 @@
  * The segment is pinned so that it outlives the backend that created it
  * until the run's workers have attached; the last of them to attach drops
  * the pin (live_attached), or the backend that launched them does if they
- * all attached before it pinned (live_pin).  From then on the segment lives as long as a worker
+ * all attached before it pinned (live_pin, at its commit: pending.c).  From then on the segment lives as long as a worker
  * (or a status() reader) has it mapped: no run leaves it behind, whether
  * its workers end, fail, or are terminated.  A crash-restart of the server
  * destroys it, and a job whose catalog row still says "running" without
@@ -21,6 +21,7 @@
 #include "job/ledger.h"
 #include "job/live.h"
 #include "job/options.h"
+#include "job/pending.h"
 
 static const char *const job_state_names[] = {
 	"starting", "running", "paused", "throttled", "done", "failed",
@@ -68,7 +69,7 @@ live_init_slot(WorkerSlot *slot)
 dsm_segment *
 live_create(const JobDef *def, int64 nchunks)
 {
-	dsm_segment *seg = dsm_create(live_size(def->nworkers), 0);
+	dsm_segment *seg = pending_create_segment(live_size(def->nworkers));
 	JobShared  *shared = dsm_segment_address(seg);
 	LedgerSummary sum;
 
