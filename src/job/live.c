@@ -6,9 +6,10 @@
  * The segment is pinned so that it outlives the backend that created it
  * until the run's workers have attached; the last of them to attach drops
  * the pin (live_attached), or the backend that launched them does if they
- * all attached before it pinned (live_pin, at its commit: pending.c).  From then on the segment lives as long as a worker
- * (or a status() reader) has it mapped: no run leaves it behind, whether
- * its workers end, fail, or are terminated.  A crash-restart of the server
+ * all attached before it pinned (live_pin, at its commit: pending.c).
+ * From then on the segment lives as long as a worker (or a status()
+ * reader) has it mapped: no run leaves it behind, whether its workers end,
+ * fail, or are terminated.  A crash-restart of the server
  * destroys it, and a job whose catalog row still says "running" without
  * a segment, or without a live worker, is interrupted.
  *-------------------------------------------------------------------------
