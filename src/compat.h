@@ -56,6 +56,16 @@
 #endif
 
 /*
+ * The backend status entries of this transaction's snapshot, by 1-based
+ * index: 17 renamed pgstat_fetch_stat_local_beentry().
+ */
+#if PG_VERSION_NUM >= 170000
+#define compat_local_beentry(idx) pgstat_get_local_beentry_by_index(idx)
+#else
+#define compat_local_beentry(idx) pgstat_fetch_stat_local_beentry(idx)
+#endif
+
+/*
  * Wait events: 17 lets an extension name its own (WaitEventExtensionNew), so
  * pg_stat_activity.wait_event says what a petagen process waits for; before
  * 17 every extension's wait is "Extension".

@@ -7,18 +7,19 @@
  *
  * Workers get their arguments in bgw_extra; they connect as the role the
  * caller names (the caller's, or a job's owner) with the privileges of
- * that role only.
+ * that role only.  Free slots are counted from the server's backend status
+ * entries, the same for every role, whatever pg_stat_activity shows it.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "access/xact.h"
 #include "catalog/pg_authid.h"
-#include "executor/spi.h"
 #include "miscadmin.h"
+#include "utils/backend_status.h"
 #include "utils/syscache.h"
 
-#include "catalog.h"
 #include "compat.h"
 #include "launch.h"
 
@@ -53,23 +54,25 @@ launch_worker(const LaunchKind *kind, int64 id, int index, int nworkers,
 	return handle;
 }
 
-/* Background worker slots not in use, as far as pg_stat_activity shows. */
+/*
+ * Background worker slots not in use: max_worker_processes less the
+ * background workers running now (ours, parallel query's, other
+ * extensions'), counted from the server's backend status entries with no
+ * privilege filter, so every role gets the same figure.  A worker that is
+ * registered but has not started yet holds a slot and is not counted.
+ */
 int
 launch_free_slots(void)
 {
-	bool		isnull;
-	int			used;
-	CatalogScope scope;
+	int			used = 0;
 
-	catalog_connect(&scope, false);
-	catalog_exec("SELECT count(*)::int4 FROM pg_catalog.pg_stat_activity"
-				 " WHERE backend_type NOT IN ('client backend', 'autovacuum launcher',"
-				 " 'autovacuum worker', 'background writer', 'checkpointer',"
-				 " 'walwriter', 'walsender', 'walreceiver', 'startup', 'archiver',"
-				 " 'standalone backend', 'slotsync worker', 'walsummarizer',"
-				 " 'io worker')", 0, NULL, NULL, NULL, SPI_OK_SELECT);
-	used = DatumGetInt32(catalog_value(0, 1, &isnull));
-	catalog_finish(&scope);
+	for (int i = 1; i <= pgstat_fetch_stat_numbackends(); i++)
+	{
+		LocalPgBackendStatus *entry = compat_local_beentry(i);
+
+		if (entry != NULL && entry->backendStatus.st_backendType == B_BG_WORKER)
+			used++;
+	}
 	return max_worker_processes - used;
 }
 

@@ -8,8 +8,15 @@
  * read nothing the caller wrote, they get everything through the run's
  * DSM segment, and each of their operations is a transaction of its own,
  * so they see only committed data and never wait for the caller.  Bad
- * input is refused before anything starts.  If bench() is cancelled or
- * fails while its workers run, it terminates them.
+ * input is refused before anything starts.  The workers end with their
+ * caller: when the caller detaches the run's segment, however it leaves
+ * (the run ended, an error or a cancel aborted its transaction,
+ * pg_terminate_backend or a lost client ended it), a callback terminates
+ * the workers still there, as parallel query does.  bench() looks for a
+ * lost client while it waits, so it notices one without
+ * client_connection_check_interval.  A run that did not end records
+ * nothing: its row would go with the aborted transaction, and a partial
+ * window is no measurement.
  *
  * The key space (rows and how keys are spelled) comes from the newest
  * load job of the table, a finished one first; explicit options override
@@ -29,6 +36,7 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "lib/stringinfo.h"
+#include "libpq/libpq.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
@@ -118,6 +126,13 @@ typedef struct BenchDef
 	GenSpec		spec;
 	int64		job;			/* the load job the key space is from, or 0 */
 } BenchDef;
+
+/* The workers of a run, for the callback that terminates them with the caller. */
+typedef struct BenchLeader
+{
+	int			nworkers;		/* registered so far */
+	BackgroundWorkerHandle *handles[FLEXIBLE_ARRAY_MEMBER];
+} BenchLeader;
 
 /* What a run measured. */
 typedef struct BenchResult
@@ -583,24 +598,67 @@ static const LaunchKind bench_worker_kind = {
 	"petagen bench " INT64_FORMAT " worker %d", true
 };
 
-/* Register worker index of a run; its handle. */
-static BackgroundWorkerHandle *
-bench_register_worker(dsm_segment *seg, int64 id, int index, int nworkers)
+/*
+ * On detaching a run's segment, however the caller leaves: terminate the
+ * workers still running (a no-op for those that exited) and forget them.
+ */
+static void
+bench_leader_detach(dsm_segment *seg, Datum arg)
 {
-	BenchWorkerArgs args = {dsm_segment_handle(seg), index};
+	BenchLeader *leader = (BenchLeader *) DatumGetPointer(arg);
 
-	StaticAssertStmt(sizeof(BenchWorkerArgs) <= BGW_EXTRALEN, "BenchWorkerArgs too large");
-	return launch_worker(&bench_worker_kind, id, index, nworkers, &args,
-						 sizeof(args));
+	for (int i = 0; i < leader->nworkers; i++)
+		TerminateBackgroundWorker(leader->handles[i]);
+	for (int i = 0; i < leader->nworkers; i++)
+		pfree(leader->handles[i]);
+	pfree(leader);
 }
 
-/* Sleep a little on the latch (set when a worker starts or stops). */
+/*
+ * The leader of a run on seg: its workers end when seg is detached.  It and
+ * the handles live in TopMemoryContext, which an abort leaves alone.
+ */
+static BenchLeader *
+bench_leader_create(dsm_segment *seg, int nworkers)
+{
+	BenchLeader *leader = MemoryContextAllocZero(TopMemoryContext,
+												 offsetof(BenchLeader, handles) +
+												 sizeof(void *) * nworkers);
+
+	on_dsm_detach(seg, bench_leader_detach, PointerGetDatum(leader));
+	return leader;
+}
+
+/* Register worker index of a run and hand it to the leader. */
+static void
+bench_register_worker(dsm_segment *seg, BenchLeader *leader, int64 id,
+					  int index, int nworkers)
+{
+	BenchWorkerArgs args = {dsm_segment_handle(seg), index};
+	MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+	StaticAssertStmt(sizeof(BenchWorkerArgs) <= BGW_EXTRALEN, "BenchWorkerArgs too large");
+	leader->handles[index] = launch_worker(&bench_worker_kind, id, index,
+										   nworkers, &args, sizeof(args));
+	leader->nworkers = index + 1;
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * Sleep a little on the latch (set when a worker starts or stops); end the
+ * backend as PostgreSQL does if its client has gone.
+ */
 static void
 bench_sleep(void)
 {
 	(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 					 10L, compat_wait_event("PetagenBenchWorkers"));
 	ResetLatch(MyLatch);
+	if (MyProcPort != NULL && !pq_check_connection())
+	{
+		ClientConnectionLost = true;
+		InterruptPending = true;
+	}
 	CHECK_FOR_INTERRUPTS();
 }
 
@@ -706,25 +764,14 @@ bench_execute_run(const BenchDef *def, BenchResult *res)
 {
 	dsm_segment *seg = bench_create_shared(def, res->id, res->nworkers);
 	BenchShared *shared = dsm_segment_address(seg);
-	BackgroundWorkerHandle **handles = palloc0(sizeof(void *) * res->nworkers);
+	BenchLeader *leader = bench_leader_create(seg, res->nworkers);
 
-	PG_TRY();
-	{
-		for (int i = 0; i < res->nworkers; i++)
-			handles[i] = bench_register_worker(seg, res->id, i, res->nworkers);
-		bench_wait_ready(shared, handles);
-		res->started_at = GetCurrentTimestamp();
-		bench_go(shared, def);
-		res->terminated = bench_wait_done(shared, handles);
-	}
-	PG_CATCH();
-	{
-		for (int i = 0; i < res->nworkers; i++)
-			if (handles[i] != NULL)
-				TerminateBackgroundWorker(handles[i]);
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
+	for (int i = 0; i < res->nworkers; i++)
+		bench_register_worker(seg, leader, res->id, i, res->nworkers);
+	bench_wait_ready(shared, leader->handles);
+	res->started_at = GetCurrentTimestamp();
+	bench_go(shared, def);
+	res->terminated = bench_wait_done(shared, leader->handles);
 	bench_merge(shared, res);
 	dsm_detach(seg);
 }

@@ -4,7 +4,8 @@
  *		dynamic shared memory, and what they hand back.
  *
  * bench() creates one DSM segment per run (not pinned: it lives as long as
- * the calling backend's transaction), registers the workers, waits until
+ * the calling backend's transaction; detaching it terminates the workers
+ * still running, see bench.c), registers the workers, waits until
  * every worker has prepared its plans, sets the clock (warm-up start,
  * measurement start, end, all CLOCK_MONOTONIC nanoseconds) and lets them
  * go; after they exit it merges their counters and histograms.  Each

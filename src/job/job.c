@@ -5,9 +5,10 @@
  *
  * start() validates everything a worker would trip over (privileges, the
  * table's shape and local leaves, options, worker slots), records the job
- * in petagen.jobs, creates the run's shared state and registers the
- * workers, all in the caller's transaction: if anything fails, no job row
- * is left and the workers already registered find no job and exit.  The
+ * in petagen.jobs and creates the run's shared state, all in the caller's
+ * transaction: if anything fails, no job row
+ * is left.  The workers are registered only when that transaction commits
+ * (pending.c): an open transaction holds no worker slot.  The
  * workers run as the job's owner, the role that called start(), also when
  * a superuser or a member of the owner calls resume(): nobody gets workers
  * with more privileges than the owner's.  stop(), resume() and wait() need
@@ -37,17 +38,12 @@
 #include "job/ledger.h"
 #include "job/live.h"
 #include "job/options.h"
+#include "job/pending.h"
 #include "job/preflight.h"
 #include "load/indexes.h"
 #include "load/leafload.h"
 #include "load/leafroute.h"
 #include "load/leafstorage.h"
-
-/* What a load job's workers are. */
-static const LaunchKind job_worker_kind = {
-	"petagen_worker_main", "petagen worker", "petagen job " INT64_FORMAT " worker %d",
-	false
-};
 
 /* Raise an error unless the current role may run load jobs. */
 static void
@@ -106,31 +102,23 @@ job_units(const JobDef *def)
 	return nlocal;
 }
 
-/* Start a run of def: shared state, the workers, the handle in the catalog. */
+/* Start a run of def: shared state, the handle in the catalog, the workers at commit. */
 static void
 job_launch(const JobDef *def)
 {
 	dsm_segment *seg = live_create(def, job_units(def));
-	dsm_handle	handle = dsm_segment_handle(seg);
 	WorkerArgs	args;
 
 	StaticAssertStmt(sizeof(WorkerArgs) <= BGW_EXTRALEN, "WorkerArgs too large");
 	args.job = def->job;
 	args.run = def->run;
+	args.index = 0;
 	args.database = MyDatabaseId;
 	args.role = def->owner;
 	args.starter_xid = GetTopTransactionId();
-	args.handle = handle;
-	for (int i = 0; i < def->nworkers; i++)
-	{
-		args.index = i;
-		launch_worker(&job_worker_kind, def->job, i, def->nworkers, &args,
-					  sizeof(args));
-	}
-	ledger_set_handle(def->job, handle);
-	/* from here on the segment outlives this backend */
-	dsm_pin_segment(seg);
-	dsm_detach(seg);
+	args.handle = dsm_segment_handle(seg);
+	ledger_set_handle(def->job, args.handle);
+	pending_launch(seg, &args, def->nworkers);
 }
 
 /*
@@ -273,7 +261,6 @@ petagen_resume(PG_FUNCTION_ARGS)
 	job_check_not_running(&def);
 	if (!PG_ARGISNULL(1))
 		def.nworkers = PG_GETARG_INT32(1);
-	live_release_stale(&def);
 	if (def.leaf_method)
 		job_remove_orphans(&def);
 	job_check_resumable(&def);

@@ -13,9 +13,13 @@
  * Live state: one DSM segment per run of a job (start or resume), pinned
  * so that it outlives the backend that created it, its handle stored in
  * petagen.jobs.  Each worker writes only its own WorkerSlot; counters are
- * atomics, text fields are guarded by the slot's spinlock.  The segment is
- * unpinned by the last worker to leave; a crash-restart of the server
- * destroys it, and status() then reports the job as interrupted.
+ * atomics, text fields are guarded by the slot's spinlock.  The pin only
+ * bridges the time until every worker has attached: the last worker to
+ * attach (or the launcher, if they all attached before it pinned) drops
+ * it, so the segment lives exactly as long as some process has it mapped
+ * and goes with the run's last worker however that worker ends (done,
+ * ERROR, SIGTERM).  A crash-restart of the server destroys it too, and
+ * status() then reports the job as interrupted.
  *-------------------------------------------------------------------------
  */
 #ifndef PETAGEN_JOBDEF_H
@@ -28,7 +32,7 @@
 
 #include "gen/spec.h"
 
-#define JOB_MAGIC			0x50475447	/* "PGTG" */
+#define JOB_MAGIC			0x50475448	/* "PGTH": the layout with attached and pin */
 /*
  * Most chunks of a job: each is a transaction, so more would approach XID
  * wraparound, and each worker keeps a bitmap of them (128 MB at most).
@@ -50,6 +54,14 @@ typedef enum JobState
 	JOB_STOPPED,
 	JOB_INTERRUPTED				/* died without saying so: crash or shutdown */
 } JobState;
+
+/* JobShared.pin: whether the run's segment is pinned. */
+typedef enum LivePin
+{
+	LIVE_NOT_PINNED,			/* not yet: the workers are being registered */
+	LIVE_PINNED,
+	LIVE_UNPINNED				/* every worker attached: the pin was dropped */
+} LivePin;
 
 /* What a job with indexes => 'after' is doing (JobShared.phase). */
 typedef enum JobPhase
@@ -103,6 +115,8 @@ typedef struct JobShared
 	int64		nranges;
 	pg_atomic_uint64 next_range;	/* ranges are claimed in order */
 	pg_atomic_uint32 routing;	/* workers still routing ranges */
+	pg_atomic_uint32 attached;	/* workers that have attached the segment */
+	pg_atomic_uint32 pin;		/* LivePin */
 	WorkerSlot	workers[FLEXIBLE_ARRAY_MEMBER];
 } JobShared;
 

@@ -180,8 +180,8 @@ ledger_newest_job_of(Oid relid)
 /*
  * Is another job the catalog says is running (live or interrupted) loading
  * relid or a table that shares partitions with it (an ancestor or a
- * descendant in its partition tree)?  Takes the lock that makes starts and
- * resumes take turns, held until commit.
+ * descendant in its partition tree)?  The caller holds the lock that makes
+ * starts and resumes on the tree take turns (check_no_other_job).
  */
 bool
 ledger_running_conflict(Oid relid, int64 except_job, int64 *other_job,
@@ -194,14 +194,6 @@ ledger_running_conflict(Oid relid, int64 except_job, int64 *other_job,
 	CatalogScope scope;
 
 	catalog_connect(&scope, true);
-
-	/*
-	 * SHARE UPDATE EXCLUSIVE conflicts with itself but not with the row
-	 * writes of workers and stop(), which a caller's open transaction must
-	 * not hold up.
-	 */
-	catalog_exec("LOCK TABLE petagen.jobs IN SHARE UPDATE EXCLUSIVE MODE", 0,
-				 NULL, NULL, NULL, SPI_OK_UTILITY);
 	found = catalog_exec("SELECT job, \"table\"::pg_catalog.oid FROM petagen.jobs j"
 						 " WHERE state = 'running' AND job <> $2 AND (\"table\" = $1"
 						 " OR EXISTS (SELECT FROM pg_catalog.pg_partition_ancestors($1) a"

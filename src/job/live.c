@@ -3,8 +3,13 @@
  *		A run's live state: one dynamic shared memory segment per run of a
  *		job (jobdef.h has its layout), and the state of a job read from it.
  *
- * The segment is pinned so that it outlives the backend that created it;
- * the last worker to leave unpins it.  A crash-restart of the server
+ * The segment is pinned so that it outlives the backend that created it
+ * until the run's workers have attached; the last of them to attach drops
+ * the pin (live_attached), or the backend that launched them does if they
+ * all attached before it pinned (live_pin, at its commit: pending.c).
+ * From then on the segment lives as long as a worker (or a status()
+ * reader) has it mapped: no run leaves it behind, whether its workers end,
+ * fail, or are terminated.  A crash-restart of the server
  * destroys it, and a job whose catalog row still says "running" without
  * a segment, or without a live worker, is interrupted.
  *-------------------------------------------------------------------------
@@ -17,6 +22,7 @@
 #include "job/ledger.h"
 #include "job/live.h"
 #include "job/options.h"
+#include "job/pending.h"
 
 static const char *const job_state_names[] = {
 	"starting", "running", "paused", "throttled", "done", "failed",
@@ -64,7 +70,7 @@ live_init_slot(WorkerSlot *slot)
 dsm_segment *
 live_create(const JobDef *def, int64 nchunks)
 {
-	dsm_segment *seg = dsm_create(live_size(def->nworkers), 0);
+	dsm_segment *seg = pending_create_segment(live_size(def->nworkers));
 	JobShared  *shared = dsm_segment_address(seg);
 	LedgerSummary sum;
 
@@ -86,6 +92,8 @@ live_create(const JobDef *def, int64 nchunks)
 	pg_atomic_init_u64(&shared->next_log_at, 0);
 	pg_atomic_init_u32(&shared->loading, def->nworkers);
 	pg_atomic_init_u32(&shared->phase, PHASE_LOADING);
+	pg_atomic_init_u32(&shared->attached, 0);
+	pg_atomic_init_u32(&shared->pin, LIVE_NOT_PINNED);
 	for (int i = 0; i < def->nworkers; i++)
 		live_init_slot(&shared->workers[i]);
 	ledger_summary(def->job, &sum);
@@ -150,17 +158,39 @@ live_is_running(const JobDef *def)
 	return live;
 }
 
-/* Unpin the shared state an interrupted run left behind, if any. */
-void
-live_release_stale(const JobDef *def)
+/* Drop the pin of a run's segment, once: whoever gets here first does. */
+static void
+live_unpin(JobShared *shared, dsm_handle handle)
 {
-	dsm_segment *seg;
+	uint32		expected = LIVE_PINNED;
 
-	if (job_attach(def, &seg) != NULL)
-	{
-		dsm_detach(seg);
-		dsm_unpin_segment(def->handle);
-	}
+	if (pg_atomic_compare_exchange_u32(&shared->pin, &expected, LIVE_UNPINNED))
+		dsm_unpin_segment(handle);
+}
+
+/*
+ * As the launcher, the workers registered: pin the run's segment so
+ * that it outlives this backend until they attach; if they all have, drop
+ * the pin again.
+ */
+void
+live_pin(dsm_segment *seg)
+{
+	JobShared  *shared = dsm_segment_address(seg);
+
+	dsm_pin_segment(seg);
+	/* a full barrier: a worker attaching now sees the pin, or we see it */
+	pg_atomic_exchange_u32(&shared->pin, LIVE_PINNED);
+	if (pg_atomic_read_u32(&shared->attached) == shared->nworkers)
+		live_unpin(shared, dsm_segment_handle(seg));
+}
+
+/* As a worker that has just attached: the last to attach drops the pin. */
+void
+live_attached(JobShared *shared, dsm_handle handle)
+{
+	if (pg_atomic_add_fetch_u32(&shared->attached, 1) == shared->nworkers)
+		live_unpin(shared, handle);
 }
 
 /* The state of a job now: the catalog's, or the live one while it runs. */

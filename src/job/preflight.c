@@ -47,6 +47,7 @@
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/namespace.h"
+#include "catalog/partition.h"
 #include "catalog/pg_am_d.h"
 #include "commands/tablespace.h"
 #include "commands/vacuum.h"
@@ -56,6 +57,7 @@
 #include "postmaster/autovacuum.h"
 #include "postmaster/bgworker.h"
 #include "storage/bufpage.h"
+#include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
@@ -217,10 +219,27 @@ check_table_loadable(Oid relid, const GenSpec *spec, int64 rows)
 }
 
 /*
+ * Take turns with the other start() and resume() calls on relid's partition
+ * tree, from here to commit: an object lock on the tree's root (not the
+ * table's own lock, which the load does not need), so that an open
+ * transaction that started a job holds up only the starts that could
+ * conflict with it, and not the row writes of workers and stop().
+ */
+static void
+check_lock_tree(Oid relid)
+{
+	List	   *ancestors = get_partition_ancestors(relid);
+	Oid			root = ancestors == NIL ? relid : llast_oid(ancestors);
+
+	LockDatabaseObject(RelationRelationId, root, 0, ExclusiveLock);
+}
+
+/*
  * Raise an error if another job the catalog says is running (live or
  * interrupted) loads relid or a table that shares partitions with it: both
  * would write the same leaves, and a frozen job's repair could delete the
- * other's rows.  Starts and resumes take turns from here to commit.
+ * other's rows.  Starts and resumes on one partition tree take turns from
+ * here to commit.
  */
 void
 check_no_other_job(Oid relid, int64 except_job)
@@ -228,6 +247,7 @@ check_no_other_job(Oid relid, int64 except_job)
 	int64		other;
 	Oid			other_rel;
 
+	check_lock_tree(relid);
 	if (!ledger_running_conflict(relid, except_job, &other, &other_rel))
 		return;
 	ereport(ERROR,

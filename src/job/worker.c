@@ -100,7 +100,6 @@ typedef struct WorkerCtx
 	bool		routing;		/* counted in shared->routing */
 	bool		loading;		/* counted in shared->loading */
 	bool		left;			/* no longer counted in shared->active */
-	bool		rolled_back;	/* the start() or resume() of this run did */
 	char		error[JOB_TEXT_LEN];
 } WorkerCtx;
 
@@ -554,7 +553,6 @@ worker_read_job(WorkerCtx *ctx)
 	PopActiveSnapshot();
 	CommitTransactionCommand();
 	MemoryContextSwitchTo(ctx->cxt);
-	ctx->rolled_back = !found || ctx->def.run < ctx->args.run;
 	return found && ctx->def.run == ctx->args.run &&
 		strcmp(ctx->def.state, "running") == 0;
 }
@@ -817,7 +815,7 @@ worker_build_rest(WorkerCtx *ctx)
 	return ctx->error[0] == '\0';
 }
 
-/* As the last worker out: record how the run ended, release the shared state. */
+/* As the last worker out: record how the run ended. */
 static void
 worker_finish_job(WorkerCtx *ctx)
 {
@@ -875,7 +873,6 @@ worker_finish_job(WorkerCtx *ctx)
 	}
 	PopActiveSnapshot();
 	CommitTransactionCommand();
-	dsm_unpin_segment(ctx->args.handle);
 }
 
 /* On any exit: a worker that leaves without saying why was interrupted. */
@@ -897,26 +894,10 @@ worker_on_exit(int code, Datum arg)
 }
 
 /*
- * The start() or resume() of this run rolled back after pinning the run's
- * shared state: nobody else will unpin it, so the last of its workers does.
+ * Attach the run's shared state and claim this worker's slot; false if
+ * gone.  Called with signals still blocked, so a worker that runs at all
+ * counts itself as attached, and the last to do so drops the run's pin.
  */
-static void
-worker_release_rolled_back(WorkerCtx *ctx)
-{
-	dsm_segment *seg = dsm_attach(ctx->args.handle);
-	JobShared  *shared;
-
-	if (seg == NULL)
-		return;					/* never pinned: it went with the transaction */
-	shared = dsm_segment_address(seg);
-	if (shared->magic == JOB_MAGIC && shared->job == ctx->args.job &&
-		shared->run == ctx->args.run &&
-		pg_atomic_sub_fetch_u32(&shared->active, 1) == 0)
-		dsm_unpin_segment(ctx->args.handle);
-	dsm_detach(seg);
-}
-
-/* Attach the run's shared state and claim this worker's slot; false if gone. */
 static bool
 worker_attach(WorkerCtx *ctx)
 {
@@ -926,10 +907,12 @@ worker_attach(WorkerCtx *ctx)
 		return false;
 	dsm_pin_mapping(seg);
 	ctx->shared = dsm_segment_address(seg);
-	if (ctx->shared->magic != JOB_MAGIC || ctx->shared->job != ctx->args.job ||
+	if (dsm_segment_map_length(seg) < offsetof(JobShared, workers) ||
+		ctx->shared->magic != JOB_MAGIC || ctx->shared->job != ctx->args.job ||
 		ctx->shared->run != ctx->args.run ||
 		ctx->args.index >= ctx->shared->nworkers)
 		return false;
+	live_attached(ctx->shared, ctx->args.handle);
 	ctx->slot = &ctx->shared->workers[ctx->args.index];
 	ctx->slot->pid = MyProcPid;
 	ctx->slot->started_at = GetCurrentTimestamp();
@@ -949,24 +932,24 @@ petagen_worker_main(Datum main_arg)
 
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, die);
-	BackgroundWorkerUnblockSignals();
 
 	ctx = MemoryContextAllocZero(TopMemoryContext, sizeof(WorkerCtx));
 	ctx->cxt = AllocSetContextCreate(TopMemoryContext, "petagen worker",
 									 ALLOCSET_DEFAULT_SIZES);
 	memcpy(&ctx->args, MyBgworkerEntry->bgw_extra, sizeof(WorkerArgs));
+	if (!worker_attach(ctx))
+		proc_exit(0);			/* start() rolled back before pinning it */
+	BackgroundWorkerUnblockSignals();
 	BackgroundWorkerInitializeConnectionByOid(ctx->args.database, ctx->args.role,
 											  COMPAT_BGW_CONNECT_FLAGS);
 	SetConfigOption("search_path", CATALOG_SEARCH_PATH, PGC_USERSET, PGC_S_SESSION);
 	MemoryContextSwitchTo(ctx->cxt);
 
-	if (!worker_read_job(ctx) || !worker_attach(ctx))
+	if (!worker_read_job(ctx))
 	{
 		/* start() rolled back or a newer run took over: nothing to do */
 		elog(DEBUG1, "petagen job " INT64_FORMAT " run %d is gone", ctx->args.job,
 			 ctx->args.run);
-		if (ctx->rolled_back)
-			worker_release_rolled_back(ctx);
 		proc_exit(0);
 	}
 	worker_ctx = ctx;

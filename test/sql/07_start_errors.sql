@@ -238,8 +238,8 @@ SELECT is(count(*), 0::bigint, 'no petagen worker started')
 FROM pg_stat_activity WHERE backend_type = 'petagen worker';
 
 -- The same, with a real first job: two start() calls in one statement, the
--- second refused and the first rolled back with it.  Its worker finds no
--- job once the statement's transaction ends, and leaves.
+-- second refused and the first rolled back with it.  Its worker is never
+-- registered: that happens only when a transaction commits.
 SELECT throws_ok($sql$DO $$BEGIN
         PERFORM petagen.start(1, 1, 'ok');
         PERFORM petagen.start(1, 1, 'ok');

@@ -10,7 +10,7 @@ use Time::HiRes qw(usleep);
 
 our @EXPORT = qw(ycsb_table_sql seqscan_psql try_sql error_of set_setting
   set_debug_pause wait_for_debug_pause poll_after_crash check_load_exact
-  rows_off_frozen_pages routing_dir routing_files);
+  rows_off_frozen_pages routing_dir routing_files count_within);
 
 # Test tables come from petagen.create_table() (the canonical, hash
 # partitioned table) or, when a test needs a plain table of that shape, from
@@ -87,6 +87,21 @@ sub wait_for_debug_pause
 	die "job $job: not $n workers held by petagen.debug_pause; status():\n"
 	  . $node->safe_psql('postgres',
 		"SELECT worker, state, keys_done, reason, last_error FROM petagen.status($job)");
+}
+
+# Poll $query on $node every 0.1 s until it returns $expected: true if it
+# did within $seconds, false after.  For deadlines a test asserts ("the
+# workers are gone within a few seconds"), where poll_query_until's three
+# minutes would hide the defect.
+sub count_within
+{
+	my ($node, $query, $expected, $seconds) = @_;
+	foreach (1 .. $seconds * 10)
+	{
+		return 1 if $node->safe_psql('postgres', $query) eq $expected;
+		usleep(100_000);
+	}
+	return 0;
 }
 
 # poll_query_until for a server restarting after a crash: the query goes on
