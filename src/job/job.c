@@ -106,9 +106,10 @@ job_units(const JobDef *def)
 static void
 job_launch(const JobDef *def)
 {
-	dsm_segment *seg = live_create(def, job_units(def));
+	dsm_segment *seg = pending_create_segment(live_size(def->nworkers));
 	WorkerArgs	args;
 
+	live_init(seg, def, job_units(def));
 	StaticAssertStmt(sizeof(WorkerArgs) <= BGW_EXTRALEN, "WorkerArgs too large");
 	args.job = def->job;
 	args.run = def->run;

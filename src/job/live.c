@@ -22,7 +22,6 @@
 #include "job/ledger.h"
 #include "job/live.h"
 #include "job/options.h"
-#include "job/pending.h"
 
 static const char *const job_state_names[] = {
 	"starting", "running", "paused", "throttled", "done", "failed",
@@ -46,7 +45,7 @@ job_phase_name(JobPhase phase)
 }
 
 /* Bytes of shared state for a run with nworkers workers. */
-static Size
+Size
 live_size(int nworkers)
 {
 	return add_size(offsetof(JobShared, workers),
@@ -66,11 +65,13 @@ live_init_slot(WorkerSlot *slot)
 	slot->current_index[0] = '\0';
 }
 
-/* Create the live state of a new run of def, counting from what the ledger holds. */
-dsm_segment *
-live_create(const JobDef *def, int64 nchunks)
+/*
+ * Fill seg (live_size() bytes) with the live state of a new run of def,
+ * counting from what the ledger holds.
+ */
+void
+live_init(dsm_segment *seg, const JobDef *def, int64 nchunks)
 {
-	dsm_segment *seg = pending_create_segment(live_size(def->nworkers));
 	JobShared  *shared = dsm_segment_address(seg);
 	LedgerSummary sum;
 
@@ -100,7 +101,6 @@ live_create(const JobDef *def, int64 nchunks)
 	shared->base_keys = sum.keys;
 	shared->base_rows = sum.rows;
 	shared->base_bytes = sum.bytes;
-	return seg;
 }
 
 /* Attach the live state of def's current run, or NULL if it is gone. */
