@@ -224,3 +224,15 @@ ALTER TABLE @extschema@.jobs
 -- bench() targets the shards of a Citus node through the distributed table.
 COMMENT ON TABLE @extschema@.bench_results IS
     'petagen.bench() runs: sweep is the id of the first run of a bench_sweep(); target_node is "local", the foreign server of the target leaves, the Citus node (host:port) of shards queried through Citus, or "mixed"';
+
+-- petagen.alter(job, ...): change a job's workers (for its next run),
+-- max_rate and disk_reserve (live, within a second); NULL leaves a setting.
+CREATE FUNCTION @extschema@.alter(job bigint, workers integer DEFAULT NULL,
+    max_rate text DEFAULT NULL, disk_reserve text DEFAULT NULL)
+RETURNS void
+AS 'MODULE_PATHNAME', 'petagen_alter'
+LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.alter(bigint, integer, text, text) IS
+    'change a load job''s max_rate and disk_reserve (a running job''s workers take them within a second) or its workers (for the next resume())';
+REVOKE ALL ON FUNCTION @extschema@.alter(bigint, integer, text, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.alter(bigint, integer, text, text) TO petagen_operator;

@@ -12,7 +12,8 @@
  * workers run as the job's owner, the role that called start(), also when
  * a superuser or a member of the owner calls resume(): nobody gets workers
  * with more privileges than the owner's.  stop(), resume() and wait() need
- * the owner's privileges.  Only petagen writes petagen.jobs (ledger.c), so
+ * the owner's privileges, as does alter() (alter.c), which shares the
+ * privilege checks.  Only petagen writes petagen.jobs (ledger.c), so
  * started_by can be trusted.
  *-------------------------------------------------------------------------
  */
@@ -35,6 +36,7 @@
 #include "guard.h"
 #include "launch.h"
 #include "job/citus_shards.h"
+#include "job/job.h"
 #include "job/ledger.h"
 #include "job/live.h"
 #include "job/options.h"
@@ -46,7 +48,7 @@
 #include "load/leafstorage.h"
 
 /* Raise an error unless the current role may run load jobs. */
-static void
+void
 job_check_operator(void)
 {
 	Oid			operator = get_role_oid("petagen_operator", true);
@@ -56,14 +58,14 @@ job_check_operator(void)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied to run petagen load jobs"),
-				 errhint("Only superusers and members of role \"petagen_operator\" may start, stop or resume jobs.")));
+				 errhint("Only superusers and members of role \"petagen_operator\" may start, stop, resume or alter jobs.")));
 }
 
 /*
  * Raise an error unless the current role may act on def's job: superusers
  * and members (with privileges) of the role that owns it.
  */
-static void
+void
 job_check_owner(const JobDef *def, const char *funcname)
 {
 	if (!has_privs_of_role(GetUserId(), def->owner))
@@ -269,7 +271,7 @@ petagen_resume(PG_FUNCTION_ARGS)
 	check_no_other_job(def.relid, def.job);
 	job_sweep_routing();
 	def.run++;
-	ledger_resume_run(def.job, def.run, def.nworkers);
+	ledger_resume_run(&def);
 	job_launch(&def);
 	PG_RETURN_INT64(def.job);
 }

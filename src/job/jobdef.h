@@ -20,6 +20,11 @@
  * and goes with the run's last worker however that worker ends (done,
  * ERROR, SIGTERM).  A crash-restart of the server destroys it too, and
  * status() then reports the job as interrupted.
+ *
+ * The settings alter() may change while a run goes (max_rate, the job's
+ * disk_reserve) live in the segment: live_init() copies them from the
+ * catalog, alter() writes them when its transaction commits (alter.c), and
+ * workers read them before every batch and every sleep (live_read_settings).
  *-------------------------------------------------------------------------
  */
 #ifndef PETAGEN_JOBDEF_H
@@ -32,7 +37,7 @@
 
 #include "gen/spec.h"
 
-#define JOB_MAGIC			0x50475448	/* "PGTH": the layout with attached and pin */
+#define JOB_MAGIC			0x50475449	/* "PGTI": the layout with live settings */
 /*
  * Most chunks of a job: each is a transaction, so more would approach XID
  * wraparound, and each worker keeps a bitmap of them (128 MB at most).
@@ -117,6 +122,9 @@ typedef struct JobShared
 	pg_atomic_uint32 routing;	/* workers still routing ranges */
 	pg_atomic_uint32 attached;	/* workers that have attached the segment */
 	pg_atomic_uint32 pin;		/* LivePin */
+	/* JobDef's settings alter() changes: the values, cast to uint64 */
+	pg_atomic_uint64 max_rate;
+	pg_atomic_uint64 disk_reserve;
 	WorkerSlot	workers[FLEXIBLE_ARRAY_MEMBER];
 } JobShared;
 

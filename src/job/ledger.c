@@ -289,17 +289,54 @@ ledger_set_handle(int64 job, dsm_handle handle)
 					  2, types, values);
 }
 
-/* Record a new run of a job with nworkers workers. */
+/*
+ * Record a new run (def's run and nworkers) of def's job; read back into
+ * def the max_rate and disk_reserve of the row as updated, so that the run
+ * takes those of an alter() that committed while this waited for the row.
+ */
 void
-ledger_resume_run(int64 job, int32 run, int32 nworkers)
+ledger_resume_run(JobDef *def)
 {
 	Oid			types[3] = {INT8OID, INT4OID, INT4OID};
-	Datum		values[3] = {Int64GetDatum(job), Int32GetDatum(run),
-	Int32GetDatum(nworkers)};
+	Datum		values[3] = {Int64GetDatum(def->job), Int32GetDatum(def->run),
+	Int32GetDatum(def->nworkers)};
+	bool		isnull;
+	CatalogScope scope;
 
-	ledger_update_job("UPDATE petagen.jobs SET state = 'running', run = $2,"
-					  " workers = $3, finished_at = NULL WHERE job = $1",
-					  3, types, values);
+	catalog_connect(&scope, true);
+	catalog_exec("UPDATE petagen.jobs SET state = 'running', run = $2,"
+				 " workers = $3, finished_at = NULL WHERE job = $1"
+				 " RETURNING max_rate, disk_reserve",
+				 3, types, values, NULL, SPI_OK_UPDATE_RETURNING);
+	def->max_rate = ledger_int8(1);
+	def->disk_reserve = DatumGetInt64(catalog_value(0, 2, &isnull));
+	if (isnull)
+		def->disk_reserve = -1;
+	catalog_finish(&scope);
+}
+
+/*
+ * Change a job's workers, max_rate (0: no cap) and disk_reserve; a
+ * negative value leaves the column as it is.
+ */
+void
+ledger_alter_job(int64 job, int32 nworkers, int64 max_rate, int64 disk_reserve)
+{
+	Oid			types[4] = {INT8OID, INT4OID, INT8OID, INT8OID};
+	Datum		values[4] = {Int64GetDatum(job), Int32GetDatum(nworkers),
+	Int64GetDatum(max_rate), Int64GetDatum(disk_reserve)};
+	char		nulls[4] = {' ', nworkers < 0 ? 'n' : ' ', max_rate < 0 ? 'n' : ' ',
+	disk_reserve < 0 ? 'n' : ' '};
+	CatalogScope scope;
+
+	catalog_connect(&scope, true);
+	/* the catalog has no cap as NULL, as start() records it */
+	catalog_exec("UPDATE petagen.jobs SET workers = coalesce($2, workers),"
+				 " max_rate = CASE WHEN $3 IS NULL THEN max_rate"
+				 " ELSE NULLIF($3, 0) END,"
+				 " disk_reserve = coalesce($4, disk_reserve) WHERE job = $1",
+				 4, types, values, nulls, SPI_OK_UPDATE);
+	catalog_finish(&scope);
 }
 
 /* Record that a job with no worker left was stopped. */

@@ -32,7 +32,9 @@ extern bool ledger_running_conflict(Oid relid, int64 except_job,
 									int64 *other_job, Oid *other_relid);
 extern void ledger_insert_job(JobDef *def);
 extern void ledger_set_handle(int64 job, dsm_handle handle);
-extern void ledger_resume_run(int64 job, int32 run, int32 nworkers);
+extern void ledger_resume_run(JobDef *def);
+extern void ledger_alter_job(int64 job, int32 nworkers, int64 max_rate,
+							 int64 disk_reserve);
 extern void ledger_mark_stopped(int64 job);
 extern void ledger_record_end(int64 job, int32 run, const char *state,
 							  const char *error);

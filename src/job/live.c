@@ -12,6 +12,10 @@
  * fail, or are terminated.  A crash-restart of the server
  * destroys it, and a job whose catalog row still says "running" without
  * a segment, or without a live worker, is interrupted.
+ *
+ * The segment also holds the settings alter() changes while a run goes:
+ * live_write_settings() publishes them, workers read them with
+ * live_read_settings().
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -95,12 +99,30 @@ live_init(dsm_segment *seg, const JobDef *def, int64 nchunks)
 	pg_atomic_init_u32(&shared->phase, PHASE_LOADING);
 	pg_atomic_init_u32(&shared->attached, 0);
 	pg_atomic_init_u32(&shared->pin, LIVE_NOT_PINNED);
+	pg_atomic_init_u64(&shared->max_rate, (uint64) def->max_rate);
+	pg_atomic_init_u64(&shared->disk_reserve, (uint64) def->disk_reserve);
 	for (int i = 0; i < def->nworkers; i++)
 		live_init_slot(&shared->workers[i]);
 	ledger_summary(def->job, &sum);
 	shared->base_keys = sum.keys;
 	shared->base_rows = sum.rows;
 	shared->base_bytes = sum.bytes;
+}
+
+/* Publish def's max_rate and disk_reserve to the run's workers. */
+void
+live_write_settings(JobShared *shared, const JobDef *def)
+{
+	pg_atomic_write_u64(&shared->max_rate, (uint64) def->max_rate);
+	pg_atomic_write_u64(&shared->disk_reserve, (uint64) def->disk_reserve);
+}
+
+/* Read the run's max_rate and disk_reserve, as alter() last set them, into def. */
+void
+live_read_settings(JobShared *shared, JobDef *def)
+{
+	def->max_rate = (int64) pg_atomic_read_u64(&shared->max_rate);
+	def->disk_reserve = (int64) pg_atomic_read_u64(&shared->disk_reserve);
 }
 
 /* Attach the live state of def's current run, or NULL if it is gone. */

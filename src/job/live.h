@@ -13,6 +13,8 @@ extern const char *job_state_name(JobState state);
 extern const char *job_phase_name(JobPhase phase);
 extern Size live_size(int nworkers);
 extern void live_init(dsm_segment *seg, const JobDef *def, int64 nchunks);
+extern void live_write_settings(JobShared *shared, const JobDef *def);
+extern void live_read_settings(JobShared *shared, JobDef *def);
 extern JobShared *job_attach(const JobDef *def, dsm_segment **seg);
 extern bool job_worker_alive(WorkerSlot *slot);
 extern bool live_is_running(const JobDef *def);

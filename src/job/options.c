@@ -4,7 +4,8 @@
  *		JobDef: each argument by its name (options.h), each checked with an
  *		error that names it, and the rules for the settings a caller may
  *		leave out (chunk size, disk reserve).  petagen.disk_reserve is a
- *		floor: a job's disk_reserve may raise it, not lower it.
+ *		floor: a job's disk_reserve may raise it, not lower it.  alter()
+ *		parses its sizes here too.
  *
  * The SQL declaration (sql/parts/20_jobs.sql) holds the defaults a caller
  * sees; the arguments that may be NULL are derived here.
@@ -78,28 +79,37 @@ options_check_job_arg(FunctionCallInfo fcinfo, const char *funcname)
 	spec_check_nulls(fcinfo, 0, names, lengthof(names), funcname);
 }
 
-/* A size argument such as '10GB' in bytes, or `none` when NULL. */
-static int64
-options_size(FunctionCallInfo fcinfo, StartArg arg, int64 none)
+/*
+ * A size such as '10GB' in bytes, for the disk_reserve or max_rate
+ * argument named argname (of start(), check() or alter()).
+ */
+int64
+options_size_bytes(text *arg, const char *argname)
 {
-	const char *argname = start_arg_names[arg];
-	int64		bytes;
+	int64		bytes = DatumGetInt64(DirectFunctionCall1(pg_size_bytes,
+														  PointerGetDatum(arg)));
 
-	if (PG_ARGISNULL(arg))
-		return none;
-	bytes = DatumGetInt64(DirectFunctionCall1(pg_size_bytes, PG_GETARG_DATUM(arg)));
 	if (bytes < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s must not be negative, not \"%s\"", argname,
-						text_to_cstring(PG_GETARG_TEXT_PP(arg)))));
+						text_to_cstring(arg))));
 	if (bytes > JOB_MAX_SIZE)
 		ereport(ERROR,
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 				 errmsg("%s must be at most 1024 PB, not \"%s\"", argname,
-						text_to_cstring(PG_GETARG_TEXT_PP(arg))),
+						text_to_cstring(arg)),
 				 errhint("disk_reserve and max_rate are at most 2^60 bytes, so that sums with free space stay in range.")));
 	return bytes;
+}
+
+/* Size argument arg of start() or check() in bytes, or `none` when NULL. */
+static int64
+options_size(FunctionCallInfo fcinfo, StartArg arg, int64 none)
+{
+	if (PG_ARGISNULL(arg))
+		return none;
+	return options_size_bytes(PG_GETARG_TEXT_PP(arg), start_arg_names[arg]);
 }
 
 /*

@@ -42,6 +42,7 @@ extern void options_check_method(const JobDef *def);
 extern void options_check_not_null(FunctionCallInfo fcinfo, StartArg arg,
 								   const char *funcname);
 extern void options_check_job_arg(FunctionCallInfo fcinfo, const char *funcname);
+extern int64 options_size_bytes(text *arg, const char *argname);
 extern int64 job_nchunks(int64 rows, int64 chunk_rows);
 extern int64 job_reserve(const JobDef *def);
 

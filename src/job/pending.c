@@ -144,3 +144,13 @@ pending_launch(dsm_segment *seg, const WorkerArgs *args, int nworkers)
 	run->next = pending_runs;
 	pending_runs = run;
 }
+
+/* Does this transaction launch a run of job at commit? */
+bool
+pending_has_job(int64 job)
+{
+	for (PendingRun *run = pending_runs; run != NULL; run = run->next)
+		if (run->args.job == job)
+			return true;
+	return false;
+}

@@ -10,6 +10,7 @@
 #include "job/jobdef.h"
 
 extern dsm_segment *pending_create_segment(Size size);
+extern bool pending_has_job(int64 job);
 extern void pending_launch(dsm_segment *seg, const WorkerArgs *args, int nworkers);
 
 #endif							/* PETAGEN_PENDING_H */

@@ -91,6 +91,9 @@ typedef struct WorkerCtx
 	TimestampTz rate_at;		/* last rate sample, published at the next */
 	int64		rate_rows;
 	int64		rate_bytes;
+	int64		throttle_rate;	/* the max_rate the throttle counts under */
+	TimestampTz throttle_at;	/* since when: the cap was set */
+	int64		throttle_bytes; /* slot bytes then */
 	FrozenIntent intent;		/* of the frozen chunk being written */
 	Oid		   *leaves;			/* a leaf job's local leaves, by leaf number */
 	int			nlocal;
@@ -159,7 +162,11 @@ worker_sleep(long ms)
 	worker_reload_config();
 }
 
-/* Pause while less than reserve + need bytes are free on some target. */
+/*
+ * Pause while less than reserve + need bytes are free on some target; the
+ * reserve is read again (the setting on reload, the job's from alter())
+ * every second.
+ */
 static void
 worker_wait_for_room(WorkerCtx *ctx, int64 need)
 {
@@ -171,6 +178,7 @@ worker_wait_for_room(WorkerCtx *ctx, int64 need)
 		char		reason[JOB_TEXT_LEN];
 
 		worker_reload_config();
+		live_read_settings(ctx->shared, &ctx->def);
 		free_bytes = disk_min_free(&ctx->disk, &where);
 		reserve = job_reserve(&ctx->def);
 		pg_atomic_write_u64(&ctx->shared->headroom,
@@ -188,23 +196,55 @@ worker_wait_for_room(WorkerCtx *ctx, int64 need)
 	}
 }
 
-/* Sleep as long as this worker is ahead of its share of the rate cap. */
+/*
+ * Seconds this worker is ahead of its share of max_rate, counting from
+ * when the cap was last set: a cap lowered after a fast stretch limits
+ * what follows, not what was written before.
+ */
+static double
+worker_throttle_ahead(WorkerCtx *ctx)
+{
+	int64		bytes = pg_atomic_read_u64(&ctx->slot->bytes);
+	TimestampTz now = GetCurrentTimestamp();
+	long		secs;
+	int			usecs;
+
+	if (ctx->def.max_rate != ctx->throttle_rate)
+	{
+		ctx->throttle_rate = ctx->def.max_rate;
+		ctx->throttle_at = now;
+		ctx->throttle_bytes = bytes;
+	}
+	if (ctx->def.max_rate <= 0)
+		return 0;
+	TimestampDifference(ctx->throttle_at, now, &secs, &usecs);
+	return (bytes - ctx->throttle_bytes) /
+		((double) ctx->def.max_rate / ctx->def.nworkers) - (secs + usecs / 1e6);
+}
+
+/*
+ * Sleep as long as this worker is ahead of its share of the rate cap,
+ * reading the cap (alter() may change it) at least once a second.
+ */
 static void
 worker_throttle(WorkerCtx *ctx)
 {
-	double		share = (double) ctx->def.max_rate / ctx->def.nworkers;
-	int64		bytes = pg_atomic_read_u64(&ctx->slot->bytes);
-	long		secs;
-	int			usecs;
-	double		ahead;
-
-	if (ctx->def.max_rate <= 0)
-		return;
-	TimestampDifference(ctx->slot->started_at, GetCurrentTimestamp(), &secs, &usecs);
-	ahead = bytes / share - (secs + usecs / 1e6);
-	if (ahead > 0.01)
+	for (;;)
 	{
-		worker_set_state(ctx, JOB_THROTTLED, "max_rate");
+		double		ahead;
+		char		reason[JOB_TEXT_LEN];
+		char	   *rate;
+
+		live_read_settings(ctx->shared, &ctx->def);
+		ahead = worker_throttle_ahead(ctx);
+		if (ahead <= 0.01 || pg_atomic_read_u32(&ctx->shared->stop_requested))
+			return;
+		rate = TextDatumGetCString(DirectFunctionCall1(pg_size_pretty,
+													   Int64GetDatum(ctx->def.max_rate)));
+		snprintf(reason, sizeof(reason), "max_rate: %s/s", rate);
+		pfree(rate);
+		worker_set_state(ctx, JOB_THROTTLED, reason);
+		worker_sample_rate(ctx);
 		worker_sleep((long) Min(ahead * 1000, 1000));
 	}
 }
@@ -917,6 +957,8 @@ worker_attach(WorkerCtx *ctx)
 	ctx->slot->pid = MyProcPid;
 	ctx->slot->started_at = GetCurrentTimestamp();
 	ctx->rate_at = ctx->slot->started_at;
+	ctx->throttle_rate = (int64) pg_atomic_read_u64(&ctx->shared->max_rate);
+	ctx->throttle_at = ctx->slot->started_at;
 	SpinLockAcquire(&ctx->slot->mutex);
 	ctx->slot->rate_at = ctx->slot->started_at;
 	SpinLockRelease(&ctx->slot->mutex);

@@ -13,8 +13,8 @@
 #  9. wait() reports an end only once petagen.jobs has it: the last worker
 #     is held on the job's row lock while it records the end.
 # Jobs that must stay running for a while are throttled (max_rate => '1kB':
-# every batch of rows costs a second), so no step depends on the machine's
-# speed.
+# after its first batch of rows a worker waits for many minutes), so no
+# step depends on the machine's speed.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
