@@ -266,15 +266,20 @@ ledger_insert_job(JobDef *def)
 	def->run = 1;
 }
 
-/* Run one write on a job's row: $1 is the job, then the arguments given. */
-static void
+/*
+ * Run one write on a job's row: $1 is the job, then the arguments given;
+ * returns the number of rows written.
+ */
+static uint64
 ledger_update_job(const char *sql, int nargs, Oid *types, Datum *values)
 {
 	CatalogScope scope;
+	uint64		n;
 
 	catalog_connect(&scope, true);
-	catalog_exec(sql, nargs, types, values, NULL, SPI_OK_UPDATE);
+	n = catalog_exec(sql, nargs, types, values, NULL, SPI_OK_UPDATE);
 	catalog_finish(&scope);
+	return n;
 }
 
 /* Store the handle of a run's shared state as it starts. */
@@ -297,9 +302,14 @@ ledger_resume_run(int64 job, int32 run, int32 nworkers)
 	Datum		values[3] = {Int64GetDatum(job), Int32GetDatum(run),
 	Int32GetDatum(nworkers)};
 
-	ledger_update_job("UPDATE petagen.jobs SET state = 'running', run = $2,"
-					  " workers = $3, finished_at = NULL WHERE job = $1",
-					  3, types, values);
+	/* forget() may have removed the row since resume() read it */
+	if (ledger_update_job("UPDATE petagen.jobs SET state = 'running', run = $2,"
+						  " workers = $3, finished_at = NULL WHERE job = $1",
+						  3, types, values) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("load job " INT64_FORMAT " does not exist", job),
+				 errdetail("It was removed with petagen.forget() while it was being resumed.")));
 }
 
 /* Record that a job with no worker left was stopped. */
@@ -518,4 +528,58 @@ ledger_count_chunks(int64 job)
 	n = ledger_int8(1);
 	catalog_finish(&scope);
 	return n;
+}
+
+/*
+ * Lock job's row of petagen.jobs until the transaction ends, so that no
+ * resume() or worker changes it meanwhile; false if there is no such job.
+ */
+bool
+ledger_lock_job(int64 job)
+{
+	Oid			types[1] = {INT8OID};
+	Datum		values[1] = {Int64GetDatum(job)};
+	bool		found;
+	CatalogScope scope;
+
+	catalog_connect(&scope, true);
+	found = catalog_exec("SELECT FROM petagen.jobs WHERE job = $1 FOR UPDATE",
+						 1, types, values, NULL, SPI_OK_SELECT) > 0;
+	catalog_finish(&scope);
+	return found;
+}
+
+/* One more than the highest chunk number of job in the ledger (0 if none). */
+int64
+ledger_chunk_bound(int64 job)
+{
+	Oid			types[1] = {INT8OID};
+	Datum		values[1] = {Int64GetDatum(job)};
+	int64		n;
+	CatalogScope scope;
+
+	catalog_connect(&scope, false);
+	catalog_exec("SELECT COALESCE(max(chunk) + 1, 0) FROM petagen.chunks WHERE job = $1",
+				 1, types, values, NULL, SPI_OK_SELECT);
+	n = ledger_int8(1);
+	catalog_finish(&scope);
+	return n;
+}
+
+/*
+ * Delete job's row of petagen.jobs: every table that names a job
+ * (chunks, progress_log, chunk_intents, job_indexes, job_shards) references
+ * it ON DELETE CASCADE, so its rows there go with it.
+ */
+void
+ledger_delete_job(int64 job)
+{
+	Oid			types[1] = {INT8OID};
+	Datum		values[1] = {Int64GetDatum(job)};
+	CatalogScope scope;
+
+	catalog_connect(&scope, true);
+	catalog_exec("DELETE FROM petagen.jobs WHERE job = $1",
+				 1, types, values, NULL, SPI_OK_DELETE);
+	catalog_finish(&scope);
 }
