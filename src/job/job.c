@@ -481,7 +481,7 @@ petagen_forget(PG_FUNCTION_ARGS)
 	job_check_operator();
 	options_check_job_arg(fcinfo, "petagen.forget()");
 	/* no resume() or worker may change the job from here on */
-	(void) ledger_lock_job(PG_GETARG_INT64(0));
+	ledger_lock_job(PG_GETARG_INT64(0));
 	job_read(PG_GETARG_INT64(0), &def, false);
 	job_check_owner(&def, "petagen.forget()");
 	job_check_forgettable(&def);

@@ -513,9 +513,9 @@ ledger_moved_leaf(int64 job, const Oid *leaves, int nleaves, Oid *was)
 	return moved;
 }
 
-/* The number of chunks of job in the ledger. */
-int64
-ledger_count_chunks(int64 job)
+/* The int8 that query sql ($1: job) returns about job's ledger. */
+static int64
+ledger_job_int8(const char *sql, int64 job)
 {
 	Oid			types[1] = {INT8OID};
 	Datum		values[1] = {Int64GetDatum(job)};
@@ -523,47 +523,42 @@ ledger_count_chunks(int64 job)
 	CatalogScope scope;
 
 	catalog_connect(&scope, false);
-	catalog_exec("SELECT count(*) FROM petagen.chunks WHERE job = $1",
-				 1, types, values, NULL, SPI_OK_SELECT);
+	catalog_exec(sql, 1, types, values, NULL, SPI_OK_SELECT);
 	n = ledger_int8(1);
 	catalog_finish(&scope);
 	return n;
 }
 
+/* The number of chunks of job in the ledger. */
+int64
+ledger_count_chunks(int64 job)
+{
+	return ledger_job_int8("SELECT count(*) FROM petagen.chunks WHERE job = $1", job);
+}
+
 /*
- * Lock job's row of petagen.jobs until the transaction ends, so that no
- * resume() or worker changes it meanwhile; false if there is no such job.
+ * Lock job's row of petagen.jobs, if there is one, until the transaction
+ * ends, so that no resume() or worker changes it meanwhile.
  */
-bool
+void
 ledger_lock_job(int64 job)
 {
 	Oid			types[1] = {INT8OID};
 	Datum		values[1] = {Int64GetDatum(job)};
-	bool		found;
 	CatalogScope scope;
 
 	catalog_connect(&scope, true);
-	found = catalog_exec("SELECT FROM petagen.jobs WHERE job = $1 FOR UPDATE",
-						 1, types, values, NULL, SPI_OK_SELECT) > 0;
+	catalog_exec("SELECT FROM petagen.jobs WHERE job = $1 FOR UPDATE",
+				 1, types, values, NULL, SPI_OK_SELECT);
 	catalog_finish(&scope);
-	return found;
 }
 
 /* One more than the highest chunk number of job in the ledger (0 if none). */
 int64
 ledger_chunk_bound(int64 job)
 {
-	Oid			types[1] = {INT8OID};
-	Datum		values[1] = {Int64GetDatum(job)};
-	int64		n;
-	CatalogScope scope;
-
-	catalog_connect(&scope, false);
-	catalog_exec("SELECT COALESCE(max(chunk) + 1, 0) FROM petagen.chunks WHERE job = $1",
-				 1, types, values, NULL, SPI_OK_SELECT);
-	n = ledger_int8(1);
-	catalog_finish(&scope);
-	return n;
+	return ledger_job_int8("SELECT COALESCE(max(chunk) + 1, 0) FROM petagen.chunks"
+						   " WHERE job = $1", job);
 }
 
 /*
