@@ -12,16 +12,16 @@
  * workers run as the job's owner, the role that called start(), also when
  * a superuser or a member of the owner calls resume(): nobody gets workers
  * with more privileges than the owner's.  stop(), resume(), wait() and
- * forget() need the owner's privileges.  forget() removes a job none of
- * whose workers is left (done, failed, stopped or interrupted): its row
- * and every catalog row naming it, the rows an interrupted frozen chunk
- * left in the table, and its files (job_remove_leaf_files() says when);
- * not while indexes it set aside are unbuilt (their only record is the
- * job's).
- * It holds the job's row locked from its start, so a concurrent resume()
- * either finishes first (forget() then refuses: a live run) or finds no
- * row.  Only petagen writes petagen.jobs (ledger.c), so
- * started_by can be trusted.
+ * forget() need the owner's privileges.  Only petagen writes
+ * petagen.jobs (ledger.c), so started_by can be trusted.
+ *
+ * forget() removes a job none of whose workers is left (done, failed,
+ * stopped or interrupted): its row and every catalog row naming it, the
+ * rows an interrupted frozen chunk left in the table, and its files
+ * (job_remove_leaf_files() says when); not while indexes it set aside are
+ * unbuilt (their only record is the job's).  It locks the job's row
+ * first, so a concurrent resume() either commits first (forget() then
+ * finds a live run and refuses) or finds no row to update and fails.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
