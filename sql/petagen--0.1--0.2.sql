@@ -236,3 +236,23 @@ COMMENT ON FUNCTION @extschema@.alter(bigint, integer, text, text) IS
     'change a load job''s max_rate and disk_reserve (a running job''s workers take them within a second) or its workers (for the next resume())';
 REVOKE ALL ON FUNCTION @extschema@.alter(bigint, integer, text, text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@.alter(bigint, integer, text, text) TO petagen_operator;
+
+-- Forgetting load jobs and benchmark runs: the operators', on their own.
+-- petagen.forget(job): remove a job that has no worker, its catalog rows and files.
+CREATE FUNCTION @extschema@.forget(job bigint)
+RETURNS text
+AS 'MODULE_PATHNAME', 'petagen_forget'
+LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.forget(bigint) IS
+    'remove a load job that has no live worker (done, failed, stopped or interrupted): its rows in the job tables, the rows its interrupted frozen chunks left, its routing files and the files of leaves a crash interrupted; returns the state it had';
+REVOKE ALL ON FUNCTION @extschema@.forget(bigint) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.forget(bigint) TO petagen_operator;
+-- petagen.forget_bench(id): remove a benchmark run, or every run of the sweep id names.
+CREATE FUNCTION @extschema@.forget_bench(id bigint)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'petagen_forget_bench'
+LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.forget_bench(bigint) IS
+    'remove benchmark run id from petagen.bench_results, with every run of its sweep when id is a sweep''s (its first run''s); returns the number of runs removed';
+REVOKE ALL ON FUNCTION @extschema@.forget_bench(bigint) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.forget_bench(bigint) TO petagen_operator;

@@ -1,7 +1,7 @@
 
 -- Load jobs ---------------------------------------------------------------
 
--- Members of petagen_operator may start, stop and resume load jobs.
+-- Members of petagen_operator may start, stop, resume and forget load jobs.
 DO $$
 BEGIN
     IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = 'petagen_operator') THEN
@@ -111,6 +111,14 @@ RETURNS text
 AS 'MODULE_PATHNAME', 'petagen_stop'
 LANGUAGE C VOLATILE STRICT;
 
+-- petagen.forget(job): remove a job that has no worker, its catalog rows and files.
+CREATE FUNCTION @extschema@.forget(job bigint)
+RETURNS text
+AS 'MODULE_PATHNAME', 'petagen_forget'
+LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.forget(bigint) IS
+    'remove a load job that has no live worker (done, failed, stopped or interrupted): its rows in the job tables, the rows its interrupted frozen chunks left, its routing files and the files of leaves a crash interrupted; returns the state it had';
+
 -- petagen.wait(job, timeout): wait until a job ends; returns its state.
 CREATE FUNCTION @extschema@.wait(job bigint, timeout interval DEFAULT NULL)
 RETURNS text
@@ -150,9 +158,11 @@ LANGUAGE C VOLATILE;
 REVOKE ALL ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, boolean, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION @extschema@.resume(bigint, integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION @extschema@.stop(bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.forget(bigint) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, boolean, text) TO petagen_operator;
 GRANT EXECUTE ON FUNCTION @extschema@.resume(bigint, integer) TO petagen_operator;
 GRANT EXECUTE ON FUNCTION @extschema@.stop(bigint) TO petagen_operator;
+GRANT EXECUTE ON FUNCTION @extschema@.forget(bigint) TO petagen_operator;
 GRANT USAGE ON SCHEMA @extschema@ TO petagen_operator, pg_monitor;
 GRANT SELECT ON @extschema@.jobs, @extschema@.chunks, @extschema@.progress_log TO petagen_operator;
 GRANT SELECT ON @extschema@.jobs, @extschema@.chunks, @extschema@.progress_log TO pg_monitor;

@@ -103,6 +103,14 @@ ROWS 4;
 COMMENT ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer) IS
     'petagen.bench() once per worker count; bench_results.sweep is the id of the first run';
 
+-- petagen.forget_bench(id): remove a benchmark run, or every run of the sweep id names.
+CREATE FUNCTION @extschema@.forget_bench(id bigint)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'petagen_forget_bench'
+LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.forget_bench(bigint) IS
+    'remove benchmark run id from petagen.bench_results, with every run of its sweep when id is a sweep''s (its first run''s); returns the number of runs removed';
+
 -- petagen.draw(distribution, items, n): the key numbers a benchmark would draw.
 CREATE FUNCTION @extschema@.draw(
     distribution text,
@@ -122,3 +130,5 @@ REVOKE ALL ON FUNCTION @extschema@.bench(text, integer, interval, interval, text
 REVOKE ALL ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@.bench(text, integer, interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer) TO petagen_operator;
 GRANT EXECUTE ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer) TO petagen_operator;
+REVOKE ALL ON FUNCTION @extschema@.forget_bench(bigint) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.forget_bench(bigint) TO petagen_operator;

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  * job.c
- *		The SQL API of load jobs: petagen.start(), resume(), stop() and
- *		wait().
+ *		The SQL API of load jobs: petagen.start(), resume(), stop(),
+ *		wait() and forget().
  *
  * start() validates everything a worker would trip over (privileges, the
  * table's shape and local leaves, options, worker slots), records the job
@@ -11,10 +11,18 @@
  * (pending.c): an open transaction holds no worker slot.  The
  * workers run as the job's owner, the role that called start(), also when
  * a superuser or a member of the owner calls resume(): nobody gets workers
- * with more privileges than the owner's.  stop(), resume() and wait() need
- * the owner's privileges, as does alter() (alter.c), which shares the
- * privilege checks.  Only petagen writes petagen.jobs (ledger.c), so
- * started_by can be trusted.
+ * with more privileges than the owner's.  stop(), resume(), wait() and
+ * forget() need the owner's privileges, as does alter() (alter.c), which
+ * shares the privilege checks.  Only petagen writes petagen.jobs
+ * (ledger.c), so started_by can be trusted.
+ *
+ * forget() removes a job none of whose workers is left (done, failed,
+ * stopped or interrupted): its row and every catalog row naming it, the
+ * rows an interrupted frozen chunk left in the table, and its files
+ * (job_remove_leaf_files() says when); not while indexes it set aside are
+ * unbuilt (their only record is the job's).  It locks the job's row
+ * first, so a concurrent resume() either commits first (forget() then
+ * finds a live run and refuses) or finds no row to update and fails.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -42,6 +50,7 @@
 #include "job/options.h"
 #include "job/pending.h"
 #include "job/preflight.h"
+#include "load/frozen.h"
 #include "load/indexes.h"
 #include "load/leafload.h"
 #include "load/leafroute.h"
@@ -211,6 +220,17 @@ job_check_resumable(const JobDef *def)
 	SetUserIdAndSecContext(save_userid, save_sec_context);
 }
 
+/* Raise an error if def's job has a live worker. */
+static void
+job_check_no_live_run(const JobDef *def)
+{
+	if (strcmp(def->state, "running") == 0 && live_is_running(def))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_IN_USE),
+				 errmsg("load job " INT64_FORMAT " is still running", def->job),
+				 errhint("Stop it with petagen.stop(" INT64_FORMAT ") first.", def->job)));
+}
+
 /* Raise an error unless def's job can be resumed now. */
 static void
 job_check_not_running(const JobDef *def)
@@ -220,21 +240,18 @@ job_check_not_running(const JobDef *def)
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("load job " INT64_FORMAT " is already done", def->job),
 				 errhint("To load the table again, empty it and start a new job with petagen.start().")));
-	if (strcmp(def->state, "running") == 0 && live_is_running(def))
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_IN_USE),
-				 errmsg("load job " INT64_FORMAT " is still running", def->job),
-				 errhint("Stop it with petagen.stop(" INT64_FORMAT ") first.", def->job)));
+	job_check_no_live_run(def);
 }
 
 /*
  * Drop the files of def's leaves that a crash interrupted (leafstorage.c):
- * resume() runs when no worker of the job is left.
+ * resume() and forget() run when no worker of the job is left.  Leaves
+ * are counted from the ledger, not the table, which may be gone.
  */
 static void
 job_remove_orphans(const JobDef *def)
 {
-	int			nleaves = (int) job_units(def);
+	int			nleaves = (int) ledger_chunk_bound(def->job);
 	uint8	   *done = palloc0(nleaves / 8 + 1);
 	int			ndropped;
 
@@ -396,4 +413,84 @@ petagen_stop(PG_FUNCTION_ARGS)
 		state = JOB_STOPPED;
 	}
 	PG_RETURN_TEXT_P(cstring_to_text(job_state_name(state)));
+}
+
+/*
+ * Raise an error if def's job set indexes of its table aside and has not
+ * built them again: petagen.job_indexes, which goes with the job, is the
+ * only record of them.
+ */
+static void
+job_check_indexes_built(const JobDef *def)
+{
+	int64		unbuilt;
+
+	if (!def->indexes_after || get_rel_name(def->relid) == NULL)
+		return;
+	unbuilt = indexes_unbuilt(def->job);
+	if (unbuilt > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("load job " INT64_FORMAT " has not built the indexes it set aside",
+						def->job),
+				 errdetail("Table \"%s\" lacks " INT64_FORMAT " of its indexes; petagen.job_indexes holds how to build them, and would go with the job.",
+						   get_rel_name(def->relid), unbuilt),
+				 errhint("Resume it with petagen.resume(" INT64_FORMAT ") to finish the load and build them, or drop the table, then forget the job.",
+						 def->job)));
+}
+
+/* Raise an error unless def's job can be forgotten: no worker now or at commit. */
+static void
+job_check_forgettable(const JobDef *def)
+{
+	if (def->ours && strcmp(def->state, "running") == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_IN_USE),
+				 errmsg("load job " INT64_FORMAT " was started in this transaction",
+						def->job),
+				 errdetail("Its workers begin when this transaction commits."),
+				 errhint("Roll back to drop it, or commit, stop it with petagen.stop(" INT64_FORMAT ") and forget it then.",
+						 def->job)));
+	job_check_no_live_run(def);
+	job_check_indexes_built(def);
+}
+
+/*
+ * Remove the files petagen keeps for def's job outside relations, before
+ * the job's row goes: the records of its leaves in flight, dropping the
+ * files a crash left that no relation uses (as resume() does: nobody else
+ * would), and its routing files.  Both are removed now, in the calling
+ * transaction, not at its commit: what goes is used by no relation and
+ * by no other job, so a rollback costs only routing again (resume()
+ * starts over from the ledger), and deciding which files are orphans
+ * needs pg_class, which a commit callback cannot read.
+ */
+static void
+job_remove_leaf_files(const JobDef *def)
+{
+	job_remove_orphans(def);
+	leaf_remove_files(def->route_token);
+}
+
+PG_FUNCTION_INFO_V1(petagen_forget);
+/* petagen.forget(job): remove a job without workers, its rows and files; returns its state. */
+Datum
+petagen_forget(PG_FUNCTION_ARGS)
+{
+	JobDef		def;
+
+	guard_writable("petagen.forget()");
+	job_check_operator();
+	options_check_job_arg(fcinfo, "petagen.forget()");
+	/* no resume() or worker may change the job from here on */
+	ledger_lock_job(PG_GETARG_INT64(0));
+	job_read(PG_GETARG_INT64(0), &def, false);
+	job_check_owner(&def, "petagen.forget()");
+	job_check_forgettable(&def);
+	if (def.frozen)
+		frozen_repair_job(def.job);
+	if (def.leaf_method)
+		job_remove_leaf_files(&def);
+	ledger_delete_job(def.job);
+	PG_RETURN_TEXT_P(cstring_to_text(job_state_name(job_current_state(&def))));
 }

@@ -266,15 +266,20 @@ ledger_insert_job(JobDef *def)
 	def->run = 1;
 }
 
-/* Run one write on a job's row: $1 is the job, then the arguments given. */
-static void
+/*
+ * Run one write on a job's row: $1 is the job, then the arguments given;
+ * returns the number of rows written.
+ */
+static uint64
 ledger_update_job(const char *sql, int nargs, Oid *types, Datum *values)
 {
 	CatalogScope scope;
+	uint64		n;
 
 	catalog_connect(&scope, true);
-	catalog_exec(sql, nargs, types, values, NULL, SPI_OK_UPDATE);
+	n = catalog_exec(sql, nargs, types, values, NULL, SPI_OK_UPDATE);
 	catalog_finish(&scope);
+	return n;
 }
 
 /* Store the handle of a run's shared state as it starts. */
@@ -304,10 +309,15 @@ ledger_resume_run(JobDef *def)
 	CatalogScope scope;
 
 	catalog_connect(&scope, true);
-	catalog_exec("UPDATE petagen.jobs SET state = 'running', run = $2,"
-				 " workers = $3, finished_at = NULL WHERE job = $1"
-				 " RETURNING max_rate, disk_reserve",
-				 3, types, values, NULL, SPI_OK_UPDATE_RETURNING);
+	/* forget() may have removed the row since resume() read it */
+	if (catalog_exec("UPDATE petagen.jobs SET state = 'running', run = $2,"
+					 " workers = $3, finished_at = NULL WHERE job = $1"
+					 " RETURNING max_rate, disk_reserve",
+					 3, types, values, NULL, SPI_OK_UPDATE_RETURNING) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("load job " INT64_FORMAT " does not exist", def->job),
+				 errdetail("It was removed with petagen.forget() while it was being resumed.")));
 	def->max_rate = ledger_int8(1);
 	def->disk_reserve = DatumGetInt64(catalog_value(0, 2, &isnull));
 	if (isnull)
@@ -540,9 +550,9 @@ ledger_moved_leaf(int64 job, const Oid *leaves, int nleaves, Oid *was)
 	return moved;
 }
 
-/* The number of chunks of job in the ledger. */
-int64
-ledger_count_chunks(int64 job)
+/* The int8 that query sql ($1: job) returns about job's ledger. */
+static int64
+ledger_job_int8(const char *sql, int64 job)
 {
 	Oid			types[1] = {INT8OID};
 	Datum		values[1] = {Int64GetDatum(job)};
@@ -550,9 +560,58 @@ ledger_count_chunks(int64 job)
 	CatalogScope scope;
 
 	catalog_connect(&scope, false);
-	catalog_exec("SELECT count(*) FROM petagen.chunks WHERE job = $1",
-				 1, types, values, NULL, SPI_OK_SELECT);
+	catalog_exec(sql, 1, types, values, NULL, SPI_OK_SELECT);
 	n = ledger_int8(1);
 	catalog_finish(&scope);
 	return n;
+}
+
+/* The number of chunks of job in the ledger. */
+int64
+ledger_count_chunks(int64 job)
+{
+	return ledger_job_int8("SELECT count(*) FROM petagen.chunks WHERE job = $1", job);
+}
+
+/*
+ * Lock job's row of petagen.jobs, if there is one, until the transaction
+ * ends, so that no resume() or worker changes it meanwhile.
+ */
+void
+ledger_lock_job(int64 job)
+{
+	Oid			types[1] = {INT8OID};
+	Datum		values[1] = {Int64GetDatum(job)};
+	CatalogScope scope;
+
+	catalog_connect(&scope, true);
+	catalog_exec("SELECT FROM petagen.jobs WHERE job = $1 FOR UPDATE",
+				 1, types, values, NULL, SPI_OK_SELECT);
+	catalog_finish(&scope);
+}
+
+/* One more than the highest chunk number of job in the ledger (0 if none). */
+int64
+ledger_chunk_bound(int64 job)
+{
+	return ledger_job_int8("SELECT COALESCE(max(chunk) + 1, 0) FROM petagen.chunks"
+						   " WHERE job = $1", job);
+}
+
+/*
+ * Delete job's row of petagen.jobs: every table that names a job
+ * (chunks, progress_log, chunk_intents, job_indexes, job_shards) references
+ * it ON DELETE CASCADE, so its rows there go with it.
+ */
+void
+ledger_delete_job(int64 job)
+{
+	Oid			types[1] = {INT8OID};
+	Datum		values[1] = {Int64GetDatum(job)};
+	CatalogScope scope;
+
+	catalog_connect(&scope, true);
+	catalog_exec("DELETE FROM petagen.jobs WHERE job = $1",
+				 1, types, values, NULL, SPI_OK_DELETE);
+	catalog_finish(&scope);
 }

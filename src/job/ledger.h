@@ -46,5 +46,8 @@ extern void ledger_done_chunks(int64 job, int64 nchunks, uint8 *done);
 extern int64 ledger_moved_leaf(int64 job, const Oid *leaves, int nleaves,
 							   Oid *was);
 extern int64 ledger_count_chunks(int64 job);
+extern void ledger_lock_job(int64 job);
+extern int64 ledger_chunk_bound(int64 job);
+extern void ledger_delete_job(int64 job);
 
 #endif							/* PETAGEN_LEDGER_H */

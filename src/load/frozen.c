@@ -58,6 +58,9 @@
  * Index entries an attempt wrote then point at deleted tuples: index scans
  * and unique checks skip them, VACUUM removes them.  The pages repaired lose
  * their all-visible bit until the next VACUUM; only those pages.
+ * petagen.forget() of a job repairs every chunk with an intent, in its own
+ * transaction (a rollback keeps the rows and the intents), before the
+ * intents go with the job's row: nobody could remove those rows later.
  *
  * Limits: the XID comparison is modulo 2^32, so an interrupted frozen job
  * must be resumed within ~2 billion XIDs (long before anti-wraparound
@@ -262,6 +265,50 @@ frozen_repair(int64 job, int64 chunk, const FrozenIntent *intent)
 		ereport(LOG,
 				(errmsg("petagen job " INT64_FORMAT " chunk " INT64_FORMAT ": removed " INT64_FORMAT " frozen rows of an interrupted attempt",
 						job, chunk, removed)));
+}
+
+/*
+ * petagen.forget() of job, none of whose workers is left: remove what every
+ * interrupted chunk left (the chunks with an intent), as resume() would
+ * before writing them again; the intents go with the job's row.
+ */
+void
+frozen_repair_job(int64 job)
+{
+	Oid			types[1] = {INT8OID};
+	Datum		values[1] = {Int64GetDatum(job)};
+	MemoryContext here = CurrentMemoryContext;
+	CatalogScope scope;
+	int64	   *chunks;
+	uint64		n;
+
+	catalog_connect(&scope, false);
+	n = catalog_exec("SELECT chunk FROM petagen.chunk_intents WHERE job = $1",
+					 1, types, values, NULL, SPI_OK_SELECT);
+	chunks = MemoryContextAlloc(here, sizeof(int64) * Max(n, 1));
+	for (uint64 i = 0; i < n; i++)
+	{
+		bool		isnull;
+
+		chunks[i] = DatumGetInt64(catalog_value(i, 1, &isnull));
+	}
+	catalog_finish(&scope);
+	for (uint64 i = 0; i < n; i++)
+	{
+		FrozenIntent intent;
+		bool		found;
+
+		catalog_connect(&scope, false);
+		found = frozen_read_intent(job, chunks[i], here, &intent);
+		catalog_finish(&scope);
+		if (!found)
+			continue;
+		frozen_repair(job, chunks[i], &intent);
+		frozen_free_intent(&intent);
+		/* the next repair's snapshot must see these deletions: they share pages */
+		CommandCounterIncrement();
+	}
+	pfree(chunks);
 }
 
 /* Fill intent with the local leaves of relid and where a new attempt may write. */

@@ -28,6 +28,7 @@ extern void frozen_prepare_chunk(int64 job, int64 chunk, Oid relid,
 								 FrozenIntent *intent);
 extern void frozen_lock_leaves(const FrozenIntent *intent);
 extern void frozen_forget_chunk(int64 job, int64 chunk);
+extern void frozen_repair_job(int64 job);
 extern void frozen_free_intent(FrozenIntent *intent);
 
 #endif							/* PETAGEN_FROZEN_H */

@@ -13,7 +13,8 @@
  * locations in $PGDATA/pg_petagen/storage/<database>_<job>_<leaf>
  * (written under a temporary name and renamed durably); it removes the
  * record after the leaf's transaction commits or aborts.  A record found
- * by resume() (no worker of the job is alive then) was left by a crash:
+ * by resume() or forget() (no worker of the job is alive then) was left
+ * by a crash:
  * if the ledger holds the leaf, its transaction committed and the files
  * are the leaf's; otherwise every recorded file that no pg_class row
  * uses is dropped as an aborted transaction's files are
@@ -214,10 +215,10 @@ leaf_storage_drop_record(const char *path, int64 job, const uint8 *done,
 }
 
 /*
- * At resume() of job, whose workers are all gone: drop the files of its
- * leaves that a crash interrupted (done: a bit per leaf the ledger holds,
- * nleaves of them) and remove every record of the job; returns how many
- * files were dropped.
+ * At resume() or forget() of job, whose workers are all gone: drop the
+ * files of its leaves that a crash interrupted (done: a bit per leaf the
+ * ledger holds, nleaves of them) and remove every record of the job;
+ * returns how many files were dropped.
  */
 int
 leaf_storage_remove_orphans(int64 job, const uint8 *done, int nleaves)

@@ -61,17 +61,6 @@ sub excess_sql
 	  . " - (SELECT coalesce(sum(rows_written), 0) FROM petagen.chunks WHERE job = $job)";
 }
 
-# Files of the database that no relation uses (after a checkpoint, which
-# removes the names of dropped files): what a crash leaves of the leaves
-# in flight.
-sub orphan_files
-{
-	return $node->safe_psql('postgres', q{CHECKPOINT;
-		SELECT count(*) FROM pg_ls_dir('base/' || (SELECT oid FROM pg_database
-		  WHERE datname = current_database())) f
-		WHERE f ~ '^\d+$' AND pg_filenode_relation(0, f::oid) IS NULL});
-}
-
 # Hold the workers of a new leaf load before the commit of their leaves,
 # leaves $first on; checks that readers see none of the held leaves' rows.
 sub start_held_before_commit
@@ -121,7 +110,7 @@ sub check_exact
 	is( $node->safe_psql('postgres',
 			"SELECT count(*) FROM pg_ls_dir('pg_petagen/storage', true, false)"),
 		'0', "$what: no record of a leaf's new files is left");
-	is(orphan_files(), '0', "$what: no file of the database is left outside every relation");
+	is(orphan_files($node), '0', "$what: no file of the database is left outside every relation");
 }
 
 # (a) An uninterrupted leaf load: almost no WAL.
@@ -147,7 +136,7 @@ ok( poll_after_crash(
 	'kill: after the crash restart the job is interrupted');
 is(seqscan_psql($node, excess_sql($job_b, 'leaf_b')), '0',
 	'kill: the leaves in flight are empty again');
-cmp_ok(orphan_files(), '>=', 2,
+cmp_ok(orphan_files($node), '>=', 2,
 	'kill: the new files of the two leaves in flight are left outside every relation');
 set_debug_pause($node, '');
 is($node->safe_psql('postgres', "SELECT petagen.resume($job_b)"),

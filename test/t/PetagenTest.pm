@@ -10,7 +10,7 @@ use Time::HiRes qw(usleep);
 
 our @EXPORT = qw(ycsb_table_sql seqscan_psql try_sql error_of set_setting
   set_debug_pause wait_for_debug_pause poll_after_crash check_load_exact
-  rows_off_frozen_pages routing_dir routing_files count_within);
+  rows_off_frozen_pages routing_dir routing_files orphan_files count_within);
 
 # Test tables come from petagen.create_table() (the canonical, hash
 # partitioned table) or, when a test needs a plain table of that shape, from
@@ -187,6 +187,18 @@ sub routing_files
 	my $dir = routing_dir($node, $job, $db);
 	return $node->safe_psql($db // 'postgres',
 		"SELECT count(*) FROM pg_ls_dir('$dir', true, false) f WHERE f LIKE 'range.%'");
+}
+
+# Files of database $db (default postgres) of $node that no relation uses
+# (after a checkpoint, which removes the names of dropped files): what a
+# crash leaves of the leaves in flight.
+sub orphan_files
+{
+	my ($node, $db) = @_;
+	return $node->safe_psql($db // 'postgres', q{CHECKPOINT;
+		SELECT count(*) FROM pg_ls_dir('base/' || (SELECT oid FROM pg_database
+		  WHERE datname = current_database())) f
+		WHERE f ~ '^\d+$' AND pg_filenode_relation(0, f::oid) IS NULL});
 }
 
 1;
