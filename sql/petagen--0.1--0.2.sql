@@ -576,3 +576,38 @@ BEGIN
         format('latest %s run per pair; the diagonal reads local leaves', kinds), body);
 END
 $$;
+
+-- bench_sweep()'s rows end with the sweep id: a new result type.
+DROP FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer);
+-- petagen.bench_sweep(kind, workers[], ...): one bench() run per worker
+-- count; each row ends with the sweep id that chart_sweep() takes.
+CREATE FUNCTION @extschema@.bench_sweep(
+    kind text,
+    workers integer[] DEFAULT '{1,2,4,8}',
+    duration interval DEFAULT '10 s',
+    warmup interval DEFAULT '0 s',
+    "table" text DEFAULT 'usertable',
+    target text[] DEFAULT NULL,
+    distribution text DEFAULT NULL,
+    zipfian_constant double precision DEFAULT 0.99,
+    rows numeric DEFAULT NULL,
+    keys text DEFAULT NULL,
+    seed bigint DEFAULT NULL,
+    fieldlength integer DEFAULT NULL,
+    prefix text DEFAULT NULL,
+    zeropadding integer DEFAULT NULL)
+RETURNS TABLE(id bigint, kind text, workers integer, operations bigint,
+              tps double precision, errors bigint, not_found bigint,
+              p50_us double precision, p95_us double precision,
+              p99_us double precision, p999_us double precision,
+              max_us double precision, reads bigint, updates bigint,
+              inserts bigint, scans bigint, rmws bigint, sweep bigint)
+AS 'MODULE_PATHNAME', 'petagen_bench_sweep'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE
+ROWS 4;
+
+COMMENT ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer) IS
+    'petagen.bench() once per worker count; every row ends with the sweep id (bench_results.sweep, the id of the first run)';
+
+REVOKE ALL ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer) TO petagen_operator;
