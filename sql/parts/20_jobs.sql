@@ -64,13 +64,17 @@ CREATE TABLE @extschema@.chunks (
     PRIMARY KEY (job, chunk)
 );
 
--- Cumulative progress of every job, one row per petagen.progress_log_interval.
+-- Cumulative progress of every job: some 40 rows a run (one at least every
+-- petagen.progress_log_interval), one as each phase begins, one at its end.
 CREATE TABLE @extschema@.progress_log (
     job bigint NOT NULL REFERENCES @extschema@.jobs ON DELETE CASCADE,
     logged_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
     keys_done bigint NOT NULL,
     rows_written bigint NOT NULL,
-    bytes bigint NOT NULL
+    bytes bigint NOT NULL,
+    -- routing, loading or indexing; a run's last row: how it ended (done,
+    -- stopped, failed); NULL in rows logged by 0.1
+    phase text
 );
 CREATE INDEX ON @extschema@.progress_log (job, logged_at);
 

@@ -74,7 +74,8 @@ ROWS 1;
 COMMENT ON FUNCTION @extschema@.bench(text, integer, interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer) IS
     'in-server select/update/YCSB benchmark on the target leaves; recorded in petagen.bench_results';
 
--- petagen.bench_sweep(kind, workers[], ...): one bench() run per worker count.
+-- petagen.bench_sweep(kind, workers[], ...): one bench() run per worker
+-- count; each row ends with the sweep id that chart_sweep() takes.
 CREATE FUNCTION @extschema@.bench_sweep(
     kind text,
     workers integer[] DEFAULT '{1,2,4,8}',
@@ -95,13 +96,13 @@ RETURNS TABLE(id bigint, kind text, workers integer, operations bigint,
               p50_us double precision, p95_us double precision,
               p99_us double precision, p999_us double precision,
               max_us double precision, reads bigint, updates bigint,
-              inserts bigint, scans bigint, rmws bigint)
+              inserts bigint, scans bigint, rmws bigint, sweep bigint)
 AS 'MODULE_PATHNAME', 'petagen_bench_sweep'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE
 ROWS 4;
 
 COMMENT ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer) IS
-    'petagen.bench() once per worker count; bench_results.sweep is the id of the first run';
+    'petagen.bench() once per worker count; every row ends with the sweep id (bench_results.sweep, the id of the first run)';
 
 -- petagen.forget_bench(id): remove a benchmark run, or every run of the sweep id names.
 CREATE FUNCTION @extschema@.forget_bench(id bigint)

@@ -116,13 +116,29 @@ RETURN round((CASE
     WHEN log THEN p0 + (ln(v) - ln(lo)) / (ln(hi) - ln(lo)) * (p1 - p0)
     ELSE p0 + (v - lo) / (hi - lo) * (p1 - p0) END)::numeric, 1);
 
--- petagen.svg_color(i): colour i (1, 2, ...) of a palette safe for colour-blind readers.
+-- petagen.svg_color(i): colour i (1, 2, ...): the 7 colours of a palette
+-- safe for colour-blind readers, then hues a golden angle apart in three
+-- lightnesses, so that any number of series get distinct colours.
 CREATE FUNCTION @extschema@.svg_color(i integer)
 RETURNS text
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
-RETURN ('{#0072b2,#d55e00,#009e73,#cc79a7,#e69f00,#56b4e9,#000000}'::text[])
-       [1 + ((i - 1) % 7 + 7) % 7];
+AS $$
+DECLARE
+    h double precision := ((i - 8) * 137.508 + 270)::numeric % 360;
+    l double precision := (ARRAY[0.42, 0.30, 0.55])[1 + (i - 8) % 3];
+    a double precision := 0.75 * least(l, 1 - l);
+BEGIN
+    IF i <= 7 THEN
+        RETURN ('{#0072b2,#d55e00,#009e73,#cc79a7,#e69f00,#56b4e9,#000000}'::text[])
+               [1 + ((i - 1) % 7 + 7) % 7];
+    END IF;
+    RETURN '#' || (SELECT string_agg(lpad(to_hex(round(255 * (l - a * greatest(-1, least(k - 3, 9 - k, 1))))::integer), 2, '0'),
+                                     '' ORDER BY n)
+                     FROM unnest('{0,8,4}'::integer[]) WITH ORDINALITY AS c(n0, n),
+                          LATERAL (SELECT ((n0 + h / 30)::numeric % 12)::float8) AS x(k));
+END
+$$;
 
 -- petagen.svg_ramp(t): the colour of t in 0 .. 1 on the viridis scale.
 CREATE FUNCTION @extschema@.svg_ramp(t double precision)
@@ -164,11 +180,54 @@ RETURN format(
     body);
 
 
+-- petagen.svg_tint(phase): the background colour of a job's phase.
+CREATE FUNCTION @extschema@.svg_tint(phase text)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+RETURN CASE phase WHEN 'routing' THEN '#fbe3c4' WHEN 'loading' THEN '#e6f0fa'
+                  WHEN 'indexing' THEN '#dcefe2' ELSE '#e4e4e4' END;
+
+-- petagen.svg_bands(x, y, w, h, lo, hi, labels, starts, ends): the spans
+-- starts[i] .. ends[i] of an x axis from lo to hi, drawn across the box
+-- (x, y, w, h) as tinted <rect class="phase"> with a tooltip, and a key of
+-- the labels below the box, left of where svg_panel() puts the x label:
+-- the phases behind a chart over time.
+CREATE FUNCTION @extschema@.svg_bands(x integer, y integer, w integer, h integer,
+    lo double precision, hi double precision,
+    labels text[], starts double precision[], ends double precision[])
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+RETURN (SELECT string_agg(format('<rect class="phase" x="%s" y="%s" width="%s" height="%s" fill="%s"><title>%s</title></rect>',
+                                 p.x0, y, p.x1 - p.x0, h, @extschema@.svg_tint(b.label),
+                                 @extschema@.svg_escape(format('%s: %s to %s', b.label,
+                                     @extschema@.svg_number(b.s0, true), @extschema@.svg_number(b.s1, true)))),
+                          E'\n' ORDER BY b.o)
+          FROM unnest(labels, starts, ends) WITH ORDINALITY AS b(label, s0, s1, o),
+               LATERAL (SELECT @extschema@.svg_scale(b.s0, lo, hi, false, x, x + w),
+                               @extschema@.svg_scale(b.s1, lo, hi, false, x, x + w)) AS p(x0, x1))
+    || E'\n'
+    || (SELECT string_agg(format('<rect x="%s" y="%s" width="12" height="12" fill="%s" stroke="#888888"/>'
+                                 '<text x="%s" y="%s">%s</text>',
+                                 k.kx, y + h + 26, @extschema@.svg_tint(k.label),
+                                 k.kx + 16, y + h + 36, @extschema@.svg_escape(k.label, 9)),
+                          E'\n' ORDER BY k.n)
+          FROM (SELECT u.label, row_number() OVER (ORDER BY min(u.o)) AS n
+                  FROM unnest(labels) WITH ORDINALITY AS u(label, o)
+                 GROUP BY u.label) AS g,
+               LATERAL (SELECT g.label, g.n,
+                               x + CASE WHEN g.n <= 3 THEN 80 * (g.n - 1)
+                                        ELSE w - 80 * (7 - g.n) END) AS k(label, n, kx)
+         WHERE g.n <= 6)
+    || E'\n';
+
 -- petagen.svg_panel(...): a line chart in the box (x, y, w, h): grid, ticks,
 -- axis labels, per series a line and its points as <circle class="mark">
--- with a tooltip, and a legend right of the box.  Points a log axis cannot
--- show are left out.  xticks: the x ticks to use (the x axis then gets a
--- margin); xmin, ymin: a value the axis must reach (0 for rates and time).
+-- with a tooltip, and a legend right of the box (as many series as fit,
+-- then how many more).  Points a log axis cannot show are left out.
+-- xticks: the x ticks to use (the x axis then gets a margin); xmin, ymin:
+-- a value the axis must reach (0 for rates and time).
 CREATE FUNCTION @extschema@.svg_panel(
     x integer, y integer, w integer, h integer,
     xlabel text, ylabel text,
@@ -192,6 +251,8 @@ DECLARE
     ticks text;
     lines text;
     keys text;
+    room integer := greatest(h / 18, 2);
+    series_n integer;
 BEGIN
     SELECT min(px), max(px), min(py), max(py) INTO xlo, xhi, ylo, yhi
       FROM unnest(xs, ys) AS p(px, py)
@@ -236,7 +297,7 @@ BEGIN
                @extschema@.svg_scale(p.px, xlo, xhi, logx, x + pad, x + w - pad) AS cx,
                @extschema@.svg_scale(p.py, ylo, yhi, logy, y + h, y) AS cy
           FROM p JOIN k ON k.s IS NOT DISTINCT FROM p.s),
-    g AS (
+    d AS (
         SELECT q.i, q.s, q.color,
                CASE WHEN count(*) > 1 THEN
                    format('<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>' || E'\n',
@@ -249,15 +310,18 @@ BEGIN
                                         @extschema@.svg_number(q.px, true), ', ', coalesce(ylabel, 'y'),
                                         ' = ', @extschema@.svg_number(q.py, true)))),
                              E'\n' ORDER BY q.px, q.o) AS drawn
-          FROM q GROUP BY q.i, q.s, q.color)
+          FROM q GROUP BY q.i, q.s, q.color),
+    g AS (SELECT d.*, count(*) OVER ()::integer AS n FROM d)
     SELECT string_agg(g.drawn, E'\n' ORDER BY g.i),
            string_agg(format('<line x1="%1$s" y1="%2$s" x2="%3$s" y2="%2$s" stroke="%4$s" stroke-width="2"/>'
                              '<circle cx="%5$s" cy="%2$s" r="4" fill="%4$s"/><text x="%6$s" y="%7$s">%8$s</text>',
                              x + w + 14, y + 18 * g.i - 8, x + w + 38, g.color, x + w + 26,
                              x + w + 44, y + 18 * g.i - 4,
                              @extschema@.svg_escape(g.s, greatest(4, (756 - x - w) / 7))),
-                      E'\n' ORDER BY g.i) FILTER (WHERE legend AND g.s IS NOT NULL)
-      INTO lines, keys
+                      E'\n' ORDER BY g.i) FILTER (WHERE legend AND g.s IS NOT NULL
+                                                 AND (g.i < room OR g.n <= room)),
+           max(g.n)
+      INTO lines, keys, series_n
       FROM g;
 
     RETURN concat_ws(E'\n', grid, ticks,
@@ -268,7 +332,10 @@ BEGIN
         CASE WHEN ylabel IS NOT NULL THEN
             format('<text transform="translate(%s,%s) rotate(-90)" text-anchor="middle">%s</text>',
                    x - 54, y + h / 2, @extschema@.svg_escape(ylabel, h / 7)) END,
-        lines, keys) || E'\n';
+        lines, keys,
+        CASE WHEN legend AND series_n > room THEN
+            format('<text x="%s" y="%s">+ %s more</text>',
+                   x + w + 14, y + 18 * room - 4, series_n - room + 1) END) || E'\n';
 END
 $$;
 
@@ -347,7 +414,8 @@ BEGIN
 END
 $$;
 
--- petagen.chart_sweep(sweep, metric): chart_bench() of the runs of one bench_sweep().
+-- petagen.chart_sweep(sweep, metric): chart_bench() of the runs of one
+-- bench_sweep(); the id of a single bench() run is not a sweep.
 CREATE FUNCTION @extschema@.chart_sweep(sweep bigint, metric text DEFAULT 'tps')
 RETURNS text
 LANGUAGE plpgsql STABLE
@@ -361,11 +429,12 @@ BEGIN
             USING ERRCODE = '22004';
     END IF;
     ids := ARRAY(SELECT r.id FROM @extschema@.bench_results AS r
-                  WHERE r.sweep = chart_sweep.sweep OR r.id = chart_sweep.sweep
-                  ORDER BY r.id);
+                  WHERE r.sweep = chart_sweep.sweep ORDER BY r.id);
     IF cardinality(ids) = 0 THEN
         RAISE EXCEPTION 'benchmark sweep % does not exist', sweep USING ERRCODE = '42704',
-            HINT = 'Run petagen.bench_sweep() first: it returns the sweep id, the sweep column of petagen.bench_results.';
+            HINT = CASE WHEN EXISTS (SELECT FROM @extschema@.bench_results AS r WHERE r.id = chart_sweep.sweep)
+                        THEN format('Run %s is a single petagen.bench() run, not a sweep: draw it with petagen.chart_bench(''{%s}'').', sweep, sweep)
+                        ELSE 'Run petagen.bench_sweep() first: it returns the sweep id, the sweep column of petagen.bench_results.' END;
     END IF;
     RETURN @extschema@.chart_bench(ids, metric,
         format('Sweep %s: %s', sweep, CASE metric WHEN 'latency' THEN 'latency percentiles vs workers'
@@ -379,10 +448,12 @@ $$;
 -- between rows if that is longer (cumulative counts are interpolated
 -- linearly inside the window's first interval): a row logged moments after
 -- the one before it is not credited with work done before that one.
--- Drops (work rolled back by a stop) count as no progress.
+-- Drops (work rolled back by a stop) count as no progress.  phase: what
+-- the job was doing (progress_log.phase).
 CREATE FUNCTION @extschema@.load_rates(job bigint)
 RETURNS TABLE(logged_at timestamptz, seconds double precision, rows_written bigint,
-              bytes bigint, rows_per_s double precision, mb_per_s double precision)
+              bytes bigint, rows_per_s double precision, mb_per_s double precision,
+              phase text)
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 BEGIN ATOMIC
@@ -392,9 +463,11 @@ BEGIN ATOMIC
           FROM @extschema@.jobs AS j
          WHERE j.job = load_rates.job),
     p AS (
-        SELECT NULL::timestamptz AS at, 0::float8 AS sec, 0::bigint AS r, 0::bigint AS b FROM o
+        SELECT NULL::timestamptz AS at, 0::float8 AS sec, 0::bigint AS r, 0::bigint AS b,
+               NULL::text AS ph FROM o
         UNION ALL
-        SELECT l.logged_at, extract(epoch FROM l.logged_at - o.origin)::float8, l.rows_written, l.bytes
+        SELECT l.logged_at, extract(epoch FROM l.logged_at - o.origin)::float8, l.rows_written, l.bytes,
+               l.phase
           FROM @extschema@.progress_log AS l, o
          WHERE l.job = load_rates.job),
     s AS (
@@ -409,7 +482,7 @@ BEGIN ATOMIC
          WHERE s.at IS NOT NULL)
     SELECT x.at, x.sec, x.r, x.b,
            greatest(x.r - a.r_from, 0) / nullif(x.win, 0),
-           greatest(x.b - a.b_from, 0) / 1048576.0 / nullif(x.win, 0)
+           greatest(x.b - a.b_from, 0) / 1048576.0 / nullif(x.win, 0), x.ph
       FROM x,
            LATERAL (SELECT s0.r + coalesce((s0.r2 - s0.r) * f.frac, 0),
                            s0.b + coalesce((s0.b2 - s0.b) * f.frac, 0)
@@ -422,7 +495,9 @@ BEGIN ATOMIC
 END;
 
 -- petagen.chart_load(job): load rate (rows/s, MB/s) and rows written over
--- the time since the job was started, from petagen.load_rates().
+-- the time since the job was started, from petagen.load_rates(), with the
+-- job's phases (routing, loading, indexing; stopped or failed between
+-- runs) as bands behind the panels.
 CREATE FUNCTION @extschema@.chart_load(job bigint)
 RETURNS text
 LANGUAGE plpgsql STABLE
@@ -437,12 +512,21 @@ DECLARE
     rps double precision[];
     mbps double precision[];
     total double precision[];
+    phases text[];
+    xt double precision[];
+    bands text;
 BEGIN
     IF job IS NULL THEN
         RAISE EXCEPTION 'argument "job" of petagen.chart_load() must not be null'
             USING ERRCODE = '22004';
     END IF;
-    SELECT format('%s rows into %s, %s workers, keys %s, %s', to_char(j.rows, 'FM999,999,999,999,999,999'), j."table", j.workers, j.keys, j.state)
+    SELECT format('%s rows into %s: %s method, %s keys%s, indexes %s, %s workers, %s',
+                  to_char(j.rows, 'FM999,999,999,999,999,999'),
+                  CASE WHEN EXISTS (SELECT FROM pg_class AS c WHERE c.oid = j."table")
+                       THEN j."table"::text ELSE 'dropped table' END,
+                  j.method, j.keys, CASE WHEN j.frozen THEN ', frozen' END,
+                  CASE j.indexes WHEN 'after' THEN 'built after' ELSE 'maintained' END,
+                  j.workers, j.state)
       INTO about
       FROM @extschema@.jobs AS j
      WHERE j.job = chart_load.job;
@@ -452,22 +536,42 @@ BEGIN
     SELECT array_agg(r.seconds ORDER BY r.seconds, r.rows_written),
            array_agg(r.rows_per_s ORDER BY r.seconds, r.rows_written),
            array_agg(r.mb_per_s ORDER BY r.seconds, r.rows_written),
-           array_agg(r.rows_written ORDER BY r.seconds, r.rows_written)
-      INTO ts, rps, mbps, total
+           array_agg(r.rows_written ORDER BY r.seconds, r.rows_written),
+           array_agg(r.phase ORDER BY r.seconds, r.rows_written)
+      INTO ts, rps, mbps, total, phases
       FROM @extschema@.load_rates(job) AS r;
     IF ts IS NULL THEN
         RAISE EXCEPTION 'load job % has no progress_log rows yet', job USING ERRCODE = '55000',
-            HINT = format('A running job adds a row to petagen.progress_log every petagen.progress_log_interval (now %s): try again later, or lower the setting.',
-                          coalesce(current_setting('petagen.progress_log_interval', true), '5min'));
+            HINT = 'A job''s first progress_log rows appear when its first chunk commits, a leaf job''s when it starts routing: try again in a moment.';
     END IF;
     span := ts[cardinality(ts)];
     SELECT u, d INTO unit, div
       FROM (VALUES ('h', 3600.0, 7200.0), ('min', 60.0, 120.0), ('s', 1.0, 0.0)) AS v(u, d, above)
      WHERE span >= above ORDER BY above DESC LIMIT 1;
     ts := ARRAY(SELECT t / div FROM unnest(ts) WITH ORDINALITY AS u(t, o) ORDER BY o);
+    -- the x axis svg_panel() draws (xmin 0), for the bands behind it
+    xt := @extschema@.svg_ticks(0, ts[cardinality(ts)]);
+
+    -- a band per run of rows in the same phase, from where it began (the
+    -- chart's start for a first phase of work) to where the next one did;
+    -- a run's end (stopped, failed) lasts until the next run began
+    SELECT @extschema@.svg_bands(90, 56, 660, 368, xt[1], xt[cardinality(xt)],
+                                 array_agg(b.ph ORDER BY b.t0), array_agg(b.t0 ORDER BY b.t0),
+                                 array_agg(b.t1 ORDER BY b.t0))
+      INTO bands
+      FROM (SELECT i.ph, CASE WHEN i.first AND i.ph IN ('routing', 'loading', 'indexing') THEN 0 ELSE i.t0 END AS t0,
+                   coalesce(lead(i.t0) OVER (ORDER BY i.t0), i.tl) AS t1
+              FROM (SELECT g.ph, min(g.t) AS t0, max(g.t) AS tl, bool_or(g.o = 1) AS first
+                      FROM (SELECT c.*, count(*) FILTER (WHERE c.changed) OVER (ORDER BY c.o) AS run
+                              FROM (SELECT u.t, u.ph, u.o,
+                                           u.ph IS DISTINCT FROM lag(u.ph) OVER (ORDER BY u.o) AS changed
+                                      FROM unnest(ts, phases) WITH ORDINALITY AS u(t, ph, o)) AS c) AS g
+                     GROUP BY g.run, g.ph) AS i) AS b
+     WHERE b.ph IS NOT NULL AND b.t1 > b.t0;
 
     RETURN @extschema@.svg_document(format('Load job %s: rate and rows written', job), about,
-        @extschema@.svg_panel(90, 56, 660, 100, NULL, 'rows/s', NULL, ts, rps, xmin => 0, ymin => 0)
+        coalesce(bands, '')
+        || @extschema@.svg_panel(90, 56, 660, 100, NULL, 'rows/s', NULL, ts, rps, xmin => 0, ymin => 0)
         || @extschema@.svg_panel(90, 190, 660, 100, NULL, 'MB/s', NULL, ts, mbps, xmin => 0, ymin => 0)
         || @extschema@.svg_panel(90, 324, 660, 100, format('time since start (%s)', unit),
                                  'rows written', NULL, ts, total, xmin => 0, ymin => 0));
@@ -542,7 +646,7 @@ BEGIN
                       @extschema@.svg_escape(format('%s to %s: %s TPS, p99 %s us (%s run %s)',
                           b.node, b.target, @extschema@.svg_number(b.tps, true),
                           coalesce(@extschema@.svg_number(b.p99_us, true), '-'), b.kind, b.id)),
-                      g.cx + cw / 2, round(g.cy + ch / 2 + fs * 0.35, 1), fs,
+                      round(g.cx + cw / 2, 1), round(g.cy + ch / 2 + fs * 0.35, 1), fs,
                       CASE WHEN g.t < 0.6 THEN '#ffffff' ELSE '#000000' END,
                       @extschema@.svg_number(b.tps))
            END, E'\n' ORDER BY rn.r, cn.c)
@@ -569,7 +673,7 @@ BEGIN
         format('<text transform="translate(24,%s) rotate(-90)" text-anchor="middle" font-weight="bold">node sending the queries</text>',
                ay + ah / 2),
         '<defs><linearGradient id="petagen-ramp" x1="0" y1="1" x2="0" y2="0">'
-        || (SELECT string_agg(format('<stop offset="%s" stop-color="%s"/>', i / 8.0,
+        || (SELECT string_agg(format('<stop offset="%s%%" stop-color="%s"/>', i * 12.5,
                                      @extschema@.svg_ramp(i / 8.0)), '' ORDER BY i)
               FROM generate_series(0, 8) AS i)
         || '</linearGradient></defs>',

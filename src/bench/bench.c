@@ -64,6 +64,7 @@
 
 /* Columns of bench()'s result row. */
 #define BENCH_RESULT_COLS	17
+#define BENCH_SWEEP_COLS	18	/* bench_sweep()'s rows end with the sweep id */
 /* Key numbers tried to show that the target holds part of the key space. */
 #define BENCH_PROBE_KEYS	100000
 /* Longest duration and warm-up, in microseconds: nanosecond clocks stay in range. */
@@ -902,14 +903,17 @@ bench_record(const BenchDef *def, const BenchResult *res, int64 sweep)
 	catalog_finish(&scope);
 }
 
-/* Put a run as a result row of a materialized SRF. */
+/*
+ * Put a run as a result row of a materialized SRF; sweep (its sweep's id,
+ * or 0) ends the row where the result has that column (bench_sweep()'s).
+ */
 static void
 bench_return_row(FunctionCallInfo fcinfo, const BenchDef *def,
-				 const BenchResult *res)
+				 const BenchResult *res, int64 sweep)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Datum		values[BENCH_RESULT_COLS];
-	bool		nulls[BENCH_RESULT_COLS] = {0};
+	Datum		values[BENCH_SWEEP_COLS];
+	bool		nulls[BENCH_SWEEP_COLS] = {0};
 	bool		measured;
 
 	values[0] = Int64GetDatum(res->id);
@@ -924,6 +928,8 @@ bench_return_row(FunctionCallInfo fcinfo, const BenchDef *def,
 		nulls[i] = !measured;
 	for (int op = 0; op < BENCH_NOPS; op++)
 		values[12 + op] = Int64GetDatum(res->ops[op]);
+	values[BENCH_RESULT_COLS] = Int64GetDatum(sweep);
+	nulls[BENCH_RESULT_COLS] = sweep <= 0;
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
@@ -956,8 +962,10 @@ bench_run(FunctionCallInfo fcinfo, const BenchDef *def, int nworkers,
 						   psprintf("petagen bench " INT64_FORMAT ": %s, %d workers",
 									res->id, bench_mixes[def->kind].name, nworkers));
 	bench_execute_run(def, res);
-	bench_record(def, res, sweep < 0 ? res->id : sweep);
-	bench_return_row(fcinfo, def, res);
+	if (sweep < 0)
+		sweep = res->id;
+	bench_record(def, res, sweep);
+	bench_return_row(fcinfo, def, res, sweep);
 	return res->id;
 }
 

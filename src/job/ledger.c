@@ -2,7 +2,9 @@
  * ledger.c
  *		The job catalog's owner: every statement on petagen.jobs (one row
  *		per job), petagen.chunks (one row per loaded chunk, committed with
- *		the chunk's rows) and petagen.progress_log (the load's history).
+ *		the chunk's rows) and petagen.progress_log (the load's history,
+ *		each row naming the job's phase where the catalog has that column:
+ *		a 0.1 catalog, before ALTER EXTENSION UPDATE, has not).
  *
  * Reads run as the current role; writes as the catalog owner (catalog.c),
  * so that roles need no more than SELECT on these tables and every row in
@@ -15,10 +17,12 @@
 #include "postgres.h"
 
 #include "access/xact.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 
 #include "catalog.h"
@@ -361,6 +365,16 @@ ledger_mark_stopped(int64 job)
 					  " WHERE job = $1 AND state = 'running'", 1, types, values);
 }
 
+/* Does petagen.progress_log have a phase column (a 0.1 catalog has none)? */
+static bool
+ledger_logs_phases(void)
+{
+	Oid			relid = get_relname_relid("progress_log",
+										  get_namespace_oid("petagen", false));
+
+	return get_attnum(relid, "phase") != InvalidAttrNumber;
+}
+
 /* Record the end of a run (its final state's name) in petagen.jobs and a last progress_log row. */
 void
 ledger_record_end(int64 job, int32 run, const char *state, const char *error)
@@ -368,6 +382,7 @@ ledger_record_end(int64 job, int32 run, const char *state, const char *error)
 	Oid			types[4] = {INT8OID, INT4OID, TEXTOID, TEXTOID};
 	Datum		values[4];
 	char		nulls[4] = {' ', ' ', ' ', error ? ' ' : 'n'};
+	bool		phases;
 	CatalogScope scope;
 
 	values[0] = Int64GetDatum(job);
@@ -382,13 +397,15 @@ ledger_record_end(int64 job, int32 run, const char *state, const char *error)
 				 " ELSE pg_catalog.now() END"
 				 " WHERE job = $1 AND run = $2",
 				 4, types, values, nulls, SPI_OK_UPDATE);
-	/* a last progress_log row, so the history ends where the job did */
-	catalog_exec("INSERT INTO petagen.progress_log (job, keys_done,"
-				 " rows_written, bytes, logged_at)"
-				 " SELECT $1, coalesce(sum(keys), 0), coalesce(sum(rows_written), 0),"
-				 " coalesce(sum(bytes), 0), pg_catalog.clock_timestamp()"
-				 " FROM petagen.chunks WHERE job = $1",
-				 1, types, values, NULL, SPI_OK_INSERT);
+	/* a last progress_log row, so the history ends where the job did, and how */
+	phases = ledger_logs_phases();
+	catalog_exec(psprintf("INSERT INTO petagen.progress_log (job, keys_done,"
+						  " rows_written, bytes, logged_at%s)"
+						  " SELECT $1, coalesce(sum(keys), 0), coalesce(sum(rows_written), 0),"
+						  " coalesce(sum(bytes), 0), pg_catalog.clock_timestamp()%s"
+						  " FROM petagen.chunks WHERE job = $1",
+						  phases ? ", phase" : "", phases ? ", $3" : ""),
+				 phases ? 3 : 1, types, values, nulls, SPI_OK_INSERT);
 	catalog_finish(&scope);
 }
 
@@ -474,21 +491,29 @@ ledger_record_chunk(const JobDef *def, int32 worker, int64 chunk,
 	catalog_finish(&scope);
 }
 
-/* Add a progress_log row with the job's live totals, stamped now. */
+/*
+ * Add a progress_log row with the job's live totals, stamped now, in the
+ * current transaction; phase: what the job is doing (routing, loading,
+ * indexing).
+ */
 void
-ledger_log_progress(int64 job, const LoadStats *live)
+ledger_log_progress(int64 job, const LoadStats *live, const char *phase)
 {
-	Oid			types[4] = {INT8OID, INT8OID, INT8OID, INT8OID};
-	Datum		values[4] = {Int64GetDatum(job), Int64GetDatum(live->keys),
-	Int64GetDatum(live->rows), Int64GetDatum(live->bytes)};
+	Oid			types[5] = {INT8OID, INT8OID, INT8OID, INT8OID, TEXTOID};
+	Datum		values[5] = {Int64GetDatum(job), Int64GetDatum(live->keys),
+		Int64GetDatum(live->rows), Int64GetDatum(live->bytes),
+		CStringGetTextDatum(phase)};
+	bool		phases;
 	CatalogScope scope;
 
 	catalog_connect(&scope, true);
-	/* logged_at: when the chunk is done, not when its transaction began */
-	catalog_exec("INSERT INTO petagen.progress_log (job, keys_done,"
-				 " rows_written, bytes, logged_at)"
-				 " VALUES ($1, $2, $3, $4, pg_catalog.clock_timestamp())",
-				 4, types, values, NULL, SPI_OK_INSERT);
+	/* logged_at: the moment of these totals, not when the transaction began */
+	phases = ledger_logs_phases();
+	catalog_exec(psprintf("INSERT INTO petagen.progress_log (job, keys_done,"
+						  " rows_written, bytes, logged_at%s)"
+						  " VALUES ($1, $2, $3, $4, pg_catalog.clock_timestamp()%s)",
+						  phases ? ", phase" : "", phases ? ", $5" : ""),
+				 phases ? 5 : 4, types, values, NULL, SPI_OK_INSERT);
 	catalog_finish(&scope);
 }
 

@@ -41,7 +41,8 @@ extern void ledger_record_end(int64 job, int32 run, const char *state,
 extern void ledger_summary(int64 job, LedgerSummary *sum);
 extern void ledger_record_chunk(const JobDef *def, int32 worker, int64 chunk,
 								Oid leaf, const LoadStats *st);
-extern void ledger_log_progress(int64 job, const LoadStats *live);
+extern void ledger_log_progress(int64 job, const LoadStats *live,
+								const char *phase);
 extern void ledger_done_chunks(int64 job, int64 nchunks, uint8 *done);
 extern int64 ledger_moved_leaf(int64 job, const Oid *leaves, int nleaves,
 							   Oid *was);

@@ -31,6 +31,13 @@
  * leaves as a chunk job claims chunks, each leaf written whole in one
  * transaction with its ledger row.  The last worker out removes the
  * routing files unless the run was interrupted.
+ *
+ * Whichever worker finds a progress_log row due (sampling.c) logs the
+ * job's live totals and its phase: after a batch (loading), before a range
+ * is routed (routing), before an index is built (indexing).  The row is in
+ * that worker's transaction and commits with it.  The last worker out of
+ * routing, and the first into indexing, make the next row due at once, so
+ * that each phase begins with a row.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -62,6 +69,7 @@
 #include "job/ledger.h"
 #include "job/live.h"
 #include "job/options.h"
+#include "job/sampling.h"
 #include "load/disk.h"
 #include "load/frozen.h"
 #include "load/indexes.h"
@@ -110,6 +118,7 @@ static WorkerCtx *worker_ctx;
 
 PGDLLEXPORT void petagen_worker_main(Datum main_arg);
 static void worker_sample_rate(WorkerCtx *ctx);
+static void worker_log_progress(WorkerCtx *ctx, const LoadStats *st);
 
 /* Set this worker's state and, if given, the reason shown next to it. */
 static void
@@ -307,7 +316,10 @@ worker_debug_pause(WorkerCtx *ctx, DebugPausePoint point, int64 chunk)
 	worker_set_state(ctx, JOB_RUNNING, NULL);
 }
 
-/* load_range's callback after every batch: publish, and obey stop/disk/rate. */
+/*
+ * load_range's callback after every batch: publish, log progress when due,
+ * and obey stop/disk/rate.
+ */
 static void
 worker_progress(void *arg, const LoadStats *so_far)
 {
@@ -317,6 +329,7 @@ worker_progress(void *arg, const LoadStats *so_far)
 	pg_atomic_write_u64(&ctx->slot->rows, ctx->chunk_base_rows + so_far->rows);
 	pg_atomic_write_u64(&ctx->slot->bytes, ctx->chunk_base_bytes + so_far->bytes);
 	worker_sample_rate(ctx);
+	worker_log_progress(ctx, so_far);
 	worker_wait_for_room(ctx, 0);
 	worker_throttle(ctx);
 	/* after any pause: a stop that woke us must not let another batch through */
@@ -350,26 +363,37 @@ worker_live_totals(WorkerCtx *ctx, const LoadStats *st, LoadStats *live)
 }
 
 /*
- * Insert the ledger row of a finished chunk (a leaf job's: leaf number
- * `chunk`), and a progress_log row when due.
+ * Add a progress_log row with the job's live totals (st: this worker's
+ * work in flight) if one is due (sampling.c), naming the job's phase:
+ * routing, or as status() names it (loading, indexing).
  */
+static void
+worker_log_progress(WorkerCtx *ctx, const LoadStats *st)
+{
+	JobShared  *sh = ctx->shared;
+	bool		routing = ctx->def.leaf_method && ctx->routing;
+	LoadStats	live;
+	double		done;
+
+	worker_live_totals(ctx, st, &live);
+	if (routing)
+		done = (double) Min(pg_atomic_read_u64(&sh->next_range), sh->nranges) /
+			Max(sh->nranges, 1);
+	else
+		done = (double) (live.keys - sh->base_keys) /
+			Max(ctx->def.rows - sh->base_keys, 1);
+	if (sampling_claim(sh, done))
+		ledger_log_progress(ctx->def.job, &live,
+							routing ? "routing" :
+							job_phase_name(pg_atomic_read_u32(&sh->phase)));
+}
+
+/* Insert the ledger row of a finished chunk (a leaf job's: leaf number `chunk`). */
 static void
 worker_record_chunk(WorkerCtx *ctx, int64 chunk, const LoadStats *st)
 {
-	TimestampTz now = GetCurrentTimestamp();
-	uint64		due = pg_atomic_read_u64(&ctx->shared->next_log_at);
-
 	ledger_record_chunk(&ctx->def, ctx->args.index, chunk,
 						ctx->def.leaf_method ? ctx->leaves[chunk] : InvalidOid, st);
-	if ((uint64) now >= due &&
-		pg_atomic_compare_exchange_u64(&ctx->shared->next_log_at, &due,
-									   (uint64) now + (uint64) petagen_progress_log_interval * USECS_PER_SEC))
-	{
-		LoadStats	live;
-
-		worker_live_totals(ctx, st, &live);
-		ledger_log_progress(ctx->def.job, &live);
-	}
 }
 
 /* In a transaction of its own: repair a frozen chunk and record its intent. */
@@ -647,8 +671,11 @@ worker_prepare(WorkerCtx *ctx)
 static void
 worker_leave_routing(WorkerCtx *ctx)
 {
-	if (ctx->routing)
-		pg_atomic_fetch_sub_u32(&ctx->shared->routing, 1);
+	/* the last router starts the leaf job's loading phase */
+	if (ctx->routing &&
+		pg_atomic_sub_fetch_u32(&ctx->shared->routing, 1) == 0 &&
+		ctx->def.leaf_method)
+		sampling_phase_changed(ctx->shared);
 	ctx->routing = false;
 }
 
@@ -676,6 +703,7 @@ worker_route_range(WorkerCtx *ctx, int64 range)
 													   routing.nlocal));
 			worker_check_stop(ctx);
 			worker_set_state(ctx, JOB_RUNNING, "routing keys");
+			worker_log_progress(ctx, &st);
 			leaf_route_range(&routing, range, &st);
 			PopActiveSnapshot();
 			CommitTransactionCommand();
@@ -799,6 +827,9 @@ worker_build_next_index(WorkerCtx *ctx, bool leaves_only)
 		PushActiveSnapshot(GetTransactionSnapshot());
 		if (indexes_claim(ctx->def.job, leaves_only, &ib))
 		{
+			LoadStats	none = {0};
+
+			worker_log_progress(ctx, &none);
 			worker_set_current_index(ctx, ib.name);
 			snprintf(activity, sizeof(activity), "petagen job " INT64_FORMAT ": index %s",
 					 ctx->def.job, ib.name);
@@ -828,13 +859,21 @@ worker_build_next_index(WorkerCtx *ctx, bool leaves_only)
 	return built;
 }
 
+/* Set the job's phase to indexing; the first worker to do so makes a progress_log row due. */
+static void
+worker_enter_indexing(WorkerCtx *ctx)
+{
+	if (pg_atomic_exchange_u32(&ctx->shared->phase, PHASE_INDEXING) != PHASE_INDEXING)
+		sampling_phase_changed(ctx->shared);
+}
+
 /* The indexing phase: build leaf indexes, one at a time, until none is left. */
 static void
 worker_index_phase(WorkerCtx *ctx)
 {
 	if (!worker_wait_loaded(ctx))
 		return;
-	pg_atomic_write_u32(&ctx->shared->phase, PHASE_INDEXING);
+	worker_enter_indexing(ctx);
 	while (!pg_atomic_read_u32(&ctx->shared->stop_requested) &&
 		   worker_build_next_index(ctx, true))
 		;
@@ -849,7 +888,7 @@ worker_index_phase(WorkerCtx *ctx)
 static bool
 worker_build_rest(WorkerCtx *ctx)
 {
-	pg_atomic_write_u32(&ctx->shared->phase, PHASE_INDEXING);
+	worker_enter_indexing(ctx);
 	while (worker_build_next_index(ctx, false))
 		;
 	return ctx->error[0] == '\0';

