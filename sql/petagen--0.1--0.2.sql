@@ -224,3 +224,16 @@ ALTER TABLE @extschema@.jobs
 -- bench() targets the shards of a Citus node through the distributed table.
 COMMENT ON TABLE @extschema@.bench_results IS
     'petagen.bench() runs: sweep is the id of the first run of a bench_sweep(); target_node is "local", the foreign server of the target leaves, the Citus node (host:port) of shards queried through Citus, or "mixed"';
+
+-- resume() refuses a job whose table another job wrote into since it last
+-- did, unless force => true: a new signature.
+DROP FUNCTION @extschema@.resume(bigint, integer);
+-- petagen.resume(job): load what an interrupted, stopped or failed job has not;
+-- refused if another job wrote into its table since, unless force => true.
+CREATE FUNCTION @extschema@.resume(job bigint, workers integer DEFAULT NULL,
+    force boolean DEFAULT false)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'petagen_resume'
+LANGUAGE C VOLATILE;
+REVOKE ALL ON FUNCTION @extschema@.resume(bigint, integer, boolean) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.resume(bigint, integer, boolean) TO petagen_operator;

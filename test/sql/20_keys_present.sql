@@ -1,6 +1,7 @@
 -- check() finds a load's keys already in the table (a bounded probe of key
 -- numbers in the local leaves' indexes on ycsb_key) for every method, and
--- start() refuses on it.
+-- start() refuses on it; resume() refuses a job whose table another job
+-- wrote into since it last did.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS petagen;
 CREATE EXTENSION IF NOT EXISTS pgtap;
@@ -65,12 +66,29 @@ SET ROLE regress_petagen_keys_op;
 SELECT severity, object FROM petagen.check(1000, 1, 'full_t') WHERE finding LIKE 'keys:%';
 RESET ROLE;
 
-SELECT plan(2);
+-- resume(): job 1 starts into an empty table and pauses at its disk reserve
+-- before writing anything; stopped, job 2 loads the table; resuming job 1
+-- is refused, unless force => true.
+SELECT petagen.create_table('resume_t', 2);
+SELECT petagen.start(1000, 1, 'resume_t', disk_reserve => '1000TB', force => true) AS job1 \gset
+SELECT petagen.stop(:job1);
+SELECT petagen.start(1000, 1, 'resume_t') AS job2 \gset
+SELECT petagen.wait(:job2);
+
+SELECT plan(6);
 SELECT throws_ok($$SELECT petagen.start(1000, 1, 'full_t')$$, '55000',
     'preflight check refuses the load of "full_t": keys: 65 of the 65 key numbers probed are already in the table, the first being key number 0 ("user1526461823633441937") in "full_t_p3": the load would write them again',
     'start() refuses a load whose keys are in the table');
 SELECT throws_ok($$SELECT petagen.start(1000, 1, 'full_t', method => 'leaf')$$, '55000',
     NULL, 'start() refuses a leaf load into the full table');
+SELECT throws_ok(format('SELECT petagen.resume(%s)', :job1), '55000',
+    format('load job %s wrote into "resume_t" since load job %s last did', :job2, :job1),
+    'resume() refuses a job whose table another job wrote into since');
+SELECT throws_ok(format('SELECT petagen.resume(%s, force => NULL)', :job1), '22004',
+    'argument "force" of petagen.resume() must not be null', 'resume(): NULL force');
+-- force => true resumes it: it pauses at its reserve again, and stops.
+SELECT is(petagen.resume(:job1, force => true), :'job1'::bigint, 'resume() with force => true runs');
+SELECT is(petagen.stop(:job1), 'stopped', 'the forced resume ran');
 SELECT * FROM finish();
 
 DELETE FROM petagen.jobs;
