@@ -643,3 +643,16 @@ COMMENT ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval,
 
 REVOKE ALL ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer) TO petagen_operator;
+
+-- resume() refuses a job whose table another job wrote into since it last
+-- did, unless force => true: a new signature.
+DROP FUNCTION @extschema@.resume(bigint, integer);
+-- petagen.resume(job): load what an interrupted, stopped or failed job has not;
+-- refused if another job wrote into its table since, unless force => true.
+CREATE FUNCTION @extschema@.resume(job bigint, workers integer DEFAULT NULL,
+    force boolean DEFAULT false)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'petagen_resume'
+LANGUAGE C VOLATILE;
+REVOKE ALL ON FUNCTION @extschema@.resume(bigint, integer, boolean) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.resume(bigint, integer, boolean) TO petagen_operator;

@@ -103,8 +103,10 @@ RETURNS bigint
 AS 'MODULE_PATHNAME', 'petagen_start'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT;
 
--- petagen.resume(job): load what an interrupted, stopped or failed job has not.
-CREATE FUNCTION @extschema@.resume(job bigint, workers integer DEFAULT NULL)
+-- petagen.resume(job): load what an interrupted, stopped or failed job has not;
+-- refused if another job wrote into its table since, unless force => true.
+CREATE FUNCTION @extschema@.resume(job bigint, workers integer DEFAULT NULL,
+    force boolean DEFAULT false)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'petagen_resume'
 LANGUAGE C VOLATILE;
@@ -160,11 +162,11 @@ LANGUAGE C VOLATILE;
 -- job catalog is written only by petagen's functions (as its owner): roles
 -- may read it, never write it.
 REVOKE ALL ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, boolean, text) FROM PUBLIC;
-REVOKE ALL ON FUNCTION @extschema@.resume(bigint, integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.resume(bigint, integer, boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION @extschema@.stop(bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION @extschema@.forget(bigint) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, boolean, text) TO petagen_operator;
-GRANT EXECUTE ON FUNCTION @extschema@.resume(bigint, integer) TO petagen_operator;
+GRANT EXECUTE ON FUNCTION @extschema@.resume(bigint, integer, boolean) TO petagen_operator;
 GRANT EXECUTE ON FUNCTION @extschema@.stop(bigint) TO petagen_operator;
 GRANT EXECUTE ON FUNCTION @extschema@.forget(bigint) TO petagen_operator;
 GRANT USAGE ON SCHEMA @extschema@ TO petagen_operator, pg_monitor;

@@ -14,7 +14,10 @@
  * with more privileges than the owner's.  stop(), resume(), wait() and
  * forget() need the owner's privileges, as does alter() (alter.c), which
  * shares the privilege checks.  Only petagen writes petagen.jobs
- * (ledger.c), so started_by can be trusted.
+ * (ledger.c), so started_by can be trusted.  resume() refuses, unless
+ * force => true, a job whose table (or partition tree) another job
+ * committed chunks into since the job's own last chunk: that job may have
+ * written the keys still to load.
  *
  * forget() removes a job none of whose workers is left (done, failed,
  * stopped or interrupted): its row and every catalog row naming it, the
@@ -264,16 +267,58 @@ job_remove_orphans(const JobDef *def)
 	pfree(done);
 }
 
+/*
+ * resume()'s force argument: false from the 0.1 declaration, which has
+ * none; NULL is an error.
+ */
+static bool
+job_resume_force(FunctionCallInfo fcinfo)
+{
+	if (PG_NARGS() < 3)
+		return false;
+	if (PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("argument \"force\" of petagen.resume() must not be null")));
+	return PG_GETARG_BOOL(2);
+}
+
+/*
+ * Raise an error if another job on def's table (or its partition tree)
+ * committed chunks since def's job last did: it may have written keys
+ * def's job has yet to load, which resuming would write again.  After
+ * check_no_other_job(), so that no other job writes meanwhile.
+ */
+static void
+job_check_not_overwritten(const JobDef *def)
+{
+	Oid			other_rel = InvalidOid;
+	int64		other = ledger_written_since(def->relid, def->job, &other_rel);
+
+	if (other == 0)
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("load job " INT64_FORMAT " wrote into \"%s\" since load job " INT64_FORMAT " last did",
+					other, get_rel_name(def->relid), def->job),
+			 errdetail("Load job " INT64_FORMAT " loaded \"%s\" after the last chunk of load job " INT64_FORMAT ": it may have written keys that load job " INT64_FORMAT " has yet to load, and resuming would write them again.",
+					   other, get_rel_name(other_rel), def->job, def->job),
+			 errhint("If load job " INT64_FORMAT " loaded other keys, pass force => true. Otherwise check the table with petagen.verify(" INT64_FORMAT ") instead of resuming, or start a new job for the table as it is now.",
+					 other, other)));
+}
+
 PG_FUNCTION_INFO_V1(petagen_resume);
-/* petagen.resume(job, workers): load the chunks a job has not finished. */
+/* petagen.resume(job, workers, force): load the chunks a job has not finished. */
 Datum
 petagen_resume(PG_FUNCTION_ARGS)
 {
 	JobDef		def;
+	bool		force;
 
 	guard_writable("petagen.resume()");
 	job_check_operator();
 	options_check_job_arg(fcinfo, "petagen.resume()");
+	force = job_resume_force(fcinfo);
 	job_read(PG_GETARG_INT64(0), &def, false);
 	job_check_owner(&def, "petagen.resume()");
 	job_check_owner_exists(&def);
@@ -286,6 +331,8 @@ petagen_resume(PG_FUNCTION_ARGS)
 	job_check_resumable(&def);
 	launch_check_workers(def.nworkers);
 	check_no_other_job(def.relid, def.job);
+	if (!force)
+		job_check_not_overwritten(&def);
 	job_sweep_routing();
 	def.run++;
 	ledger_resume_run(&def);

@@ -182,6 +182,17 @@ ledger_newest_job_of(Oid relid)
 }
 
 /*
+ * A condition on job row j: its table is $1 or shares partitions with it
+ * (an ancestor or a descendant in $1's partition tree).
+ */
+#define LEDGER_SAME_TREE \
+	"(j.\"table\" = $1" \
+	" OR EXISTS (SELECT FROM pg_catalog.pg_partition_ancestors($1) a" \
+	" WHERE a.relid = j.\"table\")" \
+	" OR EXISTS (SELECT FROM pg_catalog.pg_partition_ancestors(j.\"table\") a" \
+	" WHERE a.relid = $1))"
+
+/*
  * Is another job the catalog says is running (live or interrupted) loading
  * relid or a table that shares partitions with it (an ancestor or a
  * descendant in its partition tree)?  The caller holds the lock that makes
@@ -199,11 +210,8 @@ ledger_running_conflict(Oid relid, int64 except_job, int64 *other_job,
 
 	catalog_connect(&scope, true);
 	found = catalog_exec("SELECT job, \"table\"::pg_catalog.oid FROM petagen.jobs j"
-						 " WHERE state = 'running' AND job <> $2 AND (\"table\" = $1"
-						 " OR EXISTS (SELECT FROM pg_catalog.pg_partition_ancestors($1) a"
-						 " WHERE a.relid = j.\"table\")"
-						 " OR EXISTS (SELECT FROM pg_catalog.pg_partition_ancestors(j.\"table\") a"
-						 " WHERE a.relid = $1)) ORDER BY job LIMIT 1",
+						 " WHERE state = 'running' AND job <> $2 AND " LEDGER_SAME_TREE
+						 " ORDER BY job LIMIT 1",
 						 2, types, values, NULL, SPI_OK_SELECT) > 0;
 	if (found)
 	{
@@ -212,6 +220,37 @@ ledger_running_conflict(Oid relid, int64 except_job, int64 *other_job,
 	}
 	catalog_finish(&scope);
 	return found;
+}
+
+/*
+ * The newest other job on relid's partition tree (as ledger_running_conflict
+ * counts it) that committed a chunk after job's last chunk, or before job
+ * had any, after job was created; 0 if none.  Sets *other_relid to its table.
+ */
+int64
+ledger_written_since(Oid relid, int64 job, Oid *other_relid)
+{
+	Oid			types[2] = {OIDOID, INT8OID};
+	Datum		values[2] = {ObjectIdGetDatum(relid), Int64GetDatum(job)};
+	bool		isnull;
+	int64		other = 0;
+	CatalogScope scope;
+
+	catalog_connect(&scope, true);
+	if (catalog_exec("SELECT job, \"table\"::pg_catalog.oid FROM petagen.jobs j"
+					 " WHERE job <> $2 AND " LEDGER_SAME_TREE
+					 " AND EXISTS (SELECT FROM petagen.chunks c WHERE c.job = j.job"
+					 " AND c.finished_at > (SELECT coalesce(max(m.finished_at), s.created_at)"
+					 " FROM petagen.jobs s LEFT JOIN petagen.chunks m ON m.job = s.job"
+					 " WHERE s.job = $2 GROUP BY s.created_at))"
+					 " ORDER BY job DESC LIMIT 1",
+					 2, types, values, NULL, SPI_OK_SELECT) > 0)
+	{
+		other = ledger_int8(1);
+		*other_relid = DatumGetObjectId(catalog_value(0, 2, &isnull));
+	}
+	catalog_finish(&scope);
+	return other;
 }
 
 /*

@@ -30,6 +30,7 @@ extern int64 *ledger_resumable_tokens(int *ntokens);
 extern int64 ledger_newest_job_of(Oid relid);
 extern bool ledger_running_conflict(Oid relid, int64 except_job,
 									int64 *other_job, Oid *other_relid);
+extern int64 ledger_written_since(Oid relid, int64 job, Oid *other_relid);
 extern void ledger_insert_job(JobDef *def);
 extern void ledger_set_handle(int64 job, dsm_handle handle);
 extern void ledger_resume_run(JobDef *def);

@@ -11,6 +11,12 @@
  *	- table: anything start() itself would refuse (shape, privileges,
  *	  partitions, no local leaf), caught in a subtransaction;
  *	- leaves: local and foreign leaves, and this node's share of the rows;
+ *	- keys: whether the table already holds keys of this load, probed
+ *	  with up to 65 key numbers (spread evenly, and the last) looked up in
+ *	  their local leaves' btree indexes on ycsb_key (keyindex.c), only for
+ *	  a role with SELECT on the table or ycsb_key; leaves with rows and no
+ *	  such index are a warning.  For a leaf job the keys found are told by
+ *	  its error on leaves that hold rows, not as a second error;
  *	- routing: key numbers no partition accepts;
  *	- space: per filesystem, the estimated heap, index and WAL bytes of
  *	  this node's share against its free space minus the disk reserve;
@@ -63,6 +69,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/resowner.h"
+#include "utils/snapmgr.h"
 
 #include "catalog/pg_class.h"
 #include "utils/acl.h"
@@ -74,6 +81,7 @@
 #include "job/options.h"
 #include "job/preflight.h"
 #include "load/disk.h"
+#include "load/keyindex.h"
 #include "load/leafload.h"
 #include "load/leafroute.h"
 #include "load/load.h"
@@ -97,6 +105,8 @@
  * leaf worker is faster (README, Performance).
  */
 #define CHECK_LEAF_ROWS_PER_SEC	150000.0
+/* Key numbers looked up in the table, spread over the key space (and the last). */
+#define CHECK_PROBE_KEYS	64
 /* Columns of petagen.check(). */
 #define CHECK_COLS			4
 
@@ -120,6 +130,28 @@ typedef struct CheckSpace
 	double		wal;
 } CheckSpace;
 
+/* What the probe of the key space found in the local leaves. */
+typedef struct KeyProbe
+{
+	bool		skipped;		/* the role may not read ycsb_key */
+	int			probed;			/* key numbers looked up in a local leaf */
+	int			present;		/* of them, already in the table */
+	int64		first_seq;		/* the first one present */
+	char		first_key[KEYS_MAX_LEN + 1];
+	const char *first_leaf;
+	int			unindexed;		/* local leaves with rows but no key index */
+	const char *first_unindexed;
+} KeyProbe;
+
+/* A local leaf the probe looks keys up in; opened on its first key. */
+typedef struct ProbeLeaf
+{
+	bool		opened;
+	Relation	heap;
+	Relation	index;			/* a btree index leading with ycsb_key, or NULL */
+	KeyLookup  *lookup;
+} ProbeLeaf;
+
 /* Everything one check run gathers. */
 typedef struct CheckCtx
 {
@@ -136,6 +168,7 @@ typedef struct CheckCtx
 	double		index;
 	int			nspaces;
 	CheckSpace	spaces[DISK_MAX_TARGETS];
+	KeyProbe	probe;
 } CheckCtx;
 
 static const char *const check_severity_names[] = {"info", "warning", "error"};
@@ -766,6 +799,136 @@ check_may_read(Oid relid)
 								  ACLMASK_ANY) == ACLCHECK_OK;
 }
 
+/* May the current role look up keys of relid: SELECT on it or on ycsb_key? */
+static bool
+check_may_read_keys(Oid relid)
+{
+	AttrNumber	att = get_attnum(relid, "ycsb_key");
+
+	return pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK ||
+		(att != InvalidAttrNumber &&
+		 pg_attribute_aclcheck(relid, att, GetUserId(), ACL_SELECT) == ACLCHECK_OK);
+}
+
+/* Open a local leaf for the probe: its key index, or note rows without one. */
+static void
+check_probe_open(CheckCtx *ctx, ProbeLeaf *pl, Oid relid)
+{
+	RowShape	shape;
+
+	pl->opened = true;
+	pl->heap = table_open(relid, NoLock);	/* locked by route_open() */
+	shape_from_tupdesc(RelationGetDescr(pl->heap),
+					   RelationGetRelationName(pl->heap), &shape);
+	pl->index = keyindex_open_any(pl->heap, shape.key_att);
+	if (pl->index != NULL)
+		pl->lookup = keyindex_begin(pl->heap, pl->index, GetActiveSnapshot());
+	else if (leaf_has_rows(pl->heap, GetActiveSnapshot()) &&
+			 ctx->probe.unindexed++ == 0)
+		ctx->probe.first_unindexed = pstrdup(RelationGetRelationName(pl->heap));
+}
+
+/* Close what check_probe_open() opened; the leaf's lock stays. */
+static void
+check_probe_close(ProbeLeaf *pl)
+{
+	if (pl->lookup != NULL)
+		keyindex_end(pl->lookup);
+	if (pl->index != NULL)
+		index_close(pl->index, AccessShareLock);
+	table_close(pl->heap, NoLock);
+}
+
+/* Look key number seq up in its leaf, if that is local and has a key index. */
+static void
+check_probe_key(CheckCtx *ctx, ProbeLeaf *leaves, int64 seq, text *key)
+{
+	KeyProbe   *probe = &ctx->probe;
+	int			len = keys_format(&ctx->def->spec.keys, seq, VARDATA(key));
+	int			leaf;
+	ProbeLeaf  *pl;
+
+	SET_VARSIZE(key, VARHDRSZ + len);
+	leaf = route_key(ctx->router, PointerGetDatum(key));
+	if (leaf < 0 || !route_leaf(ctx->router, leaf)->local)
+		return;					/* another node's key, or no partition's */
+	pl = &leaves[leaf];
+	if (!pl->opened)
+		check_probe_open(ctx, pl, route_leaf(ctx->router, leaf)->relid);
+	if (pl->lookup == NULL)
+		return;
+	probe->probed++;
+	if (!keyindex_contains(pl->lookup, PointerGetDatum(key)) ||
+		probe->present++ > 0)
+		return;
+	probe->first_seq = seq;
+	memcpy(probe->first_key, VARDATA(key), len);
+	probe->first_key[len] = '\0';
+	probe->first_leaf = pstrdup(RelationGetRelationName(pl->heap));
+}
+
+/*
+ * Look a sample of the load's keys up in the local leaves' key indexes,
+ * for a role that may read them: CHECK_PROBE_KEYS key numbers spread
+ * evenly over the key space (the first among them), and the last.
+ */
+static void
+check_probe(CheckCtx *ctx)
+{
+	int64		rows = ctx->def->rows;
+	int64		n = Min(rows, CHECK_PROBE_KEYS);
+	int			nleaves = route_nleaves(ctx->router);
+	ProbeLeaf  *leaves;
+	text	   *key;
+
+	ctx->probe.skipped = !check_may_read_keys(ctx->def->relid);
+	if (ctx->probe.skipped)
+		return;
+	leaves = palloc0(sizeof(ProbeLeaf) * nleaves);
+	key = palloc(VARHDRSZ + KEYS_MAX_LEN + 1);
+	for (int64 i = 0; i < n; i++)
+		check_probe_key(ctx, leaves, check_sample_seq(rows, n, i), key);
+	if (n < rows)
+		check_probe_key(ctx, leaves, rows - 1, key);
+	for (int i = 0; i < nleaves; i++)
+		if (leaves[i].opened)
+			check_probe_close(&leaves[i]);
+	pfree(leaves);
+	pfree(key);
+}
+
+/*
+ * The findings of the probe.  A leaf job's keys found present are told by
+ * check_leaves_nonempty(), whose error covers leaves with rows of any kind.
+ */
+static void
+check_keys(CheckCtx *ctx)
+{
+	KeyProbe   *probe = &ctx->probe;
+	bool		leaf = ctx->def->leaf_method;
+
+	if (probe->skipped)
+		check_add(ctx, CHECK_INFO, 0, ctx->table,
+				  "Run petagen.check() as a role with SELECT on the table to look for them.",
+				  "keys: whether the table already holds keys of this load was not probed: that needs SELECT on the table or its column ycsb_key");
+	else if (probe->present > 0 && !leaf)
+		check_add(ctx, CHECK_ERROR, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+				  probe->first_leaf,
+				  "If an earlier job loaded these keys, check the table with petagen.verify() instead of loading it again; TRUNCATE it first if its rows may go, or load other keys (another prefix).",
+				  "keys: %d of the %d key numbers probed are already in the table, the first being key number " INT64_FORMAT " (\"%s\") in \"%s\": the load would write them again",
+				  probe->present, probe->probed, probe->first_seq,
+				  probe->first_key, probe->first_leaf);
+	else if (probe->present == 0 && probe->probed > 0)
+		check_add(ctx, CHECK_INFO, 0, ctx->table, NULL,
+				  "keys: none of the %d key numbers probed is in the table yet",
+				  probe->probed);
+	if (probe->unindexed > 0 && !leaf)
+		check_add(ctx, CHECK_WARNING, 0, probe->first_unindexed,
+				  "Make sure their rows are not keys of this load, or create an index on ycsb_key so that petagen.check() can look.",
+				  "keys: %d local leaves hold rows but no btree index on ycsb_key: whether they hold keys of this load was not probed",
+				  probe->unindexed);
+}
+
 /*
  * The error finding of local leaves that hold rows: naming the first and
  * counting them only for a role that may read the table (check_may_read),
@@ -779,7 +942,12 @@ check_leaves_nonempty(CheckCtx *ctx)
 
 	if (nonempty == 0)
 		return;
-	if (check_may_read(ctx->def->relid))
+	if (ctx->probe.present > 0)
+		check_add(ctx, CHECK_ERROR, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, first,
+				  "TRUNCATE the leaves first if their rows may go; method => 'chunk' would write the keys they hold again.",
+				  "leaf method: " INT64_FORMAT " local leaves hold rows, among them %d of the %d key numbers of this load probed; a leaf load writes only into empty leaves",
+				  nonempty, ctx->probe.present, ctx->probe.probed);
+	else if (check_may_read(ctx->def->relid))
 		check_add(ctx, CHECK_ERROR, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, first,
 				  "TRUNCATE the leaves first if their rows may go, or use method => 'chunk'.",
 				  "leaf method: " INT64_FORMAT " local leaves hold rows; a leaf load writes only into empty leaves",
@@ -827,6 +995,8 @@ check_run(const JobDef *def)
 		ctx.leaves = palloc0(sizeof(LeafEstimate) * route_nleaves(ctx.router));
 		check_sample(&ctx);
 		check_leaves(&ctx);
+		check_probe(&ctx);
+		check_keys(&ctx);
 		check_spaces(&ctx);
 		route_close(ctx.router);
 		check_autovacuum(&ctx);

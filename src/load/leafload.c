@@ -106,7 +106,7 @@ leaf_check_privilege(Oid leafrelid)
 }
 
 /* Does leaf rel hold a row that snapshot sees? */
-static bool
+bool
 leaf_has_rows(Relation rel, Snapshot snapshot)
 {
 	TableScanDesc scan = table_beginscan(rel, snapshot, 0, NULL);

@@ -12,10 +12,12 @@
 #include "load/leafroute.h"
 #include "load/load.h"
 #include "gen/spec.h"
+#include "utils/snapshot.h"
 
 extern bool leaf_method_option(const char *value);
 extern void leaf_check(Oid relid, const GenSpec *spec, bool indexes_after);
 extern Oid *leaf_local_leaves(Oid relid, int *nlocal);
+extern bool leaf_has_rows(Relation rel, Snapshot snapshot);
 extern int64 leaf_nonempty(Oid relid, char **first_name);
 extern void leaf_write(const LeafRouting *routing, Oid leafrelid, int leafno,
 					   int64 nranges, LoadStats *stats,

@@ -23,16 +23,17 @@
  *
  * Duplicate keys (ycsb and go-ycsb modes only; the other modes are unique
  * by construction and pay nothing): before a row is buffered, its key is
- * looked up in the leaf's unique index on ycsb_key with SnapshotSelf
- * (committed rows and this transaction's own), and in a small hash set of
- * the keys still waiting in the leaf's buffer; on a hit in the set the
- * buffer is flushed first so that the index lookup decides.  A duplicate
- * is counted and skipped.  A key inserted by another transaction still in
- * progress is not seen: the row is written and the unique index waits for
- * that transaction, then raises unique_violation if it committed; the
- * caller retries its chunk, and the aborted transaction leaves nothing
- * behind.  A leaf without such a unique index cannot tell duplicates from
- * new rows, so there every row is written and nothing is counted.
+ * looked up in the leaf's unique index on ycsb_key (keyindex.c) with
+ * SnapshotSelf (committed rows and this transaction's own), and in a small
+ * hash set of the keys still waiting in the leaf's buffer; on a hit in the
+ * set the buffer is flushed first so that the index lookup decides.  A
+ * duplicate is counted and skipped.  A key inserted by another transaction
+ * still in progress is not seen: the row is written and the unique index
+ * waits for that transaction, then raises unique_violation if it
+ * committed; the caller retries its chunk, and the aborted transaction
+ * leaves nothing behind.  A leaf without such a unique index cannot tell
+ * duplicates from new rows, so there every row is written and nothing is
+ * counted.
  *
  * A heap-only writer (writer_open_heap_only, for a leaf load: leafload.c)
  * writes one leaf's rows frozen and leaves its indexes alone: the caller
@@ -47,20 +48,18 @@
 
 #include "access/genam.h"
 #include "access/heapam.h"
-#include "access/nbtree.h"
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
-#include "catalog/pg_am.h"
 #include "common/hashfn.h"
 #include "executor/executor.h"
-#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
 #include "compat.h"
 #include "gen/rowgen.h"
+#include "load/keyindex.h"
 #include "load/writer.h"
 
 /*
@@ -92,9 +91,7 @@ typedef struct WriterLeaf
 	int			nbuffered;		/* rows waiting in slots[0 .. nbuffered-1] */
 	Size		bytes;			/* their heap tuple bytes */
 	/* duplicate detection: ycsb/go-ycsb modes with a unique key index */
-	IndexScanDesc probe;		/* on the unique index on ycsb_key */
-	ScanKeyData probekey;
-	TupleTableSlot *probeslot;
+	KeyLookup  *probe;			/* on the unique index on ycsb_key */
 	uint64	   *pending;		/* hash set of buffered keys' hashes */
 } WriterLeaf;
 
@@ -177,11 +174,8 @@ writer_key_index(WriterLeaf *wl)
 		Relation	idx = wl->rri->ri_IndexRelationDescs[i];
 		Form_pg_index ind = idx->rd_index;
 
-		if (idx->rd_rel->relam == BTREE_AM_OID && ind->indisunique &&
-			ind->indimmediate && ind->indnkeyatts == 1 &&
-			ind->indkey.values[0] == wl->shape.key_att + 1 &&
-			RelationGetIndexExpressions(idx) == NIL &&
-			RelationGetIndexPredicate(idx) == NIL)
+		if (ind->indisunique && ind->indimmediate && ind->indnkeyatts == 1 &&
+			keyindex_leads_with_key(idx, wl->shape.key_att))
 			return idx;
 	}
 	return NULL;
@@ -192,20 +186,10 @@ static void
 writer_init_probe(WriterLeaf *wl)
 {
 	Relation	idx = writer_key_index(wl);
-	Oid			eqop;
 
 	if (idx == NULL)
 		return;					/* duplicates cannot be detected: see banner */
-	eqop = get_opfamily_member(idx->rd_opfamily[0], idx->rd_opcintype[0],
-							   idx->rd_opcintype[0], BTEqualStrategyNumber);
-	if (!OidIsValid(eqop))
-		elog(ERROR, "missing equality operator for index \"%s\"",
-			 RelationGetRelationName(idx));
-	ScanKeyInit(&wl->probekey, 1, BTEqualStrategyNumber, get_opcode(eqop),
-				(Datum) 0);
-	wl->probekey.sk_collation = idx->rd_indcollation[0];
-	wl->probeslot = table_slot_create(wl->rel, NULL);
-	wl->probe = compat_index_beginscan(wl->rel, idx, SnapshotSelf, 1, 0);
+	wl->probe = keyindex_begin(wl->rel, idx, SnapshotSelf);
 	wl->pending = palloc0(sizeof(uint64) * WRITER_PENDING_SIZE);
 }
 
@@ -318,19 +302,6 @@ writer_pending_add(WriterLeaf *wl, uint64 hash)
 	return true;
 }
 
-/* Whether the unique key index already holds key (committed or ours). */
-static bool
-writer_key_exists(WriterLeaf *wl, Datum key)
-{
-	bool		found;
-
-	wl->probekey.sk_argument = key;
-	index_rescan(wl->probe, &wl->probekey, 1, NULL, 0);
-	found = index_getnext_slot(wl->probe, ForwardScanDirection, wl->probeslot);
-	ExecClearTuple(wl->probeslot);
-	return found;
-}
-
 /*
  * Whether key is a duplicate of a row written or buffered before (ycsb and
  * go-ycsb modes with a unique key index only).  May flush the leaf.
@@ -351,7 +322,7 @@ writer_is_duplicate(Writer *w, WriterLeaf *wl, const char *key,
 		writer_flush_leaf(w, wl, stats);
 		writer_pending_add(wl, hash);
 	}
-	return writer_key_exists(wl, PointerGetDatum(key));
+	return keyindex_contains(wl->probe, PointerGetDatum(key));
 }
 
 /* Build row seq (key given) of a leaf into its next slot. */
@@ -423,10 +394,7 @@ writer_close_leaf(WriterLeaf *wl)
 	for (int i = 0; i < wl->nslots; i++)
 		ExecDropSingleTupleTableSlot(wl->slots[i]);
 	if (wl->probe != NULL)
-	{
-		index_endscan(wl->probe);
-		ExecDropSingleTupleTableSlot(wl->probeslot);
-	}
+		keyindex_end(wl->probe);
 	FreeBulkInsertState(wl->bistate);
 	ExecCloseIndices(wl->rri);
 	FreeExecutorState(wl->estate);

@@ -1,7 +1,8 @@
 # Resumable jobs: after a worker is killed (a crash restart of the whole
 # server), after an immediate shutdown, and after petagen.stop(), resume()
 # finishes the job and the table is exactly what an uninterrupted load
-# writes.  resume() refuses a done job and a running one.  Each
+# writes.  resume() refuses a done job, a running one, and one whose
+# table another job loaded since it was stopped.  Each
 # interruption hits the job at the same place on any machine:
 # petagen.debug_pause holds both workers before chunks 4 and 5, with
 # chunks 0-3 committed.
@@ -166,6 +167,27 @@ is($node->safe_psql('postgres', "SELECT state FROM petagen.jobs WHERE job = $job
 	'stopped', 'stop: the catalog says stopped');
 check_ledger_matches_table($job_c, 'usertable_c', 'stop');
 resume_and_check($job_c, 'usertable_c', 'stop', $expected_sum);
+
+# (e) A job stopped mid-load, its table emptied and loaded by a new job:
+# resuming the first would write its keys again, so resume() refuses it.
+make_table('usertable_e');
+my $job_e = start_job('usertable_e');
+wait_for_progress($job_e);
+is($node->safe_psql('postgres', "SELECT petagen.stop($job_e)"),
+	'stopped', 'written since: the first job stops');
+set_debug_pause($node, '');
+$node->safe_psql('postgres', 'TRUNCATE usertable_e');
+my $job_e2 = $node->safe_psql('postgres',
+	qq{SELECT petagen.start($rows, workers => 2, "table" => 'usertable_e', chunk_rows => 10000)});
+is($node->safe_psql('postgres', "SELECT petagen.wait($job_e2, '120s')"),
+	'done', 'written since: a second job fills the table');
+is( error_of($node, "SELECT petagen.resume($job_e)"),
+	qq{55000: load job $job_e2 wrote into "usertable_e" since load job $job_e last did},
+	'written since: resume() of the first job is refused');
+is( $node->safe_psql('postgres',
+		"SELECT state, (SELECT count(*) FROM usertable_e) FROM petagen.jobs WHERE job = $job_e"),
+	"stopped|$rows",
+	'written since: the refused job stays stopped, the table as the second job left it');
 
 $node->stop;
 done_testing();
