@@ -639,7 +639,10 @@ ledger_count_chunks(int64 job)
 
 /*
  * Lock job's row of petagen.jobs, if there is one, until the transaction
- * ends, so that no resume() or worker changes it meanwhile.
+ * ends, so that no resume(), alter() or worker changes it meanwhile.  FOR
+ * NO KEY UPDATE: a running worker's uncommitted ledger and progress_log
+ * rows hold KEY SHARE locks on the row (their foreign keys), which must
+ * not make the caller wait for a job it is about to refuse as running.
  */
 void
 ledger_lock_job(int64 job)
@@ -649,7 +652,7 @@ ledger_lock_job(int64 job)
 	CatalogScope scope;
 
 	catalog_connect(&scope, true);
-	catalog_exec("SELECT FROM petagen.jobs WHERE job = $1 FOR UPDATE",
+	catalog_exec("SELECT FROM petagen.jobs WHERE job = $1 FOR NO KEY UPDATE",
 				 1, types, values, NULL, SPI_OK_SELECT);
 	catalog_finish(&scope);
 }
