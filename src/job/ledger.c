@@ -637,6 +637,19 @@ ledger_count_chunks(int64 job)
 	return ledger_job_int8("SELECT count(*) FROM petagen.chunks WHERE job = $1", job);
 }
 
+/* Run sql, whose $1 is job, as the catalog owner; it must return expect. */
+static void
+ledger_exec_job(const char *sql, int64 job, int expect)
+{
+	Oid			types[1] = {INT8OID};
+	Datum		values[1] = {Int64GetDatum(job)};
+	CatalogScope scope;
+
+	catalog_connect(&scope, true);
+	catalog_exec(sql, 1, types, values, NULL, expect);
+	catalog_finish(&scope);
+}
+
 /*
  * Lock job's row of petagen.jobs, if there is one, until the transaction
  * ends, so that no resume(), alter() or worker changes it meanwhile.  FOR
@@ -647,14 +660,8 @@ ledger_count_chunks(int64 job)
 void
 ledger_lock_job(int64 job)
 {
-	Oid			types[1] = {INT8OID};
-	Datum		values[1] = {Int64GetDatum(job)};
-	CatalogScope scope;
-
-	catalog_connect(&scope, true);
-	catalog_exec("SELECT FROM petagen.jobs WHERE job = $1 FOR NO KEY UPDATE",
-				 1, types, values, NULL, SPI_OK_SELECT);
-	catalog_finish(&scope);
+	ledger_exec_job("SELECT FROM petagen.jobs WHERE job = $1 FOR NO KEY UPDATE",
+					job, SPI_OK_SELECT);
 }
 
 /* One more than the highest chunk number of job in the ledger (0 if none). */
@@ -673,12 +680,5 @@ ledger_chunk_bound(int64 job)
 void
 ledger_delete_job(int64 job)
 {
-	Oid			types[1] = {INT8OID};
-	Datum		values[1] = {Int64GetDatum(job)};
-	CatalogScope scope;
-
-	catalog_connect(&scope, true);
-	catalog_exec("DELETE FROM petagen.jobs WHERE job = $1",
-				 1, types, values, NULL, SPI_OK_DELETE);
-	catalog_finish(&scope);
+	ledger_exec_job("DELETE FROM petagen.jobs WHERE job = $1", job, SPI_OK_DELETE);
 }
