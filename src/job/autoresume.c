@@ -8,9 +8,9 @@
  * The postmaster starts the launcher once the server accepts connections
  * (BgWorkerStart_RecoveryFinished): a hot standby starts none until it is
  * promoted, so jobs resume on the primary only.  The launcher connects to
- * no database, lists the databases that allow connections and starts one
- * worker per database, one at a time, each holding one worker slot while
- * it runs.  That worker connects as the bootstrap superuser; if petagen is
+ * no database, lists the databases that allow connections (templates
+ * excepted) and starts one worker per database, one at a time, each
+ * holding one worker slot while it runs.  That worker connects as the bootstrap superuser; if petagen is
  * installed there, it records for every job the catalog says is running
  * but that has no live run (what status() calls interrupted) when and why
  * it was interrupted, then, with petagen.auto_resume on, calls
@@ -131,7 +131,10 @@ autoresume_leave_marker(void)
 		CloseTransientFile(fd);
 }
 
-/* The databases that allow connections, in an array in TopMemoryContext. */
+/*
+ * The databases that allow connections, but for templates (a worker there
+ * would hold up CREATE DATABASE), in an array in TopMemoryContext.
+ */
 static Oid *
 autoresume_databases(int *ndbs)
 {
@@ -150,7 +153,7 @@ autoresume_databases(int *ndbs)
 	{
 		Form_pg_database db = (Form_pg_database) GETSTRUCT(tuple);
 
-		if (!db->datallowconn || database_is_invalid_form(db))
+		if (!db->datallowconn || db->datistemplate || database_is_invalid_form(db))
 			continue;
 		if (*ndbs == max)
 		{
