@@ -9,8 +9,9 @@
  * shared_preload_libraries: the auto-resume launcher (job/autoresume.c).
  * The others are dynamic.  Workers get their arguments in bgw_extra; they
  * connect as the role the caller names (the caller's, or a job's owner)
- * with the privileges of that role only.  Free slots are counted from the server's backend status
- * entries, the same for every role, whatever pg_stat_activity shows it.
+ * with the privileges of that role only.  Free slots are counted from the
+ * server's backend status entries, the same for every role, whatever
+ * pg_stat_activity shows it.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

@@ -27,9 +27,10 @@
  *					(route.c), Citus shards (citus_meta.c)
  *	gen/			keys, rows and distributions: pure functions, no SPI
  *	(top)			launch.c starts workers (and registers the launcher
- *					that job/autoresume.c runs when preloaded), catalog.c runs SQL with
- *					search_path pinned, guard.c refuses what the context
- *					forbids, debug_pause.c holds workers for tests
+ *					that job/autoresume.c runs when preloaded), catalog.c
+ *					runs SQL with search_path pinned, guard.c refuses what
+ *					the context forbids, debug_pause.c holds workers for
+ *					tests
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

@@ -10,14 +10,15 @@
  * promoted, so jobs resume on the primary only.  The launcher connects to
  * no database, lists the databases that allow connections (templates
  * excepted) and starts one worker per database, one at a time, each
- * holding one worker slot while it runs.  That worker connects as the bootstrap superuser; if petagen is
- * installed there, it records for every job the catalog says is running
- * but that has no live run (what status() calls interrupted) when and why
- * it was interrupted, then, with petagen.auto_resume on, calls
- * petagen.resume(job) as the job's owner (started_by): every privilege
- * check of resume() applies to the owner, as if it had called it.  A job
- * resume() refuses is logged with the reason and left as it is.  One
- * transaction records, another resumes: a refusal keeps the record.
+ * holding one worker slot while it runs.  That worker connects as the
+ * bootstrap superuser; if petagen is installed there, it records for every
+ * job the catalog says is running but that has no live run (what status()
+ * calls interrupted) when and why it was interrupted, then, with
+ * petagen.auto_resume on, calls petagen.resume(job) as the job's owner
+ * (started_by): every privilege check of resume() applies to the owner,
+ * as if it had called it.  A job resume() refuses is logged with the
+ * reason and left as it is.  One transaction records, another resumes: a
+ * refusal keeps the record.
  *
  * Why a job was interrupted: the launcher leaves the file
  * $PGDATA/pg_petagen/shutdown when the server shuts it down (SIGTERM) and
