@@ -656,3 +656,9 @@ AS 'MODULE_PATHNAME', 'petagen_resume'
 LANGUAGE C VOLATILE;
 REVOKE ALL ON FUNCTION @extschema@.resume(bigint, integer, boolean) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@.resume(bigint, integer, boolean) TO petagen_operator;
+
+-- An interrupted run: its last progress and why, as the auto-resume launcher
+-- found it after a restart (petagen in shared_preload_libraries).
+ALTER TABLE @extschema@.jobs
+    ADD COLUMN interrupted_at timestamptz,
+    ADD COLUMN interrupted_reason text;

@@ -5,10 +5,13 @@
  *		count, free slots, a role the workers can connect as), and the
  *		error handling the workers share.
  *
- * Workers get their arguments in bgw_extra; they connect as the role the
- * caller names (the caller's, or a job's owner) with the privileges of
- * that role only.  Free slots are counted from the server's backend status
- * entries, the same for every role, whatever pg_stat_activity shows it.
+ * One worker is static, registered at server start when petagen is in
+ * shared_preload_libraries: the auto-resume launcher (job/autoresume.c).
+ * The others are dynamic.  Workers get their arguments in bgw_extra; they
+ * connect as the role the caller names (the caller's, or a job's owner)
+ * with the privileges of that role only.  Free slots are counted from the
+ * server's backend status entries, the same for every role, whatever
+ * pg_stat_activity shows it.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -24,6 +27,22 @@
 #include "launch.h"
 
 /*
+ * Fill worker as a worker of kind that connects to a database once the
+ * server accepts connections (not on a hot standby), with no restart.
+ */
+static void
+launch_fill(BackgroundWorker *worker, const LaunchKind *kind)
+{
+	memset(worker, 0, sizeof(*worker));
+	worker->bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	worker->bgw_start_time = BgWorkerStart_RecoveryFinished;
+	worker->bgw_restart_time = BGW_NEVER_RESTART;
+	strlcpy(worker->bgw_library_name, "petagen", BGW_MAXLEN);
+	strlcpy(worker->bgw_function_name, kind->function, BGW_MAXLEN);
+	strlcpy(worker->bgw_type, kind->type, BGW_MAXLEN);
+}
+
+/*
  * Register worker `index` of nworkers of run `id` of a kind, with args in
  * bgw_extra; raises an error when no slot is free.
  */
@@ -35,15 +54,9 @@ launch_worker(const LaunchKind *kind, int64 id, int index, int nworkers,
 	BackgroundWorkerHandle *handle;
 
 	Assert(args_len <= BGW_EXTRALEN);
-	memset(&worker, 0, sizeof(worker));
-	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
-	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
-	worker.bgw_restart_time = BGW_NEVER_RESTART;
+	launch_fill(&worker, kind);
 	worker.bgw_notify_pid = kind->notify ? MyProcPid : 0;
-	strlcpy(worker.bgw_library_name, "petagen", BGW_MAXLEN);
-	strlcpy(worker.bgw_function_name, kind->function, BGW_MAXLEN);
 	snprintf(worker.bgw_name, BGW_MAXLEN, kind->name_format, id, index);
-	strlcpy(worker.bgw_type, kind->type, BGW_MAXLEN);
 	memcpy(worker.bgw_extra, args, args_len);
 	if (!RegisterDynamicBackgroundWorker(&worker, &handle))
 		ereport(ERROR,
@@ -52,6 +65,26 @@ launch_worker(const LaunchKind *kind, int64 id, int index, int nworkers,
 						index + 1, nworkers),
 				 errhint("You may need to increase \"max_worker_processes\".")));
 	return handle;
+}
+
+/*
+ * Register the auto-resume launcher (job/autoresume.c): started as the
+ * server begins to accept connections, restarted 10 seconds after it
+ * crashes.  Only from _PG_init, while shared_preload_libraries is
+ * processed.
+ */
+void
+launch_register_autoresume(void)
+{
+	static const LaunchKind kind = {
+		"petagen_autoresume_main", "petagen launcher", "petagen launcher", false
+	};
+	BackgroundWorker worker;
+
+	launch_fill(&worker, &kind);
+	worker.bgw_restart_time = 10;
+	strlcpy(worker.bgw_name, kind.name_format, BGW_MAXLEN);
+	RegisterBackgroundWorker(&worker);
 }
 
 /*

@@ -24,6 +24,7 @@ typedef struct LaunchKind
 extern BackgroundWorkerHandle *launch_worker(const LaunchKind *kind, int64 id,
 											 int index, int nworkers,
 											 const void *args, Size args_len);
+extern void launch_register_autoresume(void);
 extern int	launch_free_slots(void);
 extern void launch_check_workers(int nworkers);
 extern void launch_check_worker_count(int nworkers);

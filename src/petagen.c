@@ -16,7 +16,8 @@
  *					the job catalog (ledger.c), live state (live.c),
  *					workers (worker.c), status() (status.c), the Citus
  *					shards a job writes (citus_shards.c), the DROP
- *					EXTENSION guard (drop_guard.c)
+ *					EXTENSION guard (drop_guard.c), resuming after a
+ *					restart (autoresume.c)
  *	load/			a range of keys into the local leaves in one
  *					transaction (load.c, writer.c), frozen rows (frozen.c),
  *					indexes after (indexes.c), leaf-at-a-time loads
@@ -25,9 +26,11 @@
  *	route/			a table's leaves and the leaf of a key: partitions
  *					(route.c), Citus shards (citus_meta.c)
  *	gen/			keys, rows and distributions: pure functions, no SPI
- *	(top)			launch.c starts workers, catalog.c runs SQL with
- *					search_path pinned, guard.c refuses what the context
- *					forbids, debug_pause.c holds workers for tests
+ *	(top)			launch.c starts workers (and registers the launcher
+ *					that job/autoresume.c runs when preloaded), catalog.c
+ *					runs SQL with search_path pinned, guard.c refuses what
+ *					the context forbids, debug_pause.c holds workers for
+ *					tests
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -35,19 +38,25 @@
 #include <limits.h>
 
 #include "fmgr.h"
+#include "miscadmin.h"
 #include "utils/guc.h"
 
 #include "debug_pause.h"
+#include "launch.h"
 #include "petagen.h"
 
 PG_MODULE_MAGIC;
 
 int			petagen_disk_reserve_mb = 1024;
 int			petagen_progress_log_interval = 300;
+bool		petagen_auto_resume = true;
 
 void		_PG_init(void);
 
-/* Module load: define the settings, reserve the petagen.* GUC prefix. */
+/*
+ * Module load: define the settings, reserve the petagen.* GUC prefix and,
+ * when preloaded, register the auto-resume launcher.
+ */
 void
 _PG_init(void)
 {
@@ -65,5 +74,12 @@ _PG_init(void)
 							   "'before_chunk' or 'before_commit', optionally ':N' for chunks numbered N or higher; '' (the default) pauses nowhere.",
 							   &debug_pause_setting, "", PGC_SUSET, 0,
 							   debug_pause_check, debug_pause_assign, NULL);
+	DefineCustomBoolVariable("petagen.auto_resume",
+							 "Resumes interrupted load jobs after a restart or a crash.",
+							 "Only when petagen is in shared_preload_libraries: its launcher resumes, as each job's owner, the jobs a restart interrupted.",
+							 &petagen_auto_resume, true, PGC_SIGHUP, 0,
+							 NULL, NULL, NULL);
 	MarkGUCPrefixReserved("petagen");
+	if (process_shared_preload_libraries_in_progress)
+		launch_register_autoresume();
 }

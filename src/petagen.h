@@ -8,5 +8,6 @@
 
 extern int	petagen_disk_reserve_mb;
 extern int	petagen_progress_log_interval;
+extern bool petagen_auto_resume;
 
 #endif							/* PETAGEN_H */

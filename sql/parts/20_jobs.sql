@@ -42,7 +42,11 @@ CREATE TABLE @extschema@.jobs (
         CHECK (method IN ('chunk', 'leaf')),
     -- a leaf job's routing files are $PGDATA/pg_petagen/<database oid>/<token>:
     -- a random value start() draws, so that they belong to this job only
-    route_token bigint
+    route_token bigint,
+    -- an interrupted run: its last progress and why, as the auto-resume
+    -- launcher found it after a restart (shared_preload_libraries)
+    interrupted_at timestamptz,
+    interrupted_reason text
 );
 COMMENT ON TABLE @extschema@.jobs IS
     'petagen load jobs; state "running" with no live worker is shown as interrupted by petagen.status()';

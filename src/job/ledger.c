@@ -404,14 +404,13 @@ ledger_mark_stopped(int64 job)
 					  " WHERE job = $1 AND state = 'running'", 1, types, values);
 }
 
-/* Does petagen.progress_log have a phase column (a 0.1 catalog has none)? */
+/* Does petagen's table have column (a 0.1 catalog lacks the newer ones)? */
 static bool
-ledger_logs_phases(void)
+ledger_has_column(const char *table, const char *column)
 {
-	Oid			relid = get_relname_relid("progress_log",
-										  get_namespace_oid("petagen", false));
+	Oid			relid = get_relname_relid(table, get_namespace_oid("petagen", false));
 
-	return get_attnum(relid, "phase") != InvalidAttrNumber;
+	return get_attnum(relid, column) != InvalidAttrNumber;
 }
 
 /* Record the end of a run (its final state's name) in petagen.jobs and a last progress_log row. */
@@ -437,7 +436,7 @@ ledger_record_end(int64 job, int32 run, const char *state, const char *error)
 				 " WHERE job = $1 AND run = $2",
 				 4, types, values, nulls, SPI_OK_UPDATE);
 	/* a last progress_log row, so the history ends where the job did, and how */
-	phases = ledger_logs_phases();
+	phases = ledger_has_column("progress_log", "phase");
 	catalog_exec(psprintf("INSERT INTO petagen.progress_log (job, keys_done,"
 						  " rows_written, bytes, logged_at%s)"
 						  " SELECT $1, coalesce(sum(keys), 0), coalesce(sum(rows_written), 0),"
@@ -547,7 +546,7 @@ ledger_log_progress(int64 job, const LoadStats *live, const char *phase)
 
 	catalog_connect(&scope, true);
 	/* logged_at: the moment of these totals, not when the transaction began */
-	phases = ledger_logs_phases();
+	phases = ledger_has_column("progress_log", "phase");
 	catalog_exec(psprintf("INSERT INTO petagen.progress_log (job, keys_done,"
 						  " rows_written, bytes, logged_at%s)"
 						  " VALUES ($1, $2, $3, $4, pg_catalog.clock_timestamp()%s)",
@@ -681,4 +680,65 @@ void
 ledger_delete_job(int64 job)
 {
 	ledger_exec_job("DELETE FROM petagen.jobs WHERE job = $1", job, SPI_OK_DELETE);
+}
+
+/*
+ * When a job was last seen making progress: its run's start, its last
+ * chunk or its last progress_log row, whichever is latest.
+ */
+#define LEDGER_LAST_PROGRESS \
+	"GREATEST(j.started_at," \
+	" (SELECT max(c.finished_at) FROM petagen.chunks c WHERE c.job = j.job)," \
+	" (SELECT max(p.logged_at) FROM petagen.progress_log p WHERE p.job = j.job))"
+
+/*
+ * Record that job, running in the catalog with no live run, was
+ * interrupted for reason, at its last progress; returns that time as
+ * text (NULL if not recorded: a 0.1 catalog has no column for it).
+ */
+char *
+ledger_record_interruption(int64 job, const char *reason)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	Oid			types[2] = {INT8OID, TEXTOID};
+	Datum		values[2] = {Int64GetDatum(job), CStringGetTextDatum(reason)};
+	char	   *at = NULL;
+	CatalogScope scope;
+
+	if (!ledger_has_column("jobs", "interrupted_reason"))
+		return NULL;
+	catalog_connect(&scope, true);
+	if (catalog_exec("UPDATE petagen.jobs j SET interrupted_at = " LEDGER_LAST_PROGRESS ","
+					 " interrupted_reason = $2 WHERE job = $1 AND state = 'running'"
+					 " RETURNING interrupted_at::timestamptz(0)::text",
+					 2, types, values, NULL, SPI_OK_UPDATE_RETURNING) > 0)
+		at = catalog_text(0, 1, cxt);
+	catalog_finish(&scope);
+	return at;
+}
+
+/*
+ * Into buf: why and when job's run was interrupted, as recorded for it
+ * since its last progress; empty if nothing was.
+ */
+void
+ledger_interruption(int64 job, char *buf, Size len)
+{
+	Oid			types[1] = {INT8OID};
+	Datum		values[1] = {Int64GetDatum(job)};
+	char	   *reason;
+	CatalogScope scope;
+
+	buf[0] = '\0';
+	catalog_connect(&scope, false);
+	/* a 0.1 catalog has no such columns: to_jsonb() reads NULL */
+	if (catalog_exec("SELECT r.reason || ', last progress at ' || r.at::timestamptz(0)"
+					 " FROM petagen.jobs j, LATERAL (SELECT"
+					 " to_jsonb(j) ->> 'interrupted_reason',"
+					 " (to_jsonb(j) ->> 'interrupted_at')::timestamptz) r(reason, at)"
+					 " WHERE j.job = $1 AND r.at >= " LEDGER_LAST_PROGRESS,
+					 1, types, values, NULL, SPI_OK_SELECT) > 0 &&
+		(reason = catalog_text(0, 1, CurrentMemoryContext)) != NULL)
+		strlcpy(buf, reason, len);
+	catalog_finish(&scope);
 }

@@ -51,5 +51,7 @@ extern int64 ledger_count_chunks(int64 job);
 extern void ledger_lock_job(int64 job);
 extern int64 ledger_chunk_bound(int64 job);
 extern void ledger_delete_job(int64 job);
+extern char *ledger_record_interruption(int64 job, const char *reason);
+extern void ledger_interruption(int64 job, char *buf, Size len);
 
 #endif							/* PETAGEN_LEDGER_H */

@@ -95,6 +95,14 @@
 #define CHECK_RANDOM_FILL	0.70
 /* Warn when an estimate takes more than this share of the room. */
 #define CHECK_MARGIN		0.90
+
+/*
+ * How to lower the disk reserve, on every major: before 17 ALTER SYSTEM
+ * and SHOW know a petagen.* setting only once the library is loaded in the
+ * session (or preloaded), and ALTER SYSTEM cannot share a transaction.
+ */
+#define CHECK_RESERVE_RECIPE \
+	"The reserve is the larger of the job's disk_reserve (petagen.alter() changes a job's) and the setting petagen.disk_reserve; to lower the setting, run LOAD 'petagen'; then ALTER SYSTEM SET petagen.disk_reserve = '100MB'; then SELECT pg_reload_conf(); as separate statements in one session."
 /* A max_wal_size below this (MB) is worth raising for a load that passes it. */
 #define CHECK_GOOD_WAL_MB	16384
 /* Error findings start() lists in its refusal. */
@@ -655,7 +663,8 @@ check_spaces(CheckCtx *ctx)
 		if (need > room)
 		{
 			severity = CHECK_ERROR;
-			hint = "Free space there, move leaves with their indexes to larger tablespaces (ALTER TABLE ... SET TABLESPACE, ALTER INDEX ... SET TABLESPACE), lower disk_reserve (not below petagen.disk_reserve), or load fewer rows.";
+			hint = "Free space there, move leaves with their indexes to larger tablespaces (ALTER TABLE ... SET TABLESPACE, ALTER INDEX ... SET TABLESPACE), lower the disk reserve, or load fewer rows. "
+				CHECK_RESERVE_RECIPE;
 		}
 		else if (need > room * CHECK_MARGIN)
 		{
@@ -769,7 +778,8 @@ check_routing_files(CheckCtx *ctx)
 	if (route > room || (inodes >= 0 && files > inodes))
 	{
 		severity = CHECK_ERROR;
-		hint = "Free space or inodes in the data directory, lower disk_reserve (not below petagen.disk_reserve), or raise chunk_rows (fewer, larger files).";
+		hint = "Free space or inodes in the data directory, lower the disk reserve, or raise chunk_rows (fewer, larger files). "
+			CHECK_RESERVE_RECIPE;
 	}
 	else if (route > room * CHECK_MARGIN ||
 			 (inodes >= 0 && files > inodes * CHECK_MARGIN))

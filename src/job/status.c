@@ -289,6 +289,8 @@ status_from_catalog(ReturnSetInfo *rsinfo, const JobDef *def, JobState state)
 	total.duplicates = sum.duplicates;
 	strlcpy(total.last_error, sum.last_error, JOB_TEXT_LEN);
 	total.last_error_at = sum.last_error_at;
+	if (state == JOB_INTERRUPTED)
+		ledger_interruption(def->job, total.reason, JOB_TEXT_LEN);
 	/* averages of the last run */
 	if (sum.run_seconds > 0)
 	{

@@ -1,0 +1,383 @@
+/*-------------------------------------------------------------------------
+ * autoresume.c
+ *		Resuming interrupted load jobs after a restart or a crash: the
+ *		launcher, a static background worker registered when petagen is in
+ *		shared_preload_libraries, and the short-lived worker it starts in
+ *		each database.
+ *
+ * The postmaster starts the launcher once the server accepts connections
+ * (BgWorkerStart_RecoveryFinished): a hot standby starts none until it is
+ * promoted, so jobs resume on the primary only.  The launcher connects to
+ * no database, lists the databases that allow connections (templates
+ * excepted) and starts one worker per database, one at a time, each
+ * holding one worker slot while it runs.  That worker connects as the
+ * bootstrap superuser; if petagen is installed there, it records for every
+ * job the catalog says is running but that has no live run (what status()
+ * calls interrupted) when and why it was interrupted, then, with
+ * petagen.auto_resume on, calls petagen.resume(job) as the job's owner
+ * (started_by): every privilege check of resume() applies to the owner,
+ * as if it had called it.  A job resume() refuses is logged with the
+ * reason and left as it is.  One transaction records, another resumes: a
+ * refusal keeps the record.
+ *
+ * Why a job was interrupted: the launcher leaves the file
+ * $PGDATA/pg_petagen/shutdown when the server shuts it down (SIGTERM) and
+ * takes it as it starts.  A file older than this server's start means the
+ * last run of the server ended with a shutdown; no file, that it crashed or
+ * was killed (SIGKILL, an immediate stop, a power cut), which no process
+ * could record.  The time recorded is the job's last progress, the closest
+ * the catalog knows to the moment it stopped.
+ *
+ * The launcher then sleeps until the server shuts down: it holds one
+ * background worker slot for as long as the server runs.  It restarts 10
+ * seconds after a crash of its own (launch.c) and scans again: jobs
+ * resumed meanwhile have a live run and are left alone.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "access/heapam.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/pg_database.h"
+#include "catalog/pg_type.h"
+#include "commands/dbcommands.h"
+#include "commands/extension.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "storage/fd.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "tcop/tcopprot.h"
+#include "utils/guc.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+#include "utils/timestamp.h"
+
+#include "catalog.h"
+#include "compat.h"
+#include "launch.h"
+#include "petagen.h"
+#include "job/ledger.h"
+#include "job/live.h"
+
+/* The file the launcher leaves when the server shuts down. */
+#define AUTORESUME_DIR		"pg_petagen"
+#define AUTORESUME_MARKER	AUTORESUME_DIR "/shutdown"
+
+/* What the launcher tells a database's worker, in bgw_extra. */
+typedef struct AutoresumeArgs
+{
+	Oid			database;
+	bool		shut_down;		/* the server's last run ended with a shutdown */
+} AutoresumeArgs;
+
+/* An interrupted job, as read before resuming it. */
+typedef struct AutoresumeJob
+{
+	int64		job;
+	Oid			owner;
+	int			nworkers;
+} AutoresumeJob;
+
+static const LaunchKind autoresume_db_kind = {
+	"petagen_autoresume_db_main", "petagen auto-resume",
+	"petagen auto-resume of database " INT64_FORMAT, true
+};
+
+PGDLLEXPORT void petagen_autoresume_main(Datum main_arg);
+PGDLLEXPORT void petagen_autoresume_db_main(Datum main_arg);
+
+/*
+ * Take the file the launcher left at the last shutdown: true if it was
+ * left before this server started.
+ */
+static bool
+autoresume_take_marker(void)
+{
+	struct stat st;
+	bool		shut_down;
+
+	if (stat(AUTORESUME_MARKER, &st) != 0)
+		return false;
+	shut_down = time_t_to_timestamptz(st.st_mtime) < PgStartTime;
+	if (unlink(AUTORESUME_MARKER) != 0)
+		ereport(LOG,
+				(errcode_for_file_access(),
+				 errmsg("could not remove file \"%s\": %m", AUTORESUME_MARKER)));
+	return shut_down;
+}
+
+/* Leave the file that tells the next start the server was shut down. */
+static void
+autoresume_leave_marker(void)
+{
+	int			fd;
+
+	if (MakePGDirectory(AUTORESUME_DIR) != 0 && errno != EEXIST)
+		return;
+	fd = OpenTransientFile(AUTORESUME_MARKER, O_CREAT | O_WRONLY | O_TRUNC | PG_BINARY);
+	if (fd < 0)
+		ereport(LOG,
+				(errcode_for_file_access(),
+				 errmsg("could not create file \"%s\": %m", AUTORESUME_MARKER)));
+	else
+		CloseTransientFile(fd);
+}
+
+/*
+ * The databases that allow connections, but for templates (a worker there
+ * would hold up CREATE DATABASE), in an array in TopMemoryContext.
+ */
+static Oid *
+autoresume_databases(int *ndbs)
+{
+	Relation	rel;
+	TableScanDesc scan;
+	HeapTuple	tuple;
+	int			max = 16;
+	Oid		   *dbs = MemoryContextAlloc(TopMemoryContext, sizeof(Oid) * max);
+
+	*ndbs = 0;
+	StartTransactionCommand();
+	(void) GetTransactionSnapshot();
+	rel = table_open(DatabaseRelationId, AccessShareLock);
+	scan = table_beginscan_catalog(rel, 0, NULL);
+	while ((tuple = heap_getnext(scan, ForwardScanDirection)) != NULL)
+	{
+		Form_pg_database db = (Form_pg_database) GETSTRUCT(tuple);
+
+		if (!db->datallowconn || db->datistemplate || database_is_invalid_form(db))
+			continue;
+		if (*ndbs == max)
+		{
+			max *= 2;
+			dbs = repalloc(dbs, sizeof(Oid) * max);
+		}
+		dbs[(*ndbs)++] = db->oid;
+	}
+	table_endscan(scan);
+	table_close(rel, AccessShareLock);
+	CommitTransactionCommand();
+	return dbs;
+}
+
+/* Start database's worker and wait until it exits. */
+static void
+autoresume_database(Oid database, bool shut_down)
+{
+	AutoresumeArgs args = {database, shut_down};
+	BackgroundWorkerHandle *handle;
+
+	PG_TRY();
+	{
+		handle = launch_worker(&autoresume_db_kind, database, 0, 1,
+							   &args, sizeof(args));
+		(void) WaitForBackgroundWorkerShutdown(handle);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata = launch_catch_and_abort(TopMemoryContext);
+
+		ereport(LOG,
+				(errcode(edata->sqlerrcode),
+				 errmsg("petagen: could not look for interrupted jobs in database with OID %u: %s",
+						database, edata->message),
+				 edata->hint ? errhint("%s", edata->hint) : 0));
+		FreeErrorData(edata);
+	}
+	PG_END_TRY();
+}
+
+/* Entry point of the launcher: one worker per database, then sleep. */
+void
+petagen_autoresume_main(Datum main_arg)
+{
+	bool		shut_down;
+	Oid		   *dbs;
+	int			ndbs;
+
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
+	BackgroundWorkerUnblockSignals();
+	shut_down = autoresume_take_marker();
+	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
+	dbs = autoresume_databases(&ndbs);
+	for (int i = 0; i < ndbs && !ShutdownRequestPending; i++)
+		autoresume_database(dbs[i], shut_down);
+	while (!ShutdownRequestPending)
+	{
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, -1,
+						 compat_wait_event("PetagenLauncherMain"));
+		ResetLatch(MyLatch);
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+		}
+	}
+	autoresume_leave_marker();
+	proc_exit(0);
+}
+
+/*
+ * The jobs of this database that the catalog says are running and that
+ * have no live run, in an array in cxt; none if petagen is not installed.
+ */
+static AutoresumeJob *
+autoresume_interrupted(MemoryContext cxt, int *njobs)
+{
+	AutoresumeJob *found = NULL;
+	int64	   *running;
+	int			nrunning;
+
+	*njobs = 0;
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	if (OidIsValid(get_extension_oid("petagen", true)))
+	{
+		running = ledger_job_ids(true, &nrunning);
+		found = MemoryContextAlloc(cxt, sizeof(AutoresumeJob) * Max(nrunning, 1));
+		for (int i = 0; i < nrunning; i++)
+		{
+			JobDef		def;
+
+			if (!job_read(running[i], &def, true) || live_is_running(&def))
+				continue;
+			found[*njobs].job = def.job;
+			found[*njobs].owner = def.owner;
+			found[(*njobs)++].nworkers = def.nworkers;
+		}
+	}
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	return found;
+}
+
+/* Record why job was interrupted; the time recorded, in cxt, or NULL. */
+static char *
+autoresume_record(const AutoresumeJob *job, const char *reason, MemoryContext cxt)
+{
+	char	   *at;
+
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	MemoryContextSwitchTo(cxt);
+	at = ledger_record_interruption(job->job, reason);
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	MemoryContextSwitchTo(cxt);
+	return at;
+}
+
+/* Call petagen.resume(job) as the job's owner, in a transaction of its own. */
+static void
+autoresume_call_resume(const AutoresumeJob *job)
+{
+	Oid			types[1] = {INT8OID};
+	Datum		values[1] = {Int64GetDatum(job->job)};
+	Oid			save_userid;
+	int			save_sec_context;
+	CatalogScope scope;
+
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	GetUserIdAndSecContext(&save_userid, &save_sec_context);
+	SetUserIdAndSecContext(job->owner, save_sec_context | SECURITY_LOCAL_USERID_CHANGE);
+	catalog_connect(&scope, false);
+	catalog_exec("SELECT petagen.resume($1)", 1, types, values, NULL, SPI_OK_SELECT);
+	catalog_finish(&scope);
+	SetUserIdAndSecContext(save_userid, save_sec_context);
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+}
+
+/* Resume job, interrupted at `when` for reason, and log how that went. */
+static void
+autoresume_resume(const AutoresumeJob *job, const char *dbname, const char *when,
+				  const char *reason, MemoryContext cxt)
+{
+	PG_TRY();
+	{
+		autoresume_call_resume(job);
+		ereport(LOG,
+				(errmsg("petagen: resumed job " INT64_FORMAT " in database \"%s\" with %d workers",
+						job->job, dbname, job->nworkers),
+				 errdetail("It was interrupted after its last progress at %s: %s.",
+						   when, reason)));
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata = launch_catch_and_abort(cxt);
+
+		ereport(LOG,
+				(errcode(edata->sqlerrcode),
+				 errmsg("petagen: could not resume job " INT64_FORMAT " in database \"%s\": %s",
+						job->job, dbname, edata->message),
+				 edata->detail ? errdetail("%s", edata->detail) : 0,
+				 edata->hint ? errhint("%s", edata->hint) : 0));
+		FreeErrorData(edata);
+	}
+	PG_END_TRY();
+}
+
+/* Record why job was interrupted and, with auto_resume on, resume it. */
+static void
+autoresume_job(const AutoresumeJob *job, const char *dbname, const char *reason,
+			   MemoryContext cxt)
+{
+	char	   *at = autoresume_record(job, reason, cxt);
+	const char *when = at ? at : "an unknown time";
+
+	if (petagen_auto_resume)
+		autoresume_resume(job, dbname, when, reason, cxt);
+	else
+		ereport(LOG,
+				(errmsg("petagen: left interrupted job " INT64_FORMAT " in database \"%s\" as it is",
+						job->job, dbname),
+				 errdetail("It was interrupted after its last progress at %s: %s. \"petagen.auto_resume\" is off.",
+						   when, reason),
+				 errhint("Resume it with petagen.resume(" INT64_FORMAT ").", job->job)));
+}
+
+/* Entry point of a database's worker: resume its interrupted jobs. */
+void
+petagen_autoresume_db_main(Datum main_arg)
+{
+	AutoresumeArgs args;
+	MemoryContext cxt;
+	AutoresumeJob *jobs;
+	int			njobs;
+	char	   *dbname;
+	const char *reason;
+
+	memcpy(&args, MyBgworkerEntry->bgw_extra, sizeof(args));
+	reason = args.shut_down ? "server shut down" : "server crashed or was killed";
+	pqsignal(SIGTERM, die);
+	BackgroundWorkerUnblockSignals();
+	BackgroundWorkerInitializeConnectionByOid(args.database, InvalidOid, 0);
+	SetConfigOption("search_path", CATALOG_SEARCH_PATH, PGC_USERSET, PGC_S_SESSION);
+	cxt = AllocSetContextCreate(TopMemoryContext, "petagen auto-resume",
+								ALLOCSET_DEFAULT_SIZES);
+	MemoryContextSwitchTo(cxt);
+	jobs = autoresume_interrupted(cxt, &njobs);
+	if (njobs == 0)
+		proc_exit(0);
+	StartTransactionCommand();
+	dbname = MemoryContextStrdup(cxt, get_database_name(args.database));
+	CommitTransactionCommand();
+	MemoryContextSwitchTo(cxt);
+	for (int i = 0; i < njobs; i++)
+		autoresume_job(&jobs[i], dbname, reason, cxt);
+	proc_exit(0);
+}
