@@ -508,8 +508,10 @@ bench_read_args(FunctionCallInfo fcinfo, BenchDef *def)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("warmup must not be negative")));
-	def->label = PG_ARGISNULL(BENCH_ARG_LABEL) ? NULL :
+	def->label = !bench_arg_given(fcinfo, BENCH_ARG_LABEL) ? NULL :
 		text_to_cstring(PG_GETARG_TEXT_PP(BENCH_ARG_LABEL));
+	/* a declaration of 0.1 goes with 0.1's bench_results, without them */
+	def->record_settings = PG_NARGS() > BENCH_ARG_LABEL;
 	def->relid = guard_table_name(PG_GETARG_TEXT_PP(BENCH_ARG_TABLE));
 	launch_check_login(GetUserId(), "petagen.bench()");
 	bench_key_space(def, fcinfo);

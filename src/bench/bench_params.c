@@ -86,11 +86,22 @@ bench_parse_kind(const char *name)
 	pg_unreachable();
 }
 
-/* A float8 argument, or a fallback when it is NULL. */
+/*
+ * Was argument argno given (not NULL)?  The declarations of petagen 0.1,
+ * which a server runs until ALTER EXTENSION petagen UPDATE, end with
+ * zeropadding: the arguments after it are not given.
+ */
+bool
+bench_arg_given(FunctionCallInfo fcinfo, int argno)
+{
+	return argno < PG_NARGS() && !PG_ARGISNULL(argno);
+}
+
+/* A float8 argument, or a fallback when it is not given. */
 static double
 bench_float_arg(FunctionCallInfo fcinfo, int argno, double fallback)
 {
-	return PG_ARGISNULL(argno) ? fallback : PG_GETARG_FLOAT8(argno);
+	return bench_arg_given(fcinfo, argno) ? PG_GETARG_FLOAT8(argno) : fallback;
 }
 
 /* The proportions: the preset's, or kind ycsb's arguments summing to 1. */
@@ -104,7 +115,7 @@ bench_read_proportions(FunctionCallInfo fcinfo, BenchWorkload *w)
 	{
 		int			argno = BENCH_ARG_READPROPORTION + op;
 
-		if (!PG_ARGISNULL(argno) && w->kind != BENCH_YCSB)
+		if (bench_arg_given(fcinfo, argno) && w->kind != BENCH_YCSB)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("%s applies only to kind ycsb, not to the preset \"%s\"",
@@ -133,12 +144,12 @@ bench_read_proportions(FunctionCallInfo fcinfo, BenchWorkload *w)
 static void
 bench_read_scan(FunctionCallInfo fcinfo, BenchWorkload *w)
 {
-	const char *dist = PG_ARGISNULL(BENCH_ARG_SCANLENGTHDISTRIBUTION) ? "uniform" :
+	const char *dist = !bench_arg_given(fcinfo, BENCH_ARG_SCANLENGTHDISTRIBUTION) ? "uniform" :
 		text_to_cstring(PG_GETARG_TEXT_PP(BENCH_ARG_SCANLENGTHDISTRIBUTION));
 
-	w->minscanlength = PG_ARGISNULL(BENCH_ARG_MINSCANLENGTH) ? 1 :
+	w->minscanlength = !bench_arg_given(fcinfo, BENCH_ARG_MINSCANLENGTH) ? 1 :
 		PG_GETARG_INT32(BENCH_ARG_MINSCANLENGTH);
-	w->maxscanlength = PG_ARGISNULL(BENCH_ARG_MAXSCANLENGTH) ?
+	w->maxscanlength = !bench_arg_given(fcinfo, BENCH_ARG_MAXSCANLENGTH) ?
 		bench_presets[w->kind].maxscanlength : PG_GETARG_INT32(BENCH_ARG_MAXSCANLENGTH);
 	if (w->minscanlength < 1 || w->maxscanlength < w->minscanlength ||
 		w->maxscanlength > BENCH_MAX_SCANLENGTH)
@@ -160,7 +171,7 @@ bench_read_scan(FunctionCallInfo fcinfo, BenchWorkload *w)
 static void
 bench_read_operationcount(FunctionCallInfo fcinfo, BenchWorkload *w)
 {
-	if (PG_ARGISNULL(BENCH_ARG_OPERATIONCOUNT))
+	if (!bench_arg_given(fcinfo, BENCH_ARG_OPERATIONCOUNT))
 		return;
 	if (!PG_ARGISNULL(BENCH_ARG_DURATION))
 		ereport(ERROR,
@@ -182,25 +193,11 @@ bench_read_distribution(FunctionCallInfo fcinfo, BenchWorkload *w)
 	static const int argnos[] = {BENCH_ARG_ZIPFIAN_CONSTANT,
 		BENCH_ARG_HOTSPOTDATAFRACTION, BENCH_ARG_HOTSPOTOPNFRACTION,
 	BENCH_ARG_EXPONENTIALPERCENTILE, BENCH_ARG_EXPONENTIALFRAC};
-	static const char *const names[] = {"zipfian_constant",
-		"hotspotdatafraction", "hotspotopnfraction", "exponentialpercentile",
-	"exponentialfrac"};
 
-	for (int i = 0; i < lengthof(argnos); i++)
-		if (PG_ARGISNULL(argnos[i]))
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("argument \"%s\" of petagen.bench() must not be null",
-							names[i])));
 	w->distribution = PG_ARGISNULL(BENCH_ARG_DISTRIBUTION) ?
 		bench_presets[w->kind].distribution :
 		dist_parse(text_to_cstring(PG_GETARG_TEXT_PP(BENCH_ARG_DISTRIBUTION)));
-	w->params.zipfian_constant = PG_GETARG_FLOAT8(BENCH_ARG_ZIPFIAN_CONSTANT);
-	w->params.hotspotdatafraction = PG_GETARG_FLOAT8(BENCH_ARG_HOTSPOTDATAFRACTION);
-	w->params.hotspotopnfraction = PG_GETARG_FLOAT8(BENCH_ARG_HOTSPOTOPNFRACTION);
-	w->params.exponentialpercentile = PG_GETARG_FLOAT8(BENCH_ARG_EXPONENTIALPERCENTILE);
-	w->params.exponentialfrac = PG_GETARG_FLOAT8(BENCH_ARG_EXPONENTIALFRAC);
-	dist_check_params(&w->params);
+	dist_read_params(fcinfo, argnos, "petagen.bench()", &w->params);
 }
 
 /* Read and validate the workload arguments of bench() or bench_sweep(). */

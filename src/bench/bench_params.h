@@ -47,6 +47,7 @@ typedef enum BenchArg
 	BENCH_ARG_LABEL
 } BenchArg;
 
+extern bool bench_arg_given(FunctionCallInfo fcinfo, int argno);
 extern void bench_read_workload(FunctionCallInfo fcinfo, BenchWorkload *w);
 extern const char *bench_kind_name(BenchKind kind);
 extern bool bench_does(const BenchWorkload *w, BenchOp op);

@@ -41,8 +41,17 @@
 #define BENCH_SWEEP_COLS	18	/* bench_sweep()'s rows end with the sweep id */
 /* Significant digits of a latency. */
 #define BENCH_LATENCY_DIGITS	3
-/* Parameters of the INSERT into petagen.bench_results. */
+/* Parameters of the INSERT into petagen.bench_results; the last 3 for label and settings. */
 #define BENCH_RECORD_ARGS	30
+/* The values of label and settings in that INSERT. */
+#define BENCH_SETTINGS_SQL \
+	", $28, pg_catalog.jsonb_build_object(" \
+	"'server_version', pg_catalog.current_setting('server_version')," \
+	" 'shared_buffers', pg_catalog.current_setting('shared_buffers')," \
+	" 'synchronous_commit', $29," \
+	" 'wal_level', pg_catalog.current_setting('wal_level')," \
+	" 'max_connections', pg_catalog.current_setting('max_connections')::integer," \
+	" 'cores', $30)"
 
 /* A relation's name as regclass spells it. */
 static char *
@@ -209,23 +218,18 @@ bench_record(const BenchDef *def, const BenchResult *res, int64 sweep)
 	values[29] = Int32GetDatum(cores);
 	nulls[29] = cores > 0 ? ' ' : 'n';
 	catalog_connect(&scope, true);
-	catalog_exec("INSERT INTO petagen.bench_results (id, sweep, kind, workers,"
-				 " duration, warmup, \"table\", target, target_node, distribution,"
-				 " options, operations, tps, errors, not_found, reads, updates,"
-				 " inserts, scans, rmws, p50_us, p95_us, p99_us, p999_us, max_us,"
-				 " started_at, run_by, finished_at, label, settings)"
-				 " OVERRIDING SYSTEM VALUE VALUES"
-				 " ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::pg_catalog.jsonb,"
-				 " $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24,"
-				 " $25, $26, $27::pg_catalog.regrole, pg_catalog.clock_timestamp(), $28,"
-				 " pg_catalog.jsonb_build_object("
-				 "'server_version', pg_catalog.current_setting('server_version'),"
-				 " 'shared_buffers', pg_catalog.current_setting('shared_buffers'),"
-				 " 'synchronous_commit', $29,"
-				 " 'wal_level', pg_catalog.current_setting('wal_level'),"
-				 " 'max_connections', pg_catalog.current_setting('max_connections')::integer,"
-				 " 'cores', $30))",
-				 BENCH_RECORD_ARGS, types, values, nulls, SPI_OK_INSERT);
+	catalog_exec(psprintf("INSERT INTO petagen.bench_results (id, sweep, kind, workers,"
+						  " duration, warmup, \"table\", target, target_node, distribution,"
+						  " options, operations, tps, errors, not_found, reads, updates,"
+						  " inserts, scans, rmws, p50_us, p95_us, p99_us, p999_us, max_us,"
+						  " started_at, run_by, finished_at%s) OVERRIDING SYSTEM VALUE VALUES"
+						  " ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::pg_catalog.jsonb,"
+						  " $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24,"
+						  " $25, $26, $27::pg_catalog.regrole, pg_catalog.clock_timestamp()%s)",
+						  def->record_settings ? ", label, settings" : "",
+						  def->record_settings ? BENCH_SETTINGS_SQL : ""),
+				 def->record_settings ? BENCH_RECORD_ARGS : BENCH_RECORD_ARGS - 3,
+				 types, values, nulls, SPI_OK_INSERT);
 	catalog_finish(&scope);
 }
 

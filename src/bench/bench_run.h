@@ -30,6 +30,7 @@ typedef struct BenchDef
 	GenSpec		spec;
 	int64		job;			/* the load job the key space is from, or 0 */
 	const char *label;			/* or NULL */
+	bool		record_settings;	/* bench_results has label and settings */
 } BenchDef;
 
 /* What a run measured. */

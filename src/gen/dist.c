@@ -251,6 +251,42 @@ dist_check_params(const DistParams *params)
 				 errhint("YCSB's defaults are exponentialpercentile 95 and exponentialfrac 0.8571428571.")));
 }
 
+/*
+ * Read zipfian_constant and the hotspot and exponential parameters from
+ * the five arguments argnos of a SQL function, and check them.  A
+ * declaration of petagen 0.1 has zipfian_constant only: the others take
+ * YCSB's defaults.
+ */
+void
+dist_read_params(FunctionCallInfo fcinfo, const int *argnos,
+				 const char *funcname, DistParams *params)
+{
+	static const char *const names[] = {"zipfian_constant",
+		"hotspotdatafraction", "hotspotopnfraction", "exponentialpercentile",
+	"exponentialfrac"};
+	double		values[] = {DIST_YCSB_CONSTANT, DIST_DEFAULT_HOTSPOTDATAFRACTION,
+		DIST_DEFAULT_HOTSPOTOPNFRACTION, DIST_DEFAULT_EXPONENTIALPERCENTILE,
+	DIST_DEFAULT_EXPONENTIALFRAC};
+
+	for (int i = 0; i < lengthof(names); i++)
+	{
+		if (argnos[i] >= PG_NARGS())
+			continue;
+		if (PG_ARGISNULL(argnos[i]))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("argument \"%s\" of %s must not be null",
+							names[i], funcname)));
+		values[i] = PG_GETARG_FLOAT8(argnos[i]);
+	}
+	params->zipfian_constant = values[0];
+	params->hotspotdatafraction = values[1];
+	params->hotspotopnfraction = values[2];
+	params->exponentialpercentile = values[3];
+	params->exponentialfrac = values[4];
+	dist_check_params(params);
+}
+
 /* Set up a chooser of kind over items key numbers (items > 0). */
 void
 dist_init(DistChooser *ch, DistKind kind, int64 items, const DistParams *params)
@@ -366,9 +402,8 @@ PG_FUNCTION_INFO_V1(petagen_draw);
 Datum
 petagen_draw(PG_FUNCTION_ARGS)
 {
-	static const char *const argnames[] = {"distribution", "items", "n",
-		"seed", "zipfian_constant", "hotspotdatafraction", "hotspotopnfraction",
-	"exponentialpercentile", "exponentialfrac"};
+	static const char *const argnames[] = {"distribution", "items", "n", "seed"};
+	static const int param_args[] = {4, 5, 6, 7, 8};
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	DistChooser ch;
 	DistParams	params;
@@ -394,12 +429,7 @@ petagen_draw(PG_FUNCTION_ARGS)
 				 errmsg("n must be at most %d, not %d", DIST_MAX_DRAW, n),
 				 errdetail("petagen.draw() returns its key numbers as one set, kept in memory or in temporary files."),
 				 errhint("Draw in several calls with different seeds.")));
-	params.zipfian_constant = PG_GETARG_FLOAT8(4);
-	params.hotspotdatafraction = PG_GETARG_FLOAT8(5);
-	params.hotspotopnfraction = PG_GETARG_FLOAT8(6);
-	params.exponentialpercentile = PG_GETARG_FLOAT8(7);
-	params.exponentialfrac = PG_GETARG_FLOAT8(8);
-	dist_check_params(&params);
+	dist_read_params(fcinfo, param_args, "petagen.draw()", &params);
 	dist_init(&ch, dist_parse(text_to_cstring(PG_GETARG_TEXT_PP(0))), items,
 			  &params);
 	dist_rng_seed(&rng, (uint64) PG_GETARG_INT64(3), 0);

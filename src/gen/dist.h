@@ -8,6 +8,7 @@
 #ifndef PETAGEN_DIST_H
 #define PETAGEN_DIST_H
 
+#include "fmgr.h"
 #include "port/atomics.h"
 
 /* xoshiro256**: fast, 256 bits of state, seedable per worker. */
@@ -25,6 +26,12 @@ typedef enum DistKind
 	DIST_SEQUENTIAL,			/* YCSB's SequentialGenerator */
 	DIST_EXPONENTIAL			/* YCSB's ExponentialGenerator, from the newest key */
 } DistKind;
+
+/* YCSB's defaults of the parameters, as the SQL functions declare them. */
+#define DIST_DEFAULT_HOTSPOTDATAFRACTION	0.2
+#define DIST_DEFAULT_HOTSPOTOPNFRACTION		0.8
+#define DIST_DEFAULT_EXPONENTIALPERCENTILE	95
+#define DIST_DEFAULT_EXPONENTIALFRAC		0.8571428571
 
 /* The parameters of the distributions, by YCSB's property names without dots. */
 typedef struct DistParams
@@ -72,6 +79,8 @@ extern int64 dist_rng_below(DistRng *rng, int64 n);
 extern DistKind dist_parse(const char *name);
 extern const char *dist_name(DistKind kind);
 extern void dist_check_params(const DistParams *params);
+extern void dist_read_params(FunctionCallInfo fcinfo, const int *argnos,
+							 const char *funcname, DistParams *params);
 extern void dist_init(DistChooser *ch, DistKind kind, int64 items,
 					  const DistParams *params);
 extern void dist_zipf_range_init(DistZipf *z, int64 items);
