@@ -616,7 +616,7 @@ DROP FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text,
 CREATE FUNCTION @extschema@.bench_sweep(
     kind text,
     workers integer[] DEFAULT '{1,2,4,8}',
-    duration interval DEFAULT '10 s',
+    duration interval DEFAULT NULL,
     warmup interval DEFAULT '0 s',
     "table" text DEFAULT 'usertable',
     target text[] DEFAULT NULL,
@@ -627,7 +627,21 @@ CREATE FUNCTION @extschema@.bench_sweep(
     seed bigint DEFAULT NULL,
     fieldlength integer DEFAULT NULL,
     prefix text DEFAULT NULL,
-    zeropadding integer DEFAULT NULL)
+    zeropadding integer DEFAULT NULL,
+    operationcount bigint DEFAULT NULL,
+    readproportion double precision DEFAULT NULL,
+    updateproportion double precision DEFAULT NULL,
+    insertproportion double precision DEFAULT NULL,
+    scanproportion double precision DEFAULT NULL,
+    readmodifywriteproportion double precision DEFAULT NULL,
+    minscanlength integer DEFAULT NULL,
+    maxscanlength integer DEFAULT NULL,
+    scanlengthdistribution text DEFAULT NULL,
+    hotspotdatafraction double precision DEFAULT 0.2,
+    hotspotopnfraction double precision DEFAULT 0.8,
+    exponentialpercentile double precision DEFAULT 95,
+    exponentialfrac double precision DEFAULT 0.8571428571,
+    label text DEFAULT NULL)
 RETURNS TABLE(id bigint, kind text, workers integer, operations bigint,
               tps double precision, errors bigint, not_found bigint,
               p50_us double precision, p95_us double precision,
@@ -638,11 +652,11 @@ AS 'MODULE_PATHNAME', 'petagen_bench_sweep'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE
 ROWS 4;
 
-COMMENT ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer) IS
+COMMENT ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text) IS
     'petagen.bench() once per worker count; every row ends with the sweep id (bench_results.sweep, the id of the first run)';
 
-REVOKE ALL ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer) TO petagen_operator;
+REVOKE ALL ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text) TO petagen_operator;
 
 -- resume() refuses a job whose table another job wrote into since it last
 -- did, unless force => true: a new signature.
@@ -662,3 +676,75 @@ GRANT EXECUTE ON FUNCTION @extschema@.resume(bigint, integer, boolean) TO petage
 ALTER TABLE @extschema@.jobs
     ADD COLUMN interrupted_at timestamptz,
     ADD COLUMN interrupted_reason text;
+
+-- YCSB parity (issue 20): bench() and bench_sweep() take YCSB's CoreWorkload
+-- properties, draw() every request distribution's parameters, and every run
+-- records its settings and an optional label.
+ALTER TABLE @extschema@.bench_results ADD COLUMN label text;
+ALTER TABLE @extschema@.bench_results ADD COLUMN settings jsonb;
+DROP FUNCTION @extschema@.bench(text, integer, interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer);
+-- petagen.bench(kind, ...): run a benchmark in background workers; one row.
+CREATE FUNCTION @extschema@.bench(
+    kind text,
+    workers integer DEFAULT 2,
+    duration interval DEFAULT NULL,
+    warmup interval DEFAULT '0 s',
+    "table" text DEFAULT 'usertable',
+    target text[] DEFAULT NULL,
+    distribution text DEFAULT NULL,
+    zipfian_constant double precision DEFAULT 0.99,
+    rows numeric DEFAULT NULL,
+    keys text DEFAULT NULL,
+    seed bigint DEFAULT NULL,
+    fieldlength integer DEFAULT NULL,
+    prefix text DEFAULT NULL,
+    zeropadding integer DEFAULT NULL,
+    operationcount bigint DEFAULT NULL,
+    readproportion double precision DEFAULT NULL,
+    updateproportion double precision DEFAULT NULL,
+    insertproportion double precision DEFAULT NULL,
+    scanproportion double precision DEFAULT NULL,
+    readmodifywriteproportion double precision DEFAULT NULL,
+    minscanlength integer DEFAULT NULL,
+    maxscanlength integer DEFAULT NULL,
+    scanlengthdistribution text DEFAULT NULL,
+    hotspotdatafraction double precision DEFAULT 0.2,
+    hotspotopnfraction double precision DEFAULT 0.8,
+    exponentialpercentile double precision DEFAULT 95,
+    exponentialfrac double precision DEFAULT 0.8571428571,
+    label text DEFAULT NULL)
+RETURNS TABLE(id bigint, kind text, workers integer, operations bigint,
+              tps double precision, errors bigint, not_found bigint,
+              p50_us double precision, p95_us double precision,
+              p99_us double precision, p999_us double precision,
+              max_us double precision, reads bigint, updates bigint,
+              inserts bigint, scans bigint, rmws bigint)
+AS 'MODULE_PATHNAME', 'petagen_bench'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE
+ROWS 1;
+
+COMMENT ON FUNCTION @extschema@.bench(text, integer, interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text) IS
+    'in-server YCSB benchmark (kind ycsb with YCSB''s CoreWorkload properties, or a preset) on the target leaves; recorded in petagen.bench_results';
+
+REVOKE ALL ON FUNCTION @extschema@.bench(text, integer, interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.bench(text, integer, interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text) TO petagen_operator;
+
+DROP FUNCTION @extschema@.draw(text, bigint, integer, bigint, double precision);
+-- petagen.draw(distribution, items, n): the key numbers a benchmark would draw.
+CREATE FUNCTION @extschema@.draw(
+    distribution text,
+    items bigint,
+    n integer,
+    seed bigint DEFAULT 0,
+    zipfian_constant double precision DEFAULT 0.99,
+    hotspotdatafraction double precision DEFAULT 0.2,
+    hotspotopnfraction double precision DEFAULT 0.8,
+    exponentialpercentile double precision DEFAULT 95,
+    exponentialfrac double precision DEFAULT 0.8571428571)
+RETURNS SETOF bigint
+AS 'MODULE_PATHNAME', 'petagen_draw'
+LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE
+ROWS 1000;
+
+COMMENT ON FUNCTION @extschema@.draw(text, bigint, integer, bigint, double precision, double precision, double precision, double precision, double precision) IS
+    'n key numbers of 0 .. items-1 drawn as petagen.bench() draws them (uniform, YCSB scrambled zipfian, latest, hotspot, sequential, exponential)';

@@ -35,7 +35,9 @@ CREATE TABLE @extschema@.bench_results (
     server_version text NOT NULL DEFAULT pg_catalog.current_setting('server_version'),
     run_by regrole NOT NULL DEFAULT CURRENT_USER::pg_catalog.regrole,
     started_at timestamptz NOT NULL,
-    finished_at timestamptz NOT NULL DEFAULT pg_catalog.now()
+    finished_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    label text,
+    settings jsonb
 );
 COMMENT ON TABLE @extschema@.bench_results IS
     'petagen.bench() runs: sweep is the id of the first run of a bench_sweep(); target_node is "local", the foreign server of the target leaves, the Citus node (host:port) of shards queried through Citus, or "mixed"';
@@ -49,7 +51,7 @@ GRANT SELECT ON @extschema@.bench_results TO pg_monitor;
 CREATE FUNCTION @extschema@.bench(
     kind text,
     workers integer DEFAULT 2,
-    duration interval DEFAULT '10 s',
+    duration interval DEFAULT NULL,
     warmup interval DEFAULT '0 s',
     "table" text DEFAULT 'usertable',
     target text[] DEFAULT NULL,
@@ -60,7 +62,21 @@ CREATE FUNCTION @extschema@.bench(
     seed bigint DEFAULT NULL,
     fieldlength integer DEFAULT NULL,
     prefix text DEFAULT NULL,
-    zeropadding integer DEFAULT NULL)
+    zeropadding integer DEFAULT NULL,
+    operationcount bigint DEFAULT NULL,
+    readproportion double precision DEFAULT NULL,
+    updateproportion double precision DEFAULT NULL,
+    insertproportion double precision DEFAULT NULL,
+    scanproportion double precision DEFAULT NULL,
+    readmodifywriteproportion double precision DEFAULT NULL,
+    minscanlength integer DEFAULT NULL,
+    maxscanlength integer DEFAULT NULL,
+    scanlengthdistribution text DEFAULT NULL,
+    hotspotdatafraction double precision DEFAULT 0.2,
+    hotspotopnfraction double precision DEFAULT 0.8,
+    exponentialpercentile double precision DEFAULT 95,
+    exponentialfrac double precision DEFAULT 0.8571428571,
+    label text DEFAULT NULL)
 RETURNS TABLE(id bigint, kind text, workers integer, operations bigint,
               tps double precision, errors bigint, not_found bigint,
               p50_us double precision, p95_us double precision,
@@ -71,15 +87,15 @@ AS 'MODULE_PATHNAME', 'petagen_bench'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE
 ROWS 1;
 
-COMMENT ON FUNCTION @extschema@.bench(text, integer, interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer) IS
-    'in-server select/update/YCSB benchmark on the target leaves; recorded in petagen.bench_results';
+COMMENT ON FUNCTION @extschema@.bench(text, integer, interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text) IS
+    'in-server YCSB benchmark (kind ycsb with YCSB''s CoreWorkload properties, or a preset) on the target leaves; recorded in petagen.bench_results';
 
 -- petagen.bench_sweep(kind, workers[], ...): one bench() run per worker
 -- count; each row ends with the sweep id that chart_sweep() takes.
 CREATE FUNCTION @extschema@.bench_sweep(
     kind text,
     workers integer[] DEFAULT '{1,2,4,8}',
-    duration interval DEFAULT '10 s',
+    duration interval DEFAULT NULL,
     warmup interval DEFAULT '0 s',
     "table" text DEFAULT 'usertable',
     target text[] DEFAULT NULL,
@@ -90,7 +106,21 @@ CREATE FUNCTION @extschema@.bench_sweep(
     seed bigint DEFAULT NULL,
     fieldlength integer DEFAULT NULL,
     prefix text DEFAULT NULL,
-    zeropadding integer DEFAULT NULL)
+    zeropadding integer DEFAULT NULL,
+    operationcount bigint DEFAULT NULL,
+    readproportion double precision DEFAULT NULL,
+    updateproportion double precision DEFAULT NULL,
+    insertproportion double precision DEFAULT NULL,
+    scanproportion double precision DEFAULT NULL,
+    readmodifywriteproportion double precision DEFAULT NULL,
+    minscanlength integer DEFAULT NULL,
+    maxscanlength integer DEFAULT NULL,
+    scanlengthdistribution text DEFAULT NULL,
+    hotspotdatafraction double precision DEFAULT 0.2,
+    hotspotopnfraction double precision DEFAULT 0.8,
+    exponentialpercentile double precision DEFAULT 95,
+    exponentialfrac double precision DEFAULT 0.8571428571,
+    label text DEFAULT NULL)
 RETURNS TABLE(id bigint, kind text, workers integer, operations bigint,
               tps double precision, errors bigint, not_found bigint,
               p50_us double precision, p95_us double precision,
@@ -101,7 +131,7 @@ AS 'MODULE_PATHNAME', 'petagen_bench_sweep'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE
 ROWS 4;
 
-COMMENT ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer) IS
+COMMENT ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text) IS
     'petagen.bench() once per worker count; every row ends with the sweep id (bench_results.sweep, the id of the first run)';
 
 -- petagen.forget_bench(id): remove a benchmark run, or every run of the sweep id names.
@@ -118,18 +148,22 @@ CREATE FUNCTION @extschema@.draw(
     items bigint,
     n integer,
     seed bigint DEFAULT 0,
-    zipfian_constant double precision DEFAULT 0.99)
+    zipfian_constant double precision DEFAULT 0.99,
+    hotspotdatafraction double precision DEFAULT 0.2,
+    hotspotopnfraction double precision DEFAULT 0.8,
+    exponentialpercentile double precision DEFAULT 95,
+    exponentialfrac double precision DEFAULT 0.8571428571)
 RETURNS SETOF bigint
 AS 'MODULE_PATHNAME', 'petagen_draw'
 LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE
 ROWS 1000;
 
-COMMENT ON FUNCTION @extschema@.draw(text, bigint, integer, bigint, double precision) IS
-    'n key numbers of 0 .. items-1 drawn as petagen.bench() draws them (uniform, YCSB scrambled zipfian, latest)';
+COMMENT ON FUNCTION @extschema@.draw(text, bigint, integer, bigint, double precision, double precision, double precision, double precision, double precision) IS
+    'n key numbers of 0 .. items-1 drawn as petagen.bench() draws them (uniform, YCSB scrambled zipfian, latest, hotspot, sequential, exponential)';
 
-REVOKE ALL ON FUNCTION @extschema@.bench(text, integer, interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer) FROM PUBLIC;
-REVOKE ALL ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION @extschema@.bench(text, integer, interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer) TO petagen_operator;
-GRANT EXECUTE ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer) TO petagen_operator;
+REVOKE ALL ON FUNCTION @extschema@.bench(text, integer, interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.bench(text, integer, interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text) TO petagen_operator;
+GRANT EXECUTE ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text) TO petagen_operator;
 REVOKE ALL ON FUNCTION @extschema@.forget_bench(bigint) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@.forget_bench(bigint) TO petagen_operator;

@@ -20,9 +20,12 @@
  *
  * The key space (rows and how keys are spelled) comes from the newest
  * load job of the table, a finished one first; explicit options override
- * it.  Inserted keys (YCSB d and e) are key numbers from rows + id * 2^40
- * on, id being the run's bench_results id, striped across the workers: no
- * two runs and no two workers insert the same key number.
+ * it; bench() warns when the target leaves lack the first, middle or
+ * last key of that key space.  Inserted keys (YCSB d and e) are key
+ * numbers from rows + id * 2^40 on, id being the run's bench_results id,
+ * striped across the workers: no two runs and no two workers insert the
+ * same key number.  The workload's arguments are read in bench_params.c;
+ * the run is reported in bench_results.c.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -52,6 +55,8 @@
 #include "utils/varlena.h"
 
 #include "bench/bench.h"
+#include "bench/bench_params.h"
+#include "bench/bench_run.h"
 #include "catalog.h"
 #include "compat.h"
 #include "guard.h"
@@ -62,71 +67,18 @@
 #include "route/route.h"
 #include "gen/rowgen.h"
 
-/* Columns of bench()'s result row. */
-#define BENCH_RESULT_COLS	17
-#define BENCH_SWEEP_COLS	18	/* bench_sweep()'s rows end with the sweep id */
 /* Key numbers tried to show that the target holds part of the key space. */
 #define BENCH_PROBE_KEYS	100000
+/* The duration of a run given neither a duration nor an operationcount. */
+#define BENCH_DEFAULT_DURATION	"10 s"
 /* Longest duration and warm-up, in microseconds: nanosecond clocks stay in range. */
 #define BENCH_MAX_US		(INT64CONST(365) * USECS_PER_DAY)
 /* Time past the end after which bench() terminates workers still busy. */
 #define BENCH_GRACE_NS		(UINT64CONST(10) * 1000000000)
 
-/* The SQL arguments of bench() and bench_sweep(), in order. */
-typedef enum BenchArg
-{
-	BENCH_ARG_KIND,
-	BENCH_ARG_WORKERS,
-	BENCH_ARG_DURATION,
-	BENCH_ARG_WARMUP,
-	BENCH_ARG_TABLE,
-	BENCH_ARG_TARGET,
-	BENCH_ARG_DISTRIBUTION,
-	BENCH_ARG_ZIPFIAN_CONSTANT,
-	BENCH_ARG_ROWS,
-	BENCH_ARG_KEYS,
-	BENCH_ARG_SEED,
-	BENCH_ARG_FIELDLENGTH,
-	BENCH_ARG_PREFIX,
-	BENCH_ARG_ZEROPADDING
-} BenchArg;
-
 static const char *const bench_arg_names[] = {
 	"kind", "workers", "duration", "warmup", "table"
 };
-
-/* YCSB's core workloads (workloads/workloada .. workloadf) and the two micro kinds. */
-static const BenchMix bench_mixes[BENCH_NKINDS] = {
-	/* read, update, insert, scan, rmw */
-	{"select", {1, 0, 0, 0, 0}, DIST_UNIFORM},
-	{"update", {0, 1, 0, 0, 0}, DIST_UNIFORM},
-	{"ycsb-a", {0.5, 0.5, 0, 0, 0}, DIST_ZIPFIAN},
-	{"ycsb-b", {0.95, 0.05, 0, 0, 0}, DIST_ZIPFIAN},
-	{"ycsb-c", {1, 0, 0, 0, 0}, DIST_ZIPFIAN},
-	{"ycsb-d", {0.95, 0, 0.05, 0, 0}, DIST_LATEST},
-	{"ycsb-e", {0, 0, 0.05, 0.95, 0}, DIST_ZIPFIAN},
-	{"ycsb-f", {0.5, 0, 0, 0, 0.5}, DIST_ZIPFIAN},
-};
-
-/* A benchmark, validated. */
-typedef struct BenchDef
-{
-	BenchKind	kind;
-	Interval   *duration;
-	Interval   *warmup;
-	int64		duration_us;
-	int64		warmup_us;
-	Oid			relid;
-	bool		citus;			/* a Citus table: the leaves are its shards */
-	BenchTarget *targets;		/* sorted by leaf */
-	int			ntargets;
-	const char *target_node;
-	DistKind	distribution;
-	double		zipfian_constant;
-	int64		rows;
-	GenSpec		spec;
-	int64		job;			/* the load job the key space is from, or 0 */
-} BenchDef;
 
 /* The workers of a run, for the callback that terminates them with the caller. */
 typedef struct BenchLeader
@@ -134,43 +86,6 @@ typedef struct BenchLeader
 	int			nworkers;		/* registered so far */
 	BackgroundWorkerHandle *handles[FLEXIBLE_ARRAY_MEMBER];
 } BenchLeader;
-
-/* What a run measured. */
-typedef struct BenchResult
-{
-	int64		id;
-	int			nworkers;
-	uint64		ops[BENCH_NOPS];
-	uint64		operations;
-	uint64		errors;
-	uint64		not_found;
-	double		seconds;
-	int			terminated;
-	char		last_error[BENCH_TEXT_LEN];
-	TimestampTz started_at;
-	Hist		hist;
-} BenchResult;
-
-/* The proportions and default distribution of a kind. */
-const BenchMix *
-bench_mix(BenchKind kind)
-{
-	return &bench_mixes[kind];
-}
-
-/* A kind by name. */
-static BenchKind
-bench_parse_kind(const char *name)
-{
-	for (int k = 0; k < BENCH_NKINDS; k++)
-		if (strcmp(name, bench_mixes[k].name) == 0)
-			return (BenchKind) k;
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("unknown benchmark kind \"%s\"", name),
-			 errhint("Use select, update, or one of the YCSB workloads ycsb-a, ycsb-b, ycsb-c, ycsb-d, ycsb-e, ycsb-f.")));
-	pg_unreachable();
-}
 
 /* An interval argument in microseconds, a month being 30 days; at most a year. */
 static int64
@@ -189,21 +104,14 @@ bench_interval_us(const Interval *iv, const char *argname)
 	return us;
 }
 
-/* Does the kind read, update or insert? */
-static bool
-bench_does(BenchKind kind, BenchOp op)
-{
-	return bench_mixes[kind].proportion[op] > 0;
-}
-
 /* Raise an error unless the current user may do what the kind does to a leaf. */
 static void
-bench_check_privileges(BenchKind kind, Oid relid)
+bench_check_privileges(const BenchWorkload *w, Oid relid)
 {
 	AclMode		modes[3] = {ACL_SELECT, ACL_UPDATE, ACL_INSERT};
 	bool		needed[3] = {true,
-		bench_does(kind, BENCH_OP_UPDATE) || bench_does(kind, BENCH_OP_RMW),
-	bench_does(kind, BENCH_OP_INSERT)};
+		bench_does(w, BENCH_OP_UPDATE) || bench_does(w, BENCH_OP_RMW),
+	bench_does(w, BENCH_OP_INSERT)};
 
 	for (int i = 0; i < lengthof(modes); i++)
 	{
@@ -427,6 +335,63 @@ bench_check_target_keys(const BenchDef *def, Router *router)
 			 errhint("Benchmark leaves that hold rows of the key space, or pass the right rows => ... .")));
 }
 
+/* Is a key in the target relation relid? */
+static bool
+bench_key_present(Datum key, Oid relid)
+{
+	Oid			types[1] = {TEXTOID};
+	Datum		values[1] = {key};
+	CatalogScope scope;
+	uint64		found;
+
+	catalog_connect(&scope, false);
+	found = catalog_exec(psprintf("SELECT FROM %s WHERE ycsb_key = $1 LIMIT 1",
+								  catalog_relation_name(relid)),
+						 1, types, values, NULL, SPI_OK_SELECT);
+	catalog_finish(&scope);
+	return found > 0;
+}
+
+/*
+ * Warn if the target leaves lack the first, middle or last key number of
+ * the key space that they should hold: the table was emptied or loaded
+ * again since the job the key space is from, or rows does not match.
+ * Only a warning: a run over a partly deleted table can be what is wanted,
+ * and its not_found says how much it missed.
+ */
+static void
+bench_check_key_space(const BenchDef *def, Router *router, bool rows_given)
+{
+	int64		probes[3] = {def->rows - 1, def->rows / 2, 0};
+	RowShape	shape;
+	RowGen		rg;
+	Relation	rel = RelationIdGetRelation(def->relid);
+
+	shape_from_tupdesc(RelationGetDescr(rel), RelationGetRelationName(rel), &shape);
+	RelationClose(rel);
+	rowgen_init(&rg, &shape, &def->spec);
+	for (int i = 0; i < lengthof(probes); i++)
+	{
+		const BenchTarget *target;
+		int			leaf;
+
+		rowgen_build_key(&rg, probes[i]);
+		leaf = route_key(router, PointerGetDatum(rg.key));
+		target = leaf < 0 ? NULL : bench_find_target(def, route_leaf(router, leaf));
+		if (target == NULL || bench_key_present(PointerGetDatum(rg.key), target->relid))
+			continue;
+		ereport(WARNING,
+				(errcode(ERRCODE_WARNING),
+				 errmsg("table \"%s\" does not hold key number " INT64_FORMAT " of the key space 0 .. " INT64_FORMAT,
+						get_rel_name(def->relid), probes[i], def->rows - 1),
+				 def->job > 0 && !rows_given ?
+				 errdetail("The key space is that of load job " INT64_FORMAT ": the table was emptied or loaded again since.", def->job) :
+				 errdetail("The key space is the rows given."),
+				 errhint("Load the table again with petagen.start(), or pass rows, keys, seed and prefix as it was loaded; not_found counts the operations that miss.")));
+		return;
+	}
+}
+
 /* Resolve the target (default: the local leaves) and check it. */
 static void
 bench_resolve_target(BenchDef *def, FunctionCallInfo fcinfo)
@@ -440,9 +405,10 @@ bench_resolve_target(BenchDef *def, FunctionCallInfo fcinfo)
 		bench_named_targets(def, router, PG_GETARG_ARRAYTYPE_P(BENCH_ARG_TARGET));
 	qsort(def->targets, def->ntargets, sizeof(BenchTarget), bench_target_cmp);
 	for (int i = 0; i < def->ntargets; i++)
-		bench_check_privileges(def->kind, def->targets[i].relid);
+		bench_check_privileges(&def->workload, def->targets[i].relid);
 	def->target_node = pstrdup(bench_target_node(def, router));
 	bench_check_target_keys(def, router);
+	bench_check_key_space(def, router, !PG_ARGISNULL(BENCH_ARG_ROWS));
 	route_close(router);
 }
 
@@ -497,9 +463,23 @@ bench_check_shape(const BenchDef *def)
 
 	shape_from_tupdesc(RelationGetDescr(rel), RelationGetRelationName(rel), &shape);
 	spec_check_shape(&def->spec, &shape,
-					 bench_does(def->kind, BENCH_OP_INSERT) ? KEYS_MAX_SEQ : def->rows - 1,
+					 bench_does(&def->workload, BENCH_OP_INSERT) ? KEYS_MAX_SEQ : def->rows - 1,
 					 RelationGetRelationName(rel));
 	RelationClose(rel);
+}
+
+/*
+ * The duration of a run without one: BENCH_DEFAULT_DURATION, or with
+ * operationcount the longest one, after which the run stops anyway.
+ */
+static Interval *
+bench_default_duration(bool operationcount)
+{
+	return DatumGetIntervalP(DirectFunctionCall3(interval_in,
+												 CStringGetDatum(operationcount ?
+																 "365 days" : BENCH_DEFAULT_DURATION),
+												 ObjectIdGetDatum(InvalidOid),
+												 Int32GetDatum(-1)));
 }
 
 /* Read and validate every argument but workers into def. */
@@ -509,14 +489,14 @@ bench_read_args(FunctionCallInfo fcinfo, BenchDef *def)
 	/* every run is recorded in petagen.bench_results */
 	guard_writable("petagen.bench()");
 	memset(def, 0, sizeof(BenchDef));
-	spec_check_nulls(fcinfo, 0, bench_arg_names, lengthof(bench_arg_names),
+	/* duration may be null: see bench_default_duration() */
+	spec_check_nulls(fcinfo, 0, bench_arg_names, BENCH_ARG_DURATION,
 					 "petagen.bench()");
-	if (PG_ARGISNULL(BENCH_ARG_ZIPFIAN_CONSTANT))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("argument \"zipfian_constant\" of petagen.bench() must not be null")));
-	def->kind = bench_parse_kind(text_to_cstring(PG_GETARG_TEXT_PP(BENCH_ARG_KIND)));
-	def->duration = PG_GETARG_INTERVAL_P(BENCH_ARG_DURATION);
+	spec_check_nulls(fcinfo, BENCH_ARG_WARMUP, bench_arg_names,
+					 lengthof(bench_arg_names), "petagen.bench()");
+	bench_read_workload(fcinfo, &def->workload);
+	def->duration = PG_ARGISNULL(BENCH_ARG_DURATION) ?
+		bench_default_duration(def->workload.operationcount > 0) : PG_GETARG_INTERVAL_P(BENCH_ARG_DURATION);
 	def->warmup = PG_GETARG_INTERVAL_P(BENCH_ARG_WARMUP);
 	def->duration_us = bench_interval_us(def->duration, "duration");
 	def->warmup_us = bench_interval_us(def->warmup, "warmup");
@@ -528,11 +508,10 @@ bench_read_args(FunctionCallInfo fcinfo, BenchDef *def)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("warmup must not be negative")));
-	def->distribution = PG_ARGISNULL(BENCH_ARG_DISTRIBUTION) ?
-		bench_mixes[def->kind].distribution :
-		dist_parse(text_to_cstring(PG_GETARG_TEXT_PP(BENCH_ARG_DISTRIBUTION)));
-	def->zipfian_constant = PG_GETARG_FLOAT8(BENCH_ARG_ZIPFIAN_CONSTANT);
-	dist_check_constant(def->zipfian_constant);
+	def->label = !bench_arg_given(fcinfo, BENCH_ARG_LABEL) ? NULL :
+		text_to_cstring(PG_GETARG_TEXT_PP(BENCH_ARG_LABEL));
+	/* a declaration of 0.1 goes with 0.1's bench_results, without them */
+	def->record_settings = PG_NARGS() > BENCH_ARG_LABEL;
 	def->relid = guard_table_name(PG_GETARG_TEXT_PP(BENCH_ARG_TABLE));
 	launch_check_login(GetUserId(), "petagen.bench()");
 	bench_key_space(def, fcinfo);
@@ -569,9 +548,7 @@ bench_create_shared(const BenchDef *def, int64 id, int nworkers)
 	memset(shared, 0, size);
 	shared->magic = BENCH_MAGIC;
 	shared->run = id;
-	shared->kind = def->kind;
-	shared->distribution = def->distribution;
-	shared->zipfian_constant = def->zipfian_constant;
+	shared->workload = def->workload;
 	shared->relid = def->relid;
 	shared->database = MyDatabaseId;
 	shared->role = GetUserId();
@@ -582,6 +559,8 @@ bench_create_shared(const BenchDef *def, int64 id, int nworkers)
 	shared->ntargets = def->ntargets;
 	pg_atomic_init_u32(&shared->go, 0);
 	pg_atomic_init_u64(&shared->inserts, 0);
+	pg_atomic_init_u64(&shared->claimed, 0);
+	pg_atomic_init_u64(&shared->sequence, 0);
 	for (int i = 0; i < BENCH_RING; i++)
 		pg_atomic_init_u64(&shared->ring[i].tag, 0);
 	for (int i = 0; i < nworkers; i++)
@@ -755,8 +734,11 @@ bench_merge(BenchShared *shared, BenchResult *res)
 			strlcpy(res->last_error, slot->error, BENCH_TEXT_LEN);
 		hist_merge(&res->hist, &slot->hist);
 	}
+	strlcpy(res->synchronous_commit, shared->synchronous_commit, NAMEDATALEN);
 	/* the measured window: to the end, or to the last operation's end */
-	res->seconds = (Max(last_ns, shared->end_ns) - shared->measure_ns) / 1e9;
+	if (shared->workload.operationcount == 0)
+		last_ns = Max(last_ns, shared->end_ns);
+	res->seconds = (last_ns - shared->measure_ns) / 1e9;
 }
 
 /* Run the workers of one benchmark run and collect their figures. */
@@ -777,167 +759,11 @@ bench_execute_run(const BenchDef *def, BenchResult *res)
 	dsm_detach(seg);
 }
 
-/* A relation's name as regclass spells it. */
-static char *
-bench_relname(Oid relid)
-{
-	return DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(relid)));
-}
-
-/* A target's name: its leaf, or a Citus shard's name as citus_shards spells it. */
-static const char *
-bench_target_name(const BenchDef *def, const BenchTarget *target)
-{
-	if (def->citus && target->relid == def->relid)
-		return quote_identifier(citus_meta_shard_name(get_rel_name(def->relid),
-													  target->leaf));
-	return bench_relname(target->relid);
-}
-
-/* Append "key": string to a JSON object under construction. */
-static void
-bench_json_text(StringInfo buf, const char *key, const char *value)
-{
-	appendStringInfo(buf, ", \"%s\": ", key);
-	escape_json(buf, value);
-}
-
-/* Everything about a run that has no column of its own, as JSON. */
-static char *
-bench_options_json(const BenchDef *def, const BenchResult *res)
-{
-	StringInfoData buf;
-
-	initStringInfo(&buf);
-	appendStringInfo(&buf, "{\"rows\": " INT64_FORMAT, def->rows);
-	bench_json_text(&buf, "keys", keys_mode_name(def->spec.keys.mode));
-	appendStringInfo(&buf, ", \"seed\": " INT64_FORMAT ", \"fieldlength\": %d",
-					 (int64) def->spec.seed, def->spec.fieldlength);
-	bench_json_text(&buf, "prefix", def->spec.keys.prefix);
-	appendStringInfo(&buf, ", \"zeropadding\": %d, \"zipfian_constant\": %.15g",
-					 def->spec.keys.zeropadding, def->zipfian_constant);
-	if (def->job > 0)
-		appendStringInfo(&buf, ", \"job\": " INT64_FORMAT, def->job);
-	if (bench_does(def->kind, BENCH_OP_UPDATE) || bench_does(def->kind, BENCH_OP_RMW))
-		bench_json_text(&buf, "field_updated", "one random field per update (YCSB writeallfields=false)");
-	if (bench_does(def->kind, BENCH_OP_SCAN))
-		bench_json_text(&buf, "scan_length", "uniform 1..100");
-	if (bench_does(def->kind, BENCH_OP_INSERT))
-		appendStringInfo(&buf, ", \"insert_base\": " INT64_FORMAT,
-						 def->rows + res->id * BENCH_INSERT_STRIDE);
-	appendStringInfo(&buf, ", \"seconds\": %.6f", res->seconds);
-	if (res->terminated > 0)
-		appendStringInfo(&buf, ", \"terminated_workers\": %d", res->terminated);
-	if (res->last_error[0])
-		bench_json_text(&buf, "last_error", res->last_error);
-	appendStringInfoChar(&buf, '}');
-	return buf.data;
-}
-
-/*
- * The latency columns p50, p95, p99, p99.9 and max in microseconds into
- * values[0..4]; false if nothing was measured (the columns are then NULL).
- */
-static bool
-bench_latencies(const BenchResult *res, Datum *values)
-{
-	static const double fractions[4] = {0.50, 0.95, 0.99, 0.999};
-
-	for (int i = 0; i < lengthof(fractions); i++)
-		values[i] = Float8GetDatum(hist_percentile(&res->hist, fractions[i]) / 1000.0);
-	values[4] = Float8GetDatum(res->hist.max / 1000.0);
-	return res->operations > 0;
-}
-
-/* Insert the row of a run into petagen.bench_results. */
-static void
-bench_record(const BenchDef *def, const BenchResult *res, int64 sweep)
-{
-	Oid			types[27] = {INT8OID, INT8OID, TEXTOID, INT4OID, INTERVALOID,
-		INTERVALOID, TEXTOID, TEXTARRAYOID, TEXTOID, TEXTOID, TEXTOID, INT8OID,
-		FLOAT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID,
-		FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, TIMESTAMPTZOID, OIDOID};
-	Datum		values[27];
-	char		nulls[27];
-	Datum	   *names = palloc(sizeof(Datum) * def->ntargets);
-	bool		measured;
-	CatalogScope scope;
-
-	for (int i = 0; i < def->ntargets; i++)
-		names[i] = CStringGetTextDatum(bench_target_name(def, &def->targets[i]));
-	memset(nulls, ' ', sizeof(nulls));
-	values[0] = Int64GetDatum(res->id);
-	values[1] = Int64GetDatum(sweep);
-	nulls[1] = sweep > 0 ? ' ' : 'n';
-	values[2] = CStringGetTextDatum(bench_mixes[def->kind].name);
-	values[3] = Int32GetDatum(res->nworkers);
-	values[4] = IntervalPGetDatum(def->duration);
-	values[5] = IntervalPGetDatum(def->warmup);
-	values[6] = CStringGetTextDatum(bench_relname(def->relid));
-	values[7] = PointerGetDatum(construct_array(names, def->ntargets, TEXTOID, -1,
-												false, TYPALIGN_INT));
-	values[8] = CStringGetTextDatum(def->target_node);
-	values[9] = CStringGetTextDatum(dist_name(def->distribution));
-	values[10] = CStringGetTextDatum(bench_options_json(def, res));
-	values[11] = Int64GetDatum(res->operations);
-	values[12] = Float8GetDatum(res->operations / res->seconds);
-	values[13] = Int64GetDatum(res->errors);
-	values[14] = Int64GetDatum(res->not_found);
-	for (int op = 0; op < BENCH_NOPS; op++)
-		values[15 + op] = Int64GetDatum(res->ops[op]);
-	measured = bench_latencies(res, &values[20]);
-	for (int i = 20; i < 25; i++)
-		nulls[i] = measured ? ' ' : 'n';
-	values[25] = TimestampTzGetDatum(res->started_at);
-	values[26] = ObjectIdGetDatum(GetUserId());
-	catalog_connect(&scope, true);
-	catalog_exec("INSERT INTO petagen.bench_results (id, sweep, kind, workers,"
-				 " duration, warmup, \"table\", target, target_node, distribution,"
-				 " options, operations, tps, errors, not_found, reads, updates,"
-				 " inserts, scans, rmws, p50_us, p95_us, p99_us, p999_us, max_us,"
-				 " started_at, run_by, finished_at) OVERRIDING SYSTEM VALUE VALUES"
-				 " ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::pg_catalog.jsonb,"
-				 " $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24,"
-				 " $25, $26, $27::pg_catalog.regrole, pg_catalog.clock_timestamp())",
-				 27, types, values, nulls, SPI_OK_INSERT);
-	catalog_finish(&scope);
-}
-
-/*
- * Put a run as a result row of a materialized SRF; sweep (its sweep's id,
- * or 0) ends the row where the result has that column (bench_sweep()'s).
- */
-static void
-bench_return_row(FunctionCallInfo fcinfo, const BenchDef *def,
-				 const BenchResult *res, int64 sweep)
-{
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Datum		values[BENCH_SWEEP_COLS];
-	bool		nulls[BENCH_SWEEP_COLS] = {0};
-	bool		measured;
-
-	values[0] = Int64GetDatum(res->id);
-	values[1] = CStringGetTextDatum(bench_mixes[def->kind].name);
-	values[2] = Int32GetDatum(res->nworkers);
-	values[3] = Int64GetDatum(res->operations);
-	values[4] = Float8GetDatum(res->operations / res->seconds);
-	values[5] = Int64GetDatum(res->errors);
-	values[6] = Int64GetDatum(res->not_found);
-	measured = bench_latencies(res, &values[7]);
-	for (int i = 7; i < 12; i++)
-		nulls[i] = !measured;
-	for (int op = 0; op < BENCH_NOPS; op++)
-		values[12 + op] = Int64GetDatum(res->ops[op]);
-	values[BENCH_RESULT_COLS] = Int64GetDatum(sweep);
-	nulls[BENCH_RESULT_COLS] = sweep <= 0;
-	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-}
-
 /* Raise an error if a run of nworkers could insert past the key space. */
 static void
 bench_check_insert_room(const BenchDef *def, int64 id)
 {
-	if (bench_does(def->kind, BENCH_OP_INSERT) &&
+	if (bench_does(&def->workload, BENCH_OP_INSERT) &&
 		(id + 1) > (KEYS_MAX_SEQ - def->rows) / BENCH_INSERT_STRIDE)
 		ereport(ERROR,
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
@@ -960,11 +786,12 @@ bench_run(FunctionCallInfo fcinfo, const BenchDef *def, int nworkers,
 	bench_check_insert_room(def, res->id);
 	pgstat_report_activity(STATE_RUNNING,
 						   psprintf("petagen bench " INT64_FORMAT ": %s, %d workers",
-									res->id, bench_mixes[def->kind].name, nworkers));
+									res->id, bench_kind_name(def->workload.kind), nworkers));
 	bench_execute_run(def, res);
 	if (sweep < 0)
 		sweep = res->id;
 	bench_record(def, res, sweep);
+	bench_warn_not_found(res);
 	bench_return_row(fcinfo, def, res, sweep);
 	return res->id;
 }

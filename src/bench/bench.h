@@ -13,7 +13,9 @@
  * the worker has exited, except for the atomic state.  Inserts (YCSB d
  * and e) claim logical insert numbers from a shared counter and publish
  * the key number of each committed insert in a ring, which the latest
- * distribution reads.
+ * distribution reads.  With operationcount, a worker claims each measured
+ * operation from a shared counter before it runs it, so exactly
+ * operationcount operations (successful or not) are measured.
  *-------------------------------------------------------------------------
  */
 #ifndef PETAGEN_BENCH_H
@@ -38,6 +40,7 @@
 
 typedef enum BenchKind
 {
+	BENCH_YCSB,					/* the proportions given, YCSB's defaults */
 	BENCH_SELECT,
 	BENCH_UPDATE,
 	BENCH_YCSB_A,
@@ -59,13 +62,22 @@ typedef enum BenchOp
 	BENCH_NOPS
 } BenchOp;
 
-/* A kind: its operation proportions and default distribution (YCSB's). */
-typedef struct BenchMix
+/*
+ * What the workers run, YCSB's CoreWorkload properties: the proportions
+ * (summing to 1), the request distribution and its parameters, the scan
+ * length, and operationcount (0: run for the duration instead).
+ */
+typedef struct BenchWorkload
 {
-	const char *name;
+	BenchKind	kind;
 	double		proportion[BENCH_NOPS];
 	DistKind	distribution;
-} BenchMix;
+	DistParams	params;
+	int64		operationcount;
+	int32		minscanlength;
+	int32		maxscanlength;
+	bool		scanzipfian;	/* scanlengthdistribution zipfian, else uniform */
+} BenchWorkload;
 
 /* What a worker is doing, as bench() sees it. */
 typedef enum BenchWorkerState
@@ -100,9 +112,7 @@ typedef struct BenchShared
 {
 	uint32		magic;
 	int64		run;			/* its petagen.bench_results id */
-	BenchKind	kind;
-	DistKind	distribution;
-	double		zipfian_constant;
+	BenchWorkload workload;
 	Oid			relid;
 	Oid			database;
 	Oid			role;
@@ -116,6 +126,9 @@ typedef struct BenchShared
 	uint64		measure_ns;		/* measurement starts */
 	uint64		end_ns;
 	pg_atomic_uint64 inserts;	/* logical insert numbers claimed */
+	pg_atomic_uint64 claimed;	/* measured operations claimed (operationcount) */
+	pg_atomic_uint64 sequence;	/* the sequential distribution's count */
+	char		synchronous_commit[NAMEDATALEN];	/* worker 0's setting */
 	BenchRingEntry ring[BENCH_RING];
 	BenchSlot	slots[FLEXIBLE_ARRAY_MEMBER];
 } BenchShared;
@@ -139,7 +152,6 @@ typedef struct BenchWorkerArgs
 	int32		index;
 } BenchWorkerArgs;
 
-extern const BenchMix *bench_mix(BenchKind kind);
 extern int64 bench_leaf_id(const RouteLeaf *leaf);
 extern int	bench_target_cmp(const void *a, const void *b);
 

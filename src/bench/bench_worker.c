@@ -2,8 +2,9 @@
  * bench_worker.c
  *		A benchmark's background worker: prepare the plans of every target
  *		leaf, wait for the start signal, then run operations until the end
- *		of the run, each in its own transaction, timed with the monotonic
- *		clock; record counts and latencies of the measured ones.
+ *		of the run (or until the run's operationcount is claimed), each in
+ *		its own transaction, timed with the monotonic clock; record counts
+ *		and latencies of the measured ones.
  *
  * Queries name the target leaf itself, so a foreign leaf is queried
  * through its foreign data wrapper (postgres_fdw); a Citus shard on a
@@ -39,6 +40,7 @@
 #include "utils/snapmgr.h"
 
 #include "bench/bench.h"
+#include "bench/bench_params.h"
 #include "catalog.h"
 #include "compat.h"
 #include "launch.h"
@@ -50,8 +52,6 @@
 #define BENCH_INSERT_BATCH	16
 /* Draws in a row that miss the target before the worker gives up. */
 #define BENCH_MAX_REJECTS	1000000
-/* YCSB's scan length: uniform 1 .. maxscanlength (default 100). */
-#define BENCH_MAX_SCAN		100
 /* How long a worker waits for the start signal. */
 #define BENCH_GO_TIMEOUT_NS	(UINT64CONST(120) * 1000000000)
 
@@ -85,13 +85,15 @@ typedef struct BenchCtx
 	BenchWorkerArgs args;
 	BenchShared *shared;
 	BenchSlot  *slot;
-	const BenchMix *mix;
+	const BenchWorkload *workload;
 	MemoryContext cxt;
 	RowShape	shape;
 	RowGen		rg;
 	BenchPlans *plans;			/* one per target */
 	DistRng		rng;
 	DistChooser chooser;
+	DistZipf	scanzipf;		/* scanlengthdistribution zipfian */
+	bool		finished;		/* operationcount reached */
 	BenchKeyBuf reads;			/* keys to read, update, scan from */
 	BenchKeyBuf inserts;		/* new keys, past the loaded key space */
 	int64		next_candidate; /* of this worker's insert stripe */
@@ -135,7 +137,7 @@ bench_insert_sql(const char *leaf, int nfields)
 static void
 bench_prepare_leaf(BenchCtx *ctx, Oid relid, BenchPlans *plans)
 {
-	const double *p = ctx->mix->proportion;
+	const double *p = ctx->workload->proportion;
 	char	   *leaf = catalog_relation_name(relid);
 	Oid			types[2] = {TEXTOID, INT8OID};
 	Oid		   *row_types = palloc(sizeof(Oid) * (ctx->shape.nfields + 1));
@@ -375,6 +377,18 @@ bench_insert(BenchCtx *ctx, BenchPlans *plans, int64 seq)
 	bench_execute(plans->insert, values);
 }
 
+/* A scan's length: YCSB's scanlength generator over minscanlength .. maxscanlength. */
+static int64
+bench_scan_length(BenchCtx *ctx)
+{
+	const BenchWorkload *w = ctx->workload;
+
+	if (w->scanzipfian)
+		return w->minscanlength + dist_zipf_range_next(&ctx->scanzipf, &ctx->rng);
+	return w->minscanlength +
+		dist_rng_below(&ctx->rng, w->maxscanlength - w->minscanlength + 1);
+}
+
 /* One operation on one key, in the current transaction; false if not found. */
 static bool
 bench_operate(BenchCtx *ctx, BenchOp op, BenchKey key)
@@ -399,7 +413,7 @@ bench_operate(BenchCtx *ctx, BenchOp op, BenchKey key)
 			found = bench_update(ctx, plans, values[0]) > 0;
 			break;
 		case BENCH_OP_SCAN:
-			values[1] = Int64GetDatum(1 + dist_rng_below(&ctx->rng, BENCH_MAX_SCAN));
+			values[1] = Int64GetDatum(bench_scan_length(ctx));
 			bench_execute(plans->scan, values);
 			break;
 		case BENCH_OP_RMW:
@@ -422,9 +436,9 @@ bench_pick_op(BenchCtx *ctx)
 
 	for (int op = 0; op < BENCH_NOPS; op++)
 	{
-		if (ctx->mix->proportion[op] <= 0)
+		if (ctx->workload->proportion[op] <= 0)
 			continue;
-		sum += ctx->mix->proportion[op];
+		sum += ctx->workload->proportion[op];
 		last = op;
 		if (u < sum)
 			return (BenchOp) op;
@@ -449,6 +463,43 @@ bench_transaction(BenchCtx *ctx, BenchOp op, BenchKey key)
 	return found;
 }
 
+/*
+ * May an operation starting at t0 run?  With operationcount, a measured
+ * one claims its number first: false once operationcount are claimed.
+ */
+static bool
+bench_claim(BenchCtx *ctx, uint64 t0)
+{
+	BenchShared *shared = ctx->shared;
+
+	if (shared->workload.operationcount == 0 || t0 < shared->measure_ns)
+		return true;
+	return pg_atomic_fetch_add_u64(&shared->claimed, 1) <
+		(uint64) shared->workload.operationcount;
+}
+
+/* Run and time one operation that starts at t0; record it if measured. */
+static void
+bench_timed(BenchCtx *ctx, BenchOp op, BenchKey key, uint64 t0)
+{
+	BenchShared *shared = ctx->shared;
+	BenchSlot  *slot = ctx->slot;
+	uint64		j = op == BENCH_OP_INSERT ? pg_atomic_fetch_add_u64(&shared->inserts, 1) : 0;
+	bool		found = bench_transaction(ctx, op, key);
+	uint64		t1 = bench_now_ns();
+
+	MemoryContextSwitchTo(ctx->cxt);
+	if (op == BENCH_OP_INSERT)
+		bench_publish_insert(shared, j, key.seq);
+	if (t0 >= shared->measure_ns)
+	{
+		slot->ops[op]++;
+		slot->not_found += found ? 0 : 1;
+		slot->last_ns = t1;
+		hist_add(&slot->hist, t1 - t0);
+	}
+}
+
 /* Choose, run, time and record one operation; errors are counted. */
 static void
 bench_step(BenchCtx *ctx)
@@ -462,23 +513,12 @@ bench_step(BenchCtx *ctx)
 		BenchOp		op = bench_pick_op(ctx);
 		BenchKey	key = bench_take(ctx, op == BENCH_OP_INSERT ? &ctx->inserts : &ctx->reads,
 									 op == BENCH_OP_INSERT);
-		uint64		j = op == BENCH_OP_INSERT ? pg_atomic_fetch_add_u64(&shared->inserts, 1) : 0;
-		bool		found;
-		uint64		t1;
 
 		t0 = bench_now_ns();
-		found = bench_transaction(ctx, op, key);
-		t1 = bench_now_ns();
-		MemoryContextSwitchTo(ctx->cxt);
-		if (op == BENCH_OP_INSERT)
-			bench_publish_insert(shared, j, key.seq);
-		if (t0 >= shared->measure_ns)
-		{
-			slot->ops[op]++;
-			slot->not_found += found ? 0 : 1;
-			slot->last_ns = t1;
-			hist_add(&slot->hist, t1 - t0);
-		}
+		if (bench_claim(ctx, t0))
+			bench_timed(ctx, op, key, t0);
+		else
+			ctx->finished = true;
 	}
 	PG_CATCH();
 	{
@@ -530,6 +570,21 @@ bench_attach(const BenchWorkerArgs *args)
 	return shared;
 }
 
+/*
+ * Set up the key and scan length choosers; the sequential distribution
+ * counts in the run's shared counter, as YCSB's threads share theirs.
+ */
+static void
+bench_init_choosers(BenchCtx *ctx)
+{
+	const BenchWorkload *w = ctx->workload;
+
+	dist_init(&ctx->chooser, w->distribution, ctx->shared->rows, &w->params);
+	ctx->chooser.counter = &ctx->shared->sequence;
+	if (w->scanzipfian && bench_does(w, BENCH_OP_SCAN))
+		dist_zipf_range_init(&ctx->scanzipf, w->maxscanlength - w->minscanlength + 1);
+}
+
 /* Prepare; on error publish it and leave. */
 static void
 bench_setup(BenchCtx *ctx)
@@ -570,20 +625,22 @@ petagen_bench_main(Datum main_arg)
 		proc_exit(0);
 	ctx->shared = shared;
 	ctx->slot = &shared->slots[ctx->args.index];
-	ctx->mix = bench_mix(shared->kind);
+	ctx->workload = &shared->workload;
 	BackgroundWorkerInitializeConnectionByOid(shared->database, shared->role,
 											  COMPAT_BGW_CONNECT_FLAGS);
 	SetConfigOption("search_path", CATALOG_SEARCH_PATH, PGC_USERSET, PGC_S_SESSION);
 	MemoryContextSwitchTo(ctx->cxt);
 	dist_rng_seed(&ctx->rng, (uint64) shared->run, ctx->args.index);
-	dist_init(&ctx->chooser, shared->distribution, shared->rows,
-			  shared->zipfian_constant);
+	bench_init_choosers(ctx);
 	bench_setup(ctx);
+	if (ctx->args.index == 0)
+		strlcpy(shared->synchronous_commit,
+				GetConfigOption("synchronous_commit", false, false), NAMEDATALEN);
 	pgstat_report_activity(STATE_RUNNING, psprintf("petagen bench " INT64_FORMAT ": %s",
-												   shared->run, ctx->mix->name));
+												   shared->run, bench_kind_name(ctx->workload->kind)));
 	pg_atomic_write_u32(&ctx->slot->state, BENCH_W_READY);
 	if (bench_wait_go(ctx))
-		while (bench_now_ns() < shared->end_ns)
+		while (!ctx->finished && bench_now_ns() < shared->end_ns)
 		{
 			CHECK_FOR_INTERRUPTS();
 			bench_step(ctx);

@@ -12,6 +12,18 @@
  *				is used; for another constant zeta is computed here
  *	latest		SkewedLatestGenerator: last - zipfian(last), so the most
  *				recently inserted key is the most popular
+ *	hotspot		HotspotIntegerGenerator: a share hotspotopnfraction of the
+ *				draws is uniform in the first (long) (items *
+ *				hotspotdatafraction) key numbers, the rest uniform in the others
+ *	sequential	SequentialGenerator: 0, 1, ..., items-1, 0, 1, ... (wraps)
+ *	exponential	ExponentialGenerator as CoreWorkload uses it: last -
+ *				(long) x, x exponential with rate gamma = -ln(1 -
+ *				exponentialpercentile / 100) / (items * exponentialfrac),
+ *				drawn again while below 0; so exponentialpercentile % of the
+ *				draws fall in the newest items * exponentialfrac key numbers
+ *
+ * YCSB takes the hotspot and exponential parameters as they come (an out of
+ * range fraction silently becomes 0); petagen refuses them instead.
  *
  * zeta(n) = sum 1/i^theta for i = 1 .. n is summed exactly up to 10^6
  * terms (cached per theta) and the rest by the midpoint rule
@@ -41,7 +53,8 @@
 /* Most key numbers one petagen.draw() call returns. */
 #define DIST_MAX_DRAW			100000000
 
-static const char *const dist_names[] = {"uniform", "zipfian", "latest"};
+static const char *const dist_names[] = {"uniform", "zipfian", "latest",
+"hotspot", "sequential", "exponential"};
 
 /* splitmix64: seeds the PRNG's state from one word. */
 static uint64
@@ -112,7 +125,7 @@ dist_parse(const char *name)
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("unknown distribution \"%s\"", name),
-			 errhint("Use uniform, zipfian or latest.")));
+			 errhint("Use uniform, zipfian, latest, hotspot, sequential or exponential.")));
 	pg_unreachable();
 }
 
@@ -124,7 +137,7 @@ dist_name(DistKind kind)
 }
 
 /* Raise an error unless theta is a zipfian constant the generator handles. */
-void
+static void
 dist_check_constant(double theta)
 {
 	if (!(theta > 0 && theta < 1))
@@ -212,10 +225,75 @@ dist_zipf_next(DistZipf *z, DistRng *rng, int64 itemcount)
 	return (int64) (itemcount * pow(z->eta * u - z->eta + 1, z->alpha));
 }
 
+/* Raise an error unless the hotspot and exponential parameters are in range. */
+void
+dist_check_params(const DistParams *params)
+{
+	const char *name = NULL;
+	double		value = 0;
+
+	dist_check_constant(params->zipfian_constant);
+	if (!(params->hotspotdatafraction >= 0 && params->hotspotdatafraction <= 1))
+		name = "hotspotdatafraction", value = params->hotspotdatafraction;
+	else if (!(params->hotspotopnfraction >= 0 && params->hotspotopnfraction <= 1))
+		name = "hotspotopnfraction", value = params->hotspotopnfraction;
+	if (name != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must be between 0 and 1, not %g", name, value),
+				 errhint("YCSB's defaults are hotspotdatafraction 0.2 and hotspotopnfraction 0.8.")));
+	if (!(params->exponentialpercentile > 0 && params->exponentialpercentile < 100) ||
+		!(params->exponentialfrac > 0 && params->exponentialfrac <= 1))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("exponentialpercentile must be greater than 0 and less than 100, and exponentialfrac greater than 0 and at most 1, not %g and %g",
+						params->exponentialpercentile, params->exponentialfrac),
+				 errhint("YCSB's defaults are exponentialpercentile 95 and exponentialfrac 0.8571428571.")));
+}
+
+/*
+ * Read zipfian_constant and the hotspot and exponential parameters from
+ * the five arguments argnos of a SQL function, and check them.  A
+ * declaration of petagen 0.1 has zipfian_constant only: the others take
+ * YCSB's defaults.
+ */
+void
+dist_read_params(FunctionCallInfo fcinfo, const int *argnos,
+				 const char *funcname, DistParams *params)
+{
+	static const char *const names[] = {"zipfian_constant",
+		"hotspotdatafraction", "hotspotopnfraction", "exponentialpercentile",
+	"exponentialfrac"};
+	double		values[] = {DIST_YCSB_CONSTANT, DIST_DEFAULT_HOTSPOTDATAFRACTION,
+		DIST_DEFAULT_HOTSPOTOPNFRACTION, DIST_DEFAULT_EXPONENTIALPERCENTILE,
+	DIST_DEFAULT_EXPONENTIALFRAC};
+
+	for (int i = 0; i < lengthof(names); i++)
+	{
+		if (argnos[i] >= PG_NARGS())
+			continue;
+		if (PG_ARGISNULL(argnos[i]))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("argument \"%s\" of %s must not be null",
+							names[i], funcname)));
+		values[i] = PG_GETARG_FLOAT8(argnos[i]);
+	}
+	params->zipfian_constant = values[0];
+	params->hotspotdatafraction = values[1];
+	params->hotspotopnfraction = values[2];
+	params->exponentialpercentile = values[3];
+	params->exponentialfrac = values[4];
+	dist_check_params(params);
+}
+
 /* Set up a chooser of kind over items key numbers (items > 0). */
 void
-dist_init(DistChooser *ch, DistKind kind, int64 items, double theta)
+dist_init(DistChooser *ch, DistKind kind, int64 items, const DistParams *params)
 {
+	double		theta = params->zipfian_constant;
+
+	memset(ch, 0, sizeof(DistChooser));
 	ch->kind = kind;
 	ch->items = items;
 	if (kind == DIST_ZIPFIAN)
@@ -225,11 +303,67 @@ dist_init(DistChooser *ch, DistKind kind, int64 items, double theta)
 	else if (kind == DIST_LATEST)
 		/* YCSB: new ZipfianGenerator(basis.lastValue()) */
 		dist_zipf_init(&ch->zipf, Max(items - 1, 1), theta, -1);
+	/* YCSB: hotInterval = (int) (interval * hotsetFraction) */
+	ch->hot_items = (int64) (items * params->hotspotdatafraction);
+	ch->hot_opn = params->hotspotopnfraction;
+	/* YCSB: new ExponentialGenerator(percentile, recordcount * frac) */
+	ch->gamma = -log(1.0 - params->exponentialpercentile / 100.0) /
+		(items * params->exponentialfrac);
+}
+
+/* YCSB's ZipfianGenerator(min, max), constant 0.99: items = max - min + 1. */
+void
+dist_zipf_range_init(DistZipf *z, int64 items)
+{
+	dist_zipf_init(z, items, DIST_YCSB_CONSTANT, -1);
+}
+
+/* The next draw of a ZipfianGenerator(min, max), as an offset from min. */
+int64
+dist_zipf_range_next(DistZipf *z, DistRng *rng)
+{
+	return dist_zipf_next(z, rng, z->items);
+}
+
+/* HotspotIntegerGenerator.nextValue(); an empty hot or cold set is never drawn. */
+static int64
+dist_hotspot_next(DistChooser *ch, DistRng *rng)
+{
+	bool		hot = dist_rng_double(rng) < ch->hot_opn;
+
+	if (ch->hot_items >= ch->items || (hot && ch->hot_items > 0))
+		return dist_rng_below(rng, Max(ch->hot_items, 1));
+	return ch->hot_items + dist_rng_below(rng, ch->items - ch->hot_items);
+}
+
+/* CoreWorkload.nextKeynum() with an ExponentialGenerator: last - x, x >= 0. */
+static int64
+dist_exponential_next(DistChooser *ch, DistRng *rng, int64 last)
+{
+	for (;;)
+	{
+		/* 1 - u lies in (0, 1]: its logarithm is finite */
+		double		x = -log(1.0 - dist_rng_double(rng)) / ch->gamma;
+
+		if (x <= (double) last)
+			return last - (int64) x;
+	}
+}
+
+/* SequentialGenerator.nextValue(): the count modulo items. */
+static int64
+dist_sequential_next(DistChooser *ch)
+{
+	uint64		count = ch->counter != NULL ?
+		pg_atomic_fetch_add_u64(ch->counter, 1) : ch->next++;
+
+	return (int64) (count % (uint64) ch->items);
 }
 
 /*
- * The next key number.  latest draws from 0 .. last, the key number of the
- * newest row (items - 1 before any insert); the others ignore last.
+ * The next key number.  latest and exponential draw from 0 .. last, the key
+ * number of the newest row (items - 1 before any insert); the others
+ * ignore last.
  */
 int64
 dist_next(DistChooser *ch, DistRng *rng, int64 last)
@@ -249,19 +383,30 @@ dist_next(DistChooser *ch, DistRng *rng, int64 last)
 			if (last < 1)
 				return 0;
 			return last - dist_zipf_next(&ch->zipf, rng, last);
+		case DIST_HOTSPOT:
+			return dist_hotspot_next(ch, rng);
+		case DIST_SEQUENTIAL:
+			return dist_sequential_next(ch);
+		case DIST_EXPONENTIAL:
+			return dist_exponential_next(ch, rng, Max(last, 0));
 	}
 	pg_unreachable();
 }
 
 PG_FUNCTION_INFO_V1(petagen_draw);
-/* petagen.draw(distribution, items, n, seed, zipfian_constant): n key numbers. */
+/*
+ * petagen.draw(distribution, items, n, seed, zipfian_constant,
+ * hotspotdatafraction, hotspotopnfraction, exponentialpercentile,
+ * exponentialfrac): n key numbers.
+ */
 Datum
 petagen_draw(PG_FUNCTION_ARGS)
 {
-	static const char *const argnames[] = {"distribution", "items", "n",
-	"seed", "zipfian_constant"};
+	static const char *const argnames[] = {"distribution", "items", "n", "seed"};
+	static const int param_args[] = {4, 5, 6, 7, 8};
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	DistChooser ch;
+	DistParams	params;
 	DistRng		rng;
 	int64		items;
 	int32		n;
@@ -284,9 +429,9 @@ petagen_draw(PG_FUNCTION_ARGS)
 				 errmsg("n must be at most %d, not %d", DIST_MAX_DRAW, n),
 				 errdetail("petagen.draw() returns its key numbers as one set, kept in memory or in temporary files."),
 				 errhint("Draw in several calls with different seeds.")));
-	dist_check_constant(PG_GETARG_FLOAT8(4));
+	dist_read_params(fcinfo, param_args, "petagen.draw()", &params);
 	dist_init(&ch, dist_parse(text_to_cstring(PG_GETARG_TEXT_PP(0))), items,
-			  PG_GETARG_FLOAT8(4));
+			  &params);
 	dist_rng_seed(&rng, (uint64) PG_GETARG_INT64(3), 0);
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	for (int32 i = 0; i < n; i++)

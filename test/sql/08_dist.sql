@@ -50,8 +50,51 @@ FROM (SELECT 1) one;
 SELECT array_agg(DISTINCT k) AS only_item FROM petagen.draw('zipfian', 1, 100) AS k;
 SELECT count(*) AS none FROM petagen.draw('uniform', 10, 0);
 
+-- Hotspot (YCSB's HotspotIntegerGenerator): hotspotopnfraction of the draws
+-- fall in the first hotspotdatafraction of the items, within 0.02; the hot
+-- and the cold set are each drawn uniformly.
+WITH d AS (SELECT petagen.draw('hotspot', 10000, 200000, 11) AS k)
+SELECT abs(count(*) FILTER (WHERE k < 2000) / 200000.0 - 0.8) < 0.02 AS hot_share_default,
+       min(k) = 0 AND max(k) = 9999 AS in_range,
+       count(DISTINCT k) FILTER (WHERE k < 2000) = 2000 AS every_hot_item_drawn
+FROM d;
+WITH d AS (SELECT petagen.draw('hotspot', 10000, 200000, 12, hotspotdatafraction => 0.1,
+                               hotspotopnfraction => 0.5) AS k)
+SELECT abs(count(*) FILTER (WHERE k < 1000) / 200000.0 - 0.5) < 0.02 AS hot_share_given,
+       abs(count(*) FILTER (WHERE k BETWEEN 1000 AND 5499) / 200000.0 - 0.25) < 0.02 AS cold_uniform
+FROM d;
+-- No hot items, or only hot ones: never a division by zero (YCSB's would be).
+SELECT min(k) AS no_hot_set_min, (SELECT max(k) FROM petagen.draw('hotspot', 10, 1000, 1, hotspotdatafraction => 1) AS k) AS all_hot_max
+FROM petagen.draw('hotspot', 10, 1000, 1, hotspotdatafraction => 0) AS k;
+
+-- Sequential (YCSB's SequentialGenerator): 0, 1, ..., items-1, then it wraps.
+SELECT array_agg(k) AS wraps FROM petagen.draw('sequential', 5, 12) AS k;
+
+-- Exponential (CoreWorkload's ExponentialGenerator use): newest key number
+-- minus an exponential draw, drawn again below 0.  exponentialpercentile %
+-- of the draws fall in the newest items * exponentialfrac key numbers,
+-- within 0.01; with the default frac, conditioned on not being drawn again
+-- as YCSB's retry loop does: 0.95 / (1 - 0.05^(9999 / 8571.43)).
+WITH d AS (SELECT petagen.draw('exponential', 10000, 200000, 13, exponentialfrac => 0.1) AS k)
+SELECT abs(count(*) FILTER (WHERE k > 8999) / 200000.0 - 0.95) < 0.01 AS percentile_share,
+       min(k) >= 0 AND max(k) = 9999 AS in_range
+FROM d;
+WITH d AS (SELECT petagen.draw('exponential', 10000, 200000, 14) AS k)
+SELECT abs(count(*) FILTER (WHERE k > 9999 - 8571.428571) / 200000.0
+           - 0.95 / (1 - 0.05 ^ (9999 / 8571.428571))) < 0.01 AS default_percentile_share
+FROM d;
+WITH d AS (SELECT petagen.draw('exponential', 10000, 200000, 15, exponentialpercentile => 50,
+                               exponentialfrac => 0.01) AS k)
+SELECT abs(count(*) FILTER (WHERE k > 9899) / 200000.0 - 0.5) < 0.01 AS median_share
+FROM d;
+
 -- Bad input.
 SELECT petagen.draw('pareto', 10, 1);
+SELECT petagen.draw('hotspot', 10, 1, hotspotdatafraction => 1.5);
+SELECT petagen.draw('hotspot', 10, 1, hotspotopnfraction => -1);
+SELECT petagen.draw('exponential', 10, 1, exponentialpercentile => 0);
+SELECT petagen.draw('exponential', 10, 1, exponentialfrac => 2);
+SELECT petagen.draw('hotspot', 10, 1, hotspotdatafraction => NULL);
 SELECT petagen.draw('zipfian', 10, 1, 0, 1.0);
 SELECT petagen.draw('zipfian', 10, 1, 0, 0);
 SELECT petagen.draw('uniform', 0, 1);

@@ -33,7 +33,7 @@ CREATE TABLE remote_only (ycsb_key text, field0 text) PARTITION BY HASH (ycsb_ke
 CREATE FOREIGN TABLE remote_only_0 PARTITION OF remote_only
     FOR VALUES WITH (MODULUS 1, REMAINDER 0) SERVER nowhere;
 
-SELECT plan(38);
+SELECT plan(51);
 
 -- kind
 SELECT throws_ok($$SELECT * FROM petagen.bench('delete', "table" => 'b09.t', rows => 1000)$$,
@@ -58,8 +58,26 @@ SELECT throws_ok($$SELECT * FROM petagen.bench('select', 1, '-1 s', "table" => '
     '22023', 'duration must be positive', 'duration negative');
 SELECT throws_ok($$SELECT * FROM petagen.bench('select', 1, '1 s', '-1 s', "table" => 'b09.t', rows => 1000)$$,
     '22023', 'warmup must not be negative', 'warmup negative');
-SELECT throws_ok($$SELECT * FROM petagen.bench('select', 1, NULL, "table" => 'b09.t', rows => 1000)$$,
-    '22004', 'argument "duration" of petagen.bench() must not be null', 'duration NULL');
+SELECT throws_ok($$SELECT * FROM petagen.bench('select', 1, '1 s', "table" => 'b09.t', rows => 1000, operationcount => 10)$$,
+    '22023', 'duration and operationcount cannot both be given', 'duration and operationcount');
+SELECT throws_ok($$SELECT * FROM petagen.bench('select', 1, "table" => 'b09.t', rows => 1000, operationcount => 0)$$,
+    '22023', 'operationcount must be at least 1, not 0', 'operationcount 0');
+-- YCSB's proportions: kind ycsb only, each in 0 .. 1, summing to 1
+SELECT throws_ok($$SELECT * FROM petagen.bench('ycsb', "table" => 'b09.t', rows => 1000, readproportion => 0.5, updateproportion => 0.4)$$,
+    '22023', 'the operation proportions sum to 0.9, not 1', 'proportions sum to 0.9');
+SELECT throws_ok($$SELECT * FROM petagen.bench('ycsb', "table" => 'b09.t', rows => 1000, scanproportion => 1)$$,
+    '22023', 'the operation proportions sum to 2, not 1', 'a proportion not given takes YCSB''s default');
+SELECT throws_ok($$SELECT * FROM petagen.bench('ycsb', "table" => 'b09.t', rows => 1000, readproportion => 1.5, updateproportion => -0.5)$$,
+    '22023', 'readproportion must be between 0 and 1, not 1.5', 'proportion above 1');
+SELECT throws_ok($$SELECT * FROM petagen.bench('ycsb-a', "table" => 'b09.t', rows => 1000, readmodifywriteproportion => 0.5)$$,
+    '22023', 'readmodifywriteproportion applies only to kind ycsb, not to the preset "ycsb-a"', 'proportion with a preset');
+-- scan shape
+SELECT throws_ok($$SELECT * FROM petagen.bench('ycsb-e', "table" => 'b09.t', rows => 1000, minscanlength => 10, maxscanlength => 5)$$,
+    '22023', 'scan lengths 10 .. 5 are out of range', 'minscanlength above maxscanlength');
+SELECT throws_ok($$SELECT * FROM petagen.bench('ycsb-e', "table" => 'b09.t', rows => 1000, minscanlength => 0)$$,
+    '22023', 'scan lengths 0 .. 100 are out of range', 'minscanlength 0');
+SELECT throws_ok($$SELECT * FROM petagen.bench('ycsb-e', "table" => 'b09.t', rows => 1000, scanlengthdistribution => 'latest')$$,
+    '22023', 'unknown scanlengthdistribution "latest"', 'unknown scanlengthdistribution');
 -- table and target
 SELECT throws_ok($$SELECT * FROM petagen.bench('select', "table" => 'b09.nosuch', rows => 1000)$$,
     '42P01', 'relation "b09.nosuch" does not exist', 'no such table');
@@ -103,6 +121,16 @@ SELECT throws_ok($$SELECT * FROM petagen.bench('ycsb-a', "table" => 'b09.t', row
     '22023', 'zipfian_constant must be greater than 0 and less than 1, not -0.5', 'zipfian constant negative');
 SELECT throws_ok($$SELECT * FROM petagen.bench('ycsb-a', "table" => 'b09.t', rows => 1000, zipfian_constant => NULL)$$,
     '22004', 'argument "zipfian_constant" of petagen.bench() must not be null', 'zipfian constant NULL');
+SELECT throws_ok($$SELECT * FROM petagen.bench('ycsb', "table" => 'b09.t', rows => 1000, distribution => 'hotspot', hotspotdatafraction => 1.2)$$,
+    '22023', 'hotspotdatafraction must be between 0 and 1, not 1.2', 'hotspotdatafraction above 1');
+SELECT throws_ok($$SELECT * FROM petagen.bench('ycsb', "table" => 'b09.t', rows => 1000, distribution => 'hotspot', hotspotopnfraction => -0.1)$$,
+    '22023', 'hotspotopnfraction must be between 0 and 1, not -0.1', 'hotspotopnfraction negative');
+SELECT throws_ok($$SELECT * FROM petagen.bench('ycsb', "table" => 'b09.t', rows => 1000, distribution => 'exponential', exponentialpercentile => 100)$$,
+    '22023', 'exponentialpercentile must be greater than 0 and less than 100, and exponentialfrac greater than 0 and at most 1, not 100 and 0.857143', 'exponentialpercentile 100');
+SELECT throws_ok($$SELECT * FROM petagen.bench('ycsb', "table" => 'b09.t', rows => 1000, distribution => 'exponential', exponentialfrac => 0)$$,
+    '22023', 'exponentialpercentile must be greater than 0 and less than 100, and exponentialfrac greater than 0 and at most 1, not 95 and 0', 'exponentialfrac 0');
+SELECT throws_ok($$SELECT * FROM petagen.bench('ycsb', "table" => 'b09.t', rows => 1000, distribution => 'hotspot', hotspotopnfraction => NULL)$$,
+    '22004', 'argument "hotspotopnfraction" of petagen.bench() must not be null', 'hotspotopnfraction NULL');
 -- sweep
 SELECT throws_ok($$SELECT * FROM petagen.bench_sweep('select', '{}', "table" => 'b09.t', rows => 1000)$$,
     '22023', 'workers must list at least one worker count', 'sweep of no worker counts');
@@ -143,10 +171,24 @@ SELECT * FROM finish();
 -- values that do not depend on timing).
 SELECT kind, workers, operations > 0 AS ran, operations = reads AS all_reads,
        errors, not_found, p50_us <= p99_us AND p99_us <= max_us AS ordered_percentiles
-FROM petagen.bench('select', 1, '0.3 s', "table" => 'b09.t', target => '{b09.t_p1,b09.t_p1}', rows => 1000);
+FROM petagen.bench('select', 1, '0.3 s', "table" => 'b09.t', target => '{b09.t_p1,b09.t_p1}', rows => 1000,
+                   label => 'tiny');
 SELECT kind, workers, sweep IS NULL AS no_sweep, target, target_node, distribution,
-       options - 'seconds' AS options, duration, warmup, "table"
+       options - 'seconds' AS options, duration, warmup, "table", label
 FROM petagen.bench_results ORDER BY id;
+-- The settings it ran under.
+SELECT settings->>'server_version' = current_setting('server_version') AS server_version,
+       settings->>'shared_buffers' = current_setting('shared_buffers') AS shared_buffers,
+       settings->>'synchronous_commit' = current_setting('synchronous_commit') AS synchronous_commit,
+       settings->>'wal_level' = current_setting('wal_level') AS wal_level,
+       (settings->>'max_connections')::int = current_setting('max_connections')::int AS max_connections,
+       (settings->>'cores')::int > 0 AS cores
+FROM petagen.bench_results ORDER BY id;
+-- Figures to their meaningful precision: tps to 0.1, latencies to 3 digits.
+SELECT round(tps::numeric, 1) = tps::numeric AS tps_to_a_tenth,
+       bool_and(length(btrim(translate(l::numeric::text, '.-', ''), '0')) <= 3) AS latencies_3_digits
+FROM petagen.bench_results, unnest(ARRAY[p50_us, p95_us, p99_us, p999_us, max_us]) AS l
+GROUP BY tps;
 
 -- A sweep: a row per worker count, all carrying the first run's id, which
 -- each row returns as the sweep id.

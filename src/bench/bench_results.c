@@ -1,0 +1,279 @@
+/*-------------------------------------------------------------------------
+ * bench_results.c
+ *		What a benchmark run reports: its row of petagen.bench_results
+ *		(with the settings it ran under and its label), its result row,
+ *		and the warning when keys were not found.
+ *
+ * Figures are rounded to what a run can measure: tps to 0.1 operation per
+ * second, latencies to BENCH_LATENCY_DIGITS significant digits (the
+ * histogram's buckets are finer than that, a run's noise coarser).  The
+ * settings snapshot holds the server's version and the settings that
+ * change in-server figures most; synchronous_commit is the one the
+ * workers ran with (worker 0's), which a SET in the caller's session does
+ * not change.  cores is sysconf(_SC_NPROCESSORS_ONLN), the processors
+ * online, where the platform has it (Linux, the BSDs, macOS), else null.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+#include <unistd.h>
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/json.h"
+#include "utils/lsyscache.h"
+#include "utils/regproc.h"
+
+#include "bench/bench_params.h"
+#include "bench/bench_run.h"
+#include "catalog.h"
+#include "gen/keys.h"
+#include "route/citus_meta.h"
+
+/* Columns of bench()'s result row. */
+#define BENCH_RESULT_COLS	17
+#define BENCH_SWEEP_COLS	18	/* bench_sweep()'s rows end with the sweep id */
+/* Significant digits of a latency. */
+#define BENCH_LATENCY_DIGITS	3
+/* Parameters of the INSERT into petagen.bench_results; the last 3 for label and settings. */
+#define BENCH_RECORD_ARGS	30
+/* The values of label and settings in that INSERT. */
+#define BENCH_SETTINGS_SQL \
+	", $28, pg_catalog.jsonb_build_object(" \
+	"'server_version', pg_catalog.current_setting('server_version')," \
+	" 'shared_buffers', pg_catalog.current_setting('shared_buffers')," \
+	" 'synchronous_commit', $29," \
+	" 'wal_level', pg_catalog.current_setting('wal_level')," \
+	" 'max_connections', pg_catalog.current_setting('max_connections')::integer," \
+	" 'cores', $30)"
+
+/* A relation's name as regclass spells it. */
+static char *
+bench_relname(Oid relid)
+{
+	return DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(relid)));
+}
+
+/* A target's name: its leaf, or a Citus shard's name as citus_shards spells it. */
+static const char *
+bench_target_name(const BenchDef *def, const BenchTarget *target)
+{
+	if (def->citus && target->relid == def->relid)
+		return quote_identifier(citus_meta_shard_name(get_rel_name(def->relid),
+													  target->leaf));
+	return bench_relname(target->relid);
+}
+
+/* Append "key": string to a JSON object under construction. */
+static void
+bench_json_text(StringInfo buf, const char *key, const char *value)
+{
+	appendStringInfo(buf, ", \"%s\": ", key);
+	escape_json(buf, value);
+}
+
+/* Everything about a run that has no column of its own, as JSON. */
+static char *
+bench_options_json(const BenchDef *def, const BenchResult *res)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "{\"rows\": " INT64_FORMAT, def->rows);
+	bench_json_text(&buf, "keys", keys_mode_name(def->spec.keys.mode));
+	appendStringInfo(&buf, ", \"seed\": " INT64_FORMAT ", \"fieldlength\": %d",
+					 (int64) def->spec.seed, def->spec.fieldlength);
+	bench_json_text(&buf, "prefix", def->spec.keys.prefix);
+	appendStringInfo(&buf, ", \"zeropadding\": %d, \"zipfian_constant\": %.15g",
+					 def->spec.keys.zeropadding, def->workload.params.zipfian_constant);
+	bench_workload_json(&buf, &def->workload);
+	if (def->job > 0)
+		appendStringInfo(&buf, ", \"job\": " INT64_FORMAT, def->job);
+	if (bench_does(&def->workload, BENCH_OP_UPDATE) || bench_does(&def->workload, BENCH_OP_RMW))
+		bench_json_text(&buf, "field_updated", "one random field per update (YCSB writeallfields=false)");
+	if (bench_does(&def->workload, BENCH_OP_INSERT))
+		appendStringInfo(&buf, ", \"insert_base\": " INT64_FORMAT,
+						 def->rows + res->id * BENCH_INSERT_STRIDE);
+	appendStringInfo(&buf, ", \"seconds\": %.6f", res->seconds);
+	if (res->terminated > 0)
+		appendStringInfo(&buf, ", \"terminated_workers\": %d", res->terminated);
+	if (res->last_error[0])
+		bench_json_text(&buf, "last_error", res->last_error);
+	appendStringInfoChar(&buf, '}');
+	return buf.data;
+}
+
+/* x rounded to digits significant digits. */
+static double
+bench_round_significant(double x, int digits)
+{
+	double		scale;
+
+	if (x == 0 || !isfinite(x))
+		return x;
+	scale = pow(10, digits - (int) ceil(log10(fabs(x))));
+	return round(x * scale) / scale;
+}
+
+/* Operations per second of a run, to 0.1; 0 for an empty window. */
+static double
+bench_tps(const BenchResult *res)
+{
+	return res->seconds > 0 ? round(res->operations / res->seconds * 10) / 10 : 0;
+}
+
+/*
+ * The latency columns p50, p95, p99, p99.9 and max in microseconds into
+ * values[0..4]; false if nothing was measured (the columns are then NULL).
+ */
+static bool
+bench_latencies(const BenchResult *res, Datum *values)
+{
+	static const double fractions[4] = {0.50, 0.95, 0.99, 0.999};
+
+	for (int i = 0; i < lengthof(fractions); i++)
+		values[i] = Float8GetDatum(bench_round_significant(hist_percentile(&res->hist, fractions[i]) / 1000.0,
+														   BENCH_LATENCY_DIGITS));
+	values[4] = Float8GetDatum(bench_round_significant(res->hist.max / 1000.0,
+													   BENCH_LATENCY_DIGITS));
+	return res->operations > 0;
+}
+
+/* The duration column: the one given, or with operationcount the measured one. */
+static Datum
+bench_duration(const BenchDef *def, const BenchResult *res)
+{
+	Interval   *measured;
+
+	if (def->workload.operationcount == 0)
+		return IntervalPGetDatum(def->duration);
+	measured = palloc0(sizeof(Interval));
+	measured->time = (int64) round(res->seconds * 1000) * 1000;
+	return IntervalPGetDatum(measured);
+}
+
+/* Processors online, or -1 where the platform cannot say. */
+static int
+bench_cores(void)
+{
+#ifdef _SC_NPROCESSORS_ONLN
+	return (int) sysconf(_SC_NPROCESSORS_ONLN);
+#else
+	return -1;
+#endif
+}
+
+/* Insert the row of a run into petagen.bench_results. */
+void
+bench_record(const BenchDef *def, const BenchResult *res, int64 sweep)
+{
+	Oid			types[BENCH_RECORD_ARGS] = {INT8OID, INT8OID, TEXTOID, INT4OID, INTERVALOID,
+		INTERVALOID, TEXTOID, TEXTARRAYOID, TEXTOID, TEXTOID, TEXTOID, INT8OID,
+		FLOAT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID,
+		FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, TIMESTAMPTZOID, OIDOID,
+	TEXTOID, TEXTOID, INT4OID};
+	Datum		values[BENCH_RECORD_ARGS];
+	char		nulls[BENCH_RECORD_ARGS];
+	Datum	   *names = palloc(sizeof(Datum) * def->ntargets);
+	bool		measured;
+	int			cores = bench_cores();
+	CatalogScope scope;
+
+	for (int i = 0; i < def->ntargets; i++)
+		names[i] = CStringGetTextDatum(bench_target_name(def, &def->targets[i]));
+	memset(nulls, ' ', sizeof(nulls));
+	values[0] = Int64GetDatum(res->id);
+	values[1] = Int64GetDatum(sweep);
+	nulls[1] = sweep > 0 ? ' ' : 'n';
+	values[2] = CStringGetTextDatum(bench_kind_name(def->workload.kind));
+	values[3] = Int32GetDatum(res->nworkers);
+	values[4] = bench_duration(def, res);
+	values[5] = IntervalPGetDatum(def->warmup);
+	values[6] = CStringGetTextDatum(bench_relname(def->relid));
+	values[7] = PointerGetDatum(construct_array(names, def->ntargets, TEXTOID, -1,
+												false, TYPALIGN_INT));
+	values[8] = CStringGetTextDatum(def->target_node);
+	values[9] = CStringGetTextDatum(dist_name(def->workload.distribution));
+	values[10] = CStringGetTextDatum(bench_options_json(def, res));
+	values[11] = Int64GetDatum(res->operations);
+	values[12] = Float8GetDatum(bench_tps(res));
+	values[13] = Int64GetDatum(res->errors);
+	values[14] = Int64GetDatum(res->not_found);
+	for (int op = 0; op < BENCH_NOPS; op++)
+		values[15 + op] = Int64GetDatum(res->ops[op]);
+	measured = bench_latencies(res, &values[20]);
+	for (int i = 20; i < 25; i++)
+		nulls[i] = measured ? ' ' : 'n';
+	values[25] = TimestampTzGetDatum(res->started_at);
+	values[26] = ObjectIdGetDatum(GetUserId());
+	values[27] = CStringGetTextDatum(def->label ? def->label : "");
+	nulls[27] = def->label ? ' ' : 'n';
+	values[28] = CStringGetTextDatum(res->synchronous_commit);
+	values[29] = Int32GetDatum(cores);
+	nulls[29] = cores > 0 ? ' ' : 'n';
+	catalog_connect(&scope, true);
+	catalog_exec(psprintf("INSERT INTO petagen.bench_results (id, sweep, kind, workers,"
+						  " duration, warmup, \"table\", target, target_node, distribution,"
+						  " options, operations, tps, errors, not_found, reads, updates,"
+						  " inserts, scans, rmws, p50_us, p95_us, p99_us, p999_us, max_us,"
+						  " started_at, run_by, finished_at%s) OVERRIDING SYSTEM VALUE VALUES"
+						  " ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::pg_catalog.jsonb,"
+						  " $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24,"
+						  " $25, $26, $27::pg_catalog.regrole, pg_catalog.clock_timestamp()%s)",
+						  def->record_settings ? ", label, settings" : "",
+						  def->record_settings ? BENCH_SETTINGS_SQL : ""),
+				 def->record_settings ? BENCH_RECORD_ARGS : BENCH_RECORD_ARGS - 3,
+				 types, values, nulls, SPI_OK_INSERT);
+	catalog_finish(&scope);
+}
+
+/* Warn when a run did not find keys it looked for: its figures measure misses. */
+void
+bench_warn_not_found(const BenchResult *res)
+{
+	if (res->not_found == 0)
+		return;
+	ereport(WARNING,
+			(errcode(ERRCODE_WARNING),
+			 errmsg("benchmark run " INT64_FORMAT " did not find " UINT64_FORMAT " of the keys its " UINT64_FORMAT " operations looked for",
+					res->id, res->not_found, res->operations),
+			 errdetail("An operation on a missing key is fast and changes nothing: the run's figures measure misses."),
+			 errhint("Benchmark the key space the table holds: load it again with petagen.start(), or pass rows, keys, seed and prefix as it was loaded.")));
+}
+
+/*
+ * Put a run as a result row of a materialized SRF; sweep (its sweep's id,
+ * or 0) ends the row where the result has that column (bench_sweep()'s).
+ */
+void
+bench_return_row(FunctionCallInfo fcinfo, const BenchDef *def,
+				 const BenchResult *res, int64 sweep)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Datum		values[BENCH_SWEEP_COLS];
+	bool		nulls[BENCH_SWEEP_COLS] = {0};
+	bool		measured;
+
+	values[0] = Int64GetDatum(res->id);
+	values[1] = CStringGetTextDatum(bench_kind_name(def->workload.kind));
+	values[2] = Int32GetDatum(res->nworkers);
+	values[3] = Int64GetDatum(res->operations);
+	values[4] = Float8GetDatum(bench_tps(res));
+	values[5] = Int64GetDatum(res->errors);
+	values[6] = Int64GetDatum(res->not_found);
+	measured = bench_latencies(res, &values[7]);
+	for (int i = 7; i < 12; i++)
+		nulls[i] = !measured;
+	for (int op = 0; op < BENCH_NOPS; op++)
+		values[12 + op] = Int64GetDatum(res->ops[op]);
+	values[BENCH_RESULT_COLS] = Int64GetDatum(sweep);
+	nulls[BENCH_RESULT_COLS] = sweep <= 0;
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+

@@ -1,0 +1,58 @@
+/*-------------------------------------------------------------------------
+ * bench_run.h
+ *		One benchmark run as the caller's backend sees it: its validated
+ *		definition (bench.c) and what it measured, and how it is reported
+ *		(bench_results.c).
+ *-------------------------------------------------------------------------
+ */
+#ifndef PETAGEN_BENCH_RUN_H
+#define PETAGEN_BENCH_RUN_H
+
+#include "fmgr.h"
+#include "utils/timestamp.h"
+
+#include "bench/bench.h"
+
+/* A benchmark, validated. */
+typedef struct BenchDef
+{
+	BenchWorkload workload;
+	Interval   *duration;
+	Interval   *warmup;
+	int64		duration_us;
+	int64		warmup_us;
+	Oid			relid;
+	bool		citus;			/* a Citus table: the leaves are its shards */
+	BenchTarget *targets;		/* sorted by leaf */
+	int			ntargets;
+	const char *target_node;
+	int64		rows;
+	GenSpec		spec;
+	int64		job;			/* the load job the key space is from, or 0 */
+	const char *label;			/* or NULL */
+	bool		record_settings;	/* bench_results has label and settings */
+} BenchDef;
+
+/* What a run measured. */
+typedef struct BenchResult
+{
+	int64		id;
+	int			nworkers;
+	uint64		ops[BENCH_NOPS];
+	uint64		operations;
+	uint64		errors;
+	uint64		not_found;
+	double		seconds;
+	int			terminated;
+	char		last_error[BENCH_TEXT_LEN];
+	char		synchronous_commit[NAMEDATALEN];	/* as the workers ran */
+	TimestampTz started_at;
+	Hist		hist;
+} BenchResult;
+
+extern void bench_record(const BenchDef *def, const BenchResult *res, int64 sweep);
+extern void bench_return_row(FunctionCallInfo fcinfo, const BenchDef *def,
+							 const BenchResult *res, int64 sweep);
+extern void bench_warn_not_found(const BenchResult *res);
+
+#endif							/* PETAGEN_BENCH_RUN_H */
