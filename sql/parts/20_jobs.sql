@@ -37,12 +37,16 @@ CREATE TABLE @extschema@.jobs (
     frozen boolean NOT NULL DEFAULT false,
     indexes text NOT NULL DEFAULT 'maintain'
         CHECK (indexes IN ('maintain', 'after')),
-    -- 'leaf': route first, then each local leaf whole in one transaction
+    -- 'leaf': route first, then each local leaf whole in one transaction;
+    -- the method start() took (method => 'auto' resolves to one of them)
     method text NOT NULL DEFAULT 'chunk'
         CHECK (method IN ('chunk', 'leaf')),
     -- a leaf job's routing files are $PGDATA/pg_petagen/<database oid>/<token>:
     -- a random value start() draws, so that they belong to this job only
-    route_token bigint
+    route_token bigint,
+    -- why start() took that method: method => 'auto''s reason, or that it
+    -- was asked; NULL for jobs started before 0.2
+    method_reason text
 );
 COMMENT ON TABLE @extschema@.jobs IS
     'petagen load jobs; state "running" with no live worker is shown as interrupted by petagen.status()';
@@ -98,7 +102,7 @@ CREATE FUNCTION @extschema@.start(
     frozen boolean DEFAULT false,
     indexes text DEFAULT 'maintain',
     force boolean DEFAULT false,
-    method text DEFAULT 'chunk')
+    method text DEFAULT 'auto')
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'petagen_start'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT;
@@ -271,7 +275,7 @@ CREATE FUNCTION @extschema@.check(
     max_rate text DEFAULT NULL,
     frozen boolean DEFAULT false,
     indexes text DEFAULT 'maintain',
-    method text DEFAULT 'chunk',
+    method text DEFAULT 'auto',
     OUT severity text, OUT object text, OUT finding text, OUT hint text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'petagen_check'

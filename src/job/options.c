@@ -21,6 +21,7 @@
 #include "load/frozen.h"
 #include "load/indexes.h"
 #include "load/leafload.h"
+#include "job/method.h"
 #include "job/options.h"
 #include "petagen.h"
 
@@ -33,10 +34,9 @@
 /*
  * A leaf job's chunk_rows is the size of its routing ranges, one file each
  * (leafroute.c): by default about JOB_CHUNKS_PER_WORKER per worker within
- * LEAF_RANGE_ROWS_MIN .. LEAF_RANGE_ROWS_MAX, and never below the minimum,
+ * LEAF_RANGE_ROWS_MIN (options.h) .. LEAF_RANGE_ROWS_MAX, and never below the minimum,
  * so that a job of 10^12 keys writes at most 10^8 files (10^6 by default).
  */
-#define LEAF_RANGE_ROWS_MIN		10000
 #define LEAF_RANGE_ROWS_MAX		1000000
 
 /* The names of start()'s arguments, as errors name them. */
@@ -189,8 +189,9 @@ options_chunk_rows(FunctionCallInfo fcinfo, JobDef *def)
 
 /*
  * Read and check the frozen and indexes options and the method (argument
- * method_arg) into def.  A leaf job writes frozen rows into new storage,
- * safe without the frozen chunks' ownership requirement (leafload.c).
+ * method_arg) into def, resolving method => 'auto' (method.c).  A leaf job
+ * writes frozen rows into new storage, safe without the frozen chunks'
+ * ownership requirement (leafload.c).
  */
 static void
 options_load_method(FunctionCallInfo fcinfo, const char *funcname,
@@ -198,15 +199,19 @@ options_load_method(FunctionCallInfo fcinfo, const char *funcname,
 {
 	options_check_not_null(fcinfo, START_ARG_FROZEN, funcname);
 	options_check_not_null(fcinfo, START_ARG_INDEXES, funcname);
-	if (PG_NARGS() > method_arg && PG_ARGISNULL(method_arg))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("argument \"method\" of %s must not be null", funcname)));
 	def->frozen = PG_GETARG_BOOL(START_ARG_FROZEN);
 	def->indexes_after = indexes_option(text_to_cstring(PG_GETARG_TEXT_PP(START_ARG_INDEXES)));
 	/* the 0.1 declarations of start() and check() have no method: chunk */
-	def->leaf_method = PG_NARGS() > method_arg &&
-		leaf_method_option(text_to_cstring(PG_GETARG_TEXT_PP(method_arg)));
+	if (PG_NARGS() > method_arg)
+	{
+		if (PG_ARGISNULL(method_arg))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("argument \"method\" of %s must not be null", funcname)));
+		method_resolve(def, method_option(text_to_cstring(PG_GETARG_TEXT_PP(method_arg))),
+					   PG_ARGISNULL(START_ARG_CHUNK_ROWS) ? -1 :
+					   PG_GETARG_INT64(START_ARG_CHUNK_ROWS));
+	}
 	options_check_method(def);
 }
 

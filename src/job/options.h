@@ -33,6 +33,12 @@ typedef enum StartArg
 	START_NARGS
 } StartArg;
 
+/*
+ * The smallest chunk_rows of a leaf job: its routing ranges, one file each
+ * (options.c).
+ */
+#define LEAF_RANGE_ROWS_MIN		10000
+
 /* check() takes no force: its method argument is where start() has force. */
 #define CHECK_ARG_METHOD START_ARG_FORCE
 

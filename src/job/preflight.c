@@ -8,6 +8,7 @@
  * starts is a finding here, one row each with a severity (error, warning, info),
  * the object it is about, what was found ("topic: ...") and what to do:
  *
+ *	- method: with method => 'auto', the method it takes and why (method.c);
  *	- table: anything start() itself would refuse (shape, privileges,
  *	  partitions, no local leaf), caught in a subtransaction;
  *	- leaves: local and foreign leaves, and this node's share of the rows;
@@ -789,7 +790,7 @@ check_routing_files(CheckCtx *ctx)
  * May the current role see which leaves of relid hold rows?  A role with
  * SELECT on the table, or on a column of it, can count them through it.
  */
-static bool
+bool
 check_may_read(Oid relid)
 {
 	Oid			userid = GetUserId();
@@ -980,6 +981,19 @@ check_leaf_method(CheckCtx *ctx)
 			  leaf_rows * Min(ctx->def->nworkers, ctx->nlocal));
 }
 
+/* Which method method => 'auto' takes (method.c), and why. */
+static void
+check_method(CheckCtx *ctx)
+{
+	if (ctx->def->method_auto)
+		check_add(ctx, CHECK_INFO, 0, ctx->table,
+				  ctx->def->leaf_method ? NULL :
+				  "petagen.check(..., method => 'leaf') lists what stops the leaf method, which loads faster.",
+				  "method: auto takes the %s method: %s",
+				  ctx->def->leaf_method ? "leaf" : "chunk",
+				  ctx->def->method_reason);
+}
+
 /* The findings of the preflight check of def's load, in report order. */
 List *
 check_run(const JobDef *def)
@@ -989,6 +1003,7 @@ check_run(const JobDef *def)
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.def = def;
 	ctx.table = get_rel_name(def->relid);
+	check_method(&ctx);
 	if (check_table(&ctx))
 	{
 		ctx.router = route_open(def->relid);
