@@ -136,7 +136,7 @@ job_nchunks(int64 rows, int64 chunk_rows)
  * JOB_CHUNK_ROWS_MIN .. JOB_CHUNK_ROWS_MAX (one transaction each), or for
  * a leaf job LEAF_RANGE_ROWS_MIN .. LEAF_RANGE_ROWS_MAX (one file each).
  */
-static int64
+int64
 job_default_chunk_rows(const JobDef *def)
 {
 	int64		per_chunk = (def->rows - 1) / ((int64) def->nworkers * JOB_CHUNKS_PER_WORKER) + 1;
@@ -252,8 +252,9 @@ options_parse(FunctionCallInfo fcinfo, const char *funcname,
 			  PG_GETARG_INT32(START_ARG_ZEROPADDING),
 			  PG_GETARG_INT64(START_ARG_SEED),
 			  PG_GETARG_INT32(START_ARG_FIELDLENGTH));
-	options_load_method(fcinfo, funcname, method_arg, def);
-	options_chunk_rows(fcinfo, def);
+	/* the disk reserve before the method: 'auto' weighs the routing files */
 	def->disk_reserve = options_size(fcinfo, START_ARG_DISK_RESERVE, -1);
 	def->max_rate = options_size(fcinfo, START_ARG_MAX_RATE, 0);
+	options_load_method(fcinfo, funcname, method_arg, def);
+	options_chunk_rows(fcinfo, def);
 }

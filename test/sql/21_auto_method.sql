@@ -53,7 +53,7 @@ END
 $$;
 GRANT EXECUTE ON FUNCTION method_finding(text) TO regress_petagen_auto_op;
 
-SELECT plan(22);
+SELECT plan(24);
 SET client_min_messages = warning;
 
 -- every local leaf empty, the role may truncate them: leaf
@@ -129,6 +129,15 @@ SELECT results_eq($$SELECT * FROM started('petagen.start(100000, 1, ''empty_t'',
     $$VALUES ('chunk', 'indexes => ''after'' is the chunk method''s')$$,
     'auto takes the chunk method for indexes => ''after''');
 ROLLBACK;
+
+-- routing files that do not fit in the data directory: chunk, whose own
+-- space finding then refuses the load
+SELECT matches(method_finding('100000, 1, ''empty_t'', disk_reserve => ''1000PB'''),
+    '^method: auto takes the chunk method: the leaf method''s routing files, about \d+ kB in 4 files, do not fit in the data directory \(0 bytes free above the disk reserve(, \d+ inodes)?\)$',
+    'auto takes the chunk method when the routing files do not fit');
+SELECT throws_like($$SELECT petagen.start(100000, 1, 'empty_t', disk_reserve => '1000PB')$$,
+    'preflight check refuses the load of "empty_t": space: %',
+    'the chunk method auto took then refuses for space, as method => ''chunk'' does');
 
 -- an explicit method is taken as asked, and said so
 BEGIN;
