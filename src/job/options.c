@@ -8,7 +8,9 @@
  *		parses its sizes here too.
  *
  * The SQL declaration (sql/parts/20_jobs.sql) holds the defaults a caller
- * sees; the arguments that may be NULL are derived here.
+ * sees; the arguments that may be NULL are derived here.  The method is
+ * read after the disk reserve and before the chunk size, whose default
+ * depends on it: method => 'auto' is resolved then (method.c).
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -34,8 +36,9 @@
 /*
  * A leaf job's chunk_rows is the size of its routing ranges, one file each
  * (leafroute.c): by default about JOB_CHUNKS_PER_WORKER per worker within
- * LEAF_RANGE_ROWS_MIN (options.h) .. LEAF_RANGE_ROWS_MAX, and never below the minimum,
- * so that a job of 10^12 keys writes at most 10^8 files (10^6 by default).
+ * LEAF_RANGE_ROWS_MIN (options.h) .. LEAF_RANGE_ROWS_MAX, and never below
+ * the minimum, so that a job of 10^12 keys writes at most 10^8 files (10^6
+ * by default).
  */
 #define LEAF_RANGE_ROWS_MAX		1000000
 
