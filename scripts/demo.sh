@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Demo: build petagen, start a throwaway instance in ./demo/, fill the
-# canonical 8-partition YCSB usertable (scripts/demo.sql), print rows, size
-# and speed, run petagen's in-server benchmarks (select at 1 and 2 workers,
+# canonical 8-partition YCSB usertable (scripts/demo.sql) with the method
+# start() chooses (the leaf method: the leaves are empty) and why, print
+# rows, size and speed, run petagen's in-server benchmarks (select at 1 and 2 workers,
 # YCSB workload A), write their charts to ./demo/*.svg, then stop the
 # instance. ./demo/ is kept for inspection and re-created on every run. As root, the instance is owned and run by the
 # `postgres` OS user (initdb refuses root).
@@ -64,8 +65,13 @@ psql_demo() {
 psql_demo -f scripts/demo.sql
 
 # 2. the load: background workers, status every 2 s until the job ends
-job=$(psql_demo -At -c "SELECT petagen.start($ROWS, workers => $WORKERS)")
+# (method => 'auto': the leaf method into the empty leaves; its NOTICE is
+# printed from the catalog instead)
+job=$(PGOPTIONS='-c client_min_messages=warning' psql_demo -At -c \
+    "SELECT petagen.start($ROWS, workers => $WORKERS)")
 echo "== load job $job: $ROWS rows, $WORKERS workers"
+psql_demo -At -c "SELECT '== ' || method || ' method: ' || method_reason
+                  FROM petagen.jobs WHERE job = $job"
 while :; do
     psql_demo -At -F ' ' -c "SELECT state, progress, percent || '%',
         rows_written || ' rows', avg_rows_per_s || ' rows/s',

@@ -23,7 +23,8 @@ GRANT EXECUTE ON FUNCTION @extschema@.status(bigint) TO petagen_operator, pg_mon
 
 -- start() and check() without chunk_rows choose the chunk size from rows
 -- and workers (about four chunks per worker, 1,000 .. 100,000 rows).
--- start() and check() take method ('chunk' or 'leaf'): a new signature.
+-- start() and check() take method ('auto', the default, 'chunk' or 'leaf'):
+-- a new signature.
 DROP FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, boolean);
 DROP FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text);
 -- petagen.start(rows): start a load job of the key space 0 .. rows-1; returns its id.
@@ -42,7 +43,7 @@ CREATE FUNCTION @extschema@.start(
     frozen boolean DEFAULT false,
     indexes text DEFAULT 'maintain',
     force boolean DEFAULT false,
-    method text DEFAULT 'chunk')
+    method text DEFAULT 'auto')
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'petagen_start'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT;
@@ -65,7 +66,7 @@ CREATE FUNCTION @extschema@.check(
     max_rate text DEFAULT NULL,
     frozen boolean DEFAULT false,
     indexes text DEFAULT 'maintain',
-    method text DEFAULT 'chunk',
+    method text DEFAULT 'auto',
     OUT severity text, OUT object text, OUT finding text, OUT hint text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'petagen_check'
@@ -748,3 +749,8 @@ ROWS 1000;
 
 COMMENT ON FUNCTION @extschema@.draw(text, bigint, integer, bigint, double precision, double precision, double precision, double precision, double precision) IS
     'n key numbers of 0 .. items-1 drawn as petagen.bench() draws them (uniform, YCSB scrambled zipfian, latest, hotspot, sequential, exponential)';
+
+-- method => 'auto' (start()'s and check()'s default) takes the leaf method
+-- when it may, the chunk method otherwise; jobs.method keeps the method
+-- taken and method_reason why.
+ALTER TABLE @extschema@.jobs ADD COLUMN method_reason text;

@@ -37,7 +37,8 @@ CREATE TABLE @extschema@.jobs (
     frozen boolean NOT NULL DEFAULT false,
     indexes text NOT NULL DEFAULT 'maintain'
         CHECK (indexes IN ('maintain', 'after')),
-    -- 'leaf': route first, then each local leaf whole in one transaction
+    -- 'leaf': route first, then each local leaf whole in one transaction;
+    -- the method start() took (method => 'auto' resolves to one of them)
     method text NOT NULL DEFAULT 'chunk'
         CHECK (method IN ('chunk', 'leaf')),
     -- a leaf job's routing files are $PGDATA/pg_petagen/<database oid>/<token>:
@@ -46,7 +47,10 @@ CREATE TABLE @extschema@.jobs (
     -- an interrupted run: its last progress and why, as the auto-resume
     -- launcher found it after a restart (shared_preload_libraries)
     interrupted_at timestamptz,
-    interrupted_reason text
+    interrupted_reason text,
+    -- why start() took that method: method => 'auto''s reason, or that it
+    -- was asked; NULL for jobs started before 0.2
+    method_reason text
 );
 COMMENT ON TABLE @extschema@.jobs IS
     'petagen load jobs; state "running" with no live worker is shown as interrupted by petagen.status()';
@@ -102,7 +106,7 @@ CREATE FUNCTION @extschema@.start(
     frozen boolean DEFAULT false,
     indexes text DEFAULT 'maintain',
     force boolean DEFAULT false,
-    method text DEFAULT 'chunk')
+    method text DEFAULT 'auto')
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'petagen_start'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT;
@@ -275,7 +279,7 @@ CREATE FUNCTION @extschema@.check(
     max_rate text DEFAULT NULL,
     frozen boolean DEFAULT false,
     indexes text DEFAULT 'maintain',
-    method text DEFAULT 'chunk',
+    method text DEFAULT 'auto',
     OUT severity text, OUT object text, OUT finding text, OUT hint text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'petagen_check'

@@ -4,7 +4,8 @@
  *		wait() and forget().
  *
  * start() validates everything a worker would trip over (privileges, the
- * table's shape and local leaves, options, worker slots), records the job
+ * table's shape and local leaves, options, worker slots), resolves
+ * method => 'auto' (method.c, said in a NOTICE), records the job
  * in petagen.jobs and creates the run's shared state, all in the caller's
  * transaction: if anything fails, no job row
  * is left.  The workers are registered only when that transaction commits
@@ -175,6 +176,11 @@ petagen_start(PG_FUNCTION_ARGS)
 	if (def.indexes_after)
 		indexes_set_aside(def.job, def.relid);
 	job_launch(&def);
+	if (def.method_auto)
+		ereport(NOTICE,
+				(errmsg("load job " INT64_FORMAT " uses the %s method: %s",
+						def.job, def.leaf_method ? "leaf" : "chunk",
+						def.method_reason)));
 	PG_RETURN_INT64(def.job);
 }
 

@@ -143,6 +143,10 @@ typedef struct JobDef
 	bool		frozen;			/* rows written frozen: see frozen.h */
 	bool		indexes_after;	/* indexes set aside, built at the end */
 	bool		leaf_method;	/* method => 'leaf': see leafload.c */
+	bool		method_auto;	/* start() chose it (method.c) */
+	char	   *method_reason;	/* why this method, as start() chose it; NULL
+								 * if read from the catalog or called through
+								 * 0.1's start() */
 	int64		route_token;	/* a leaf job's routing files (leafroute.c), or 0 */
 	Oid			owner;			/* the role the workers run as */
 	char		state[16];		/* as in the catalog */

@@ -254,10 +254,11 @@ ledger_written_since(Oid relid, int64 job, Oid *other_relid)
 }
 
 /*
- * The INSERT of a job's row.  Only a leaf job names its method and route
- * token: a chunk job's method is the column's default and it has no
- * token, and a catalog still at 0.1 (the library is 0.2, ALTER EXTENSION
- * UPDATE not yet run) has neither column.
+ * The INSERT of a job's row.  A job started through 0.2's start() names
+ * its method, route token (NULL for a chunk job) and why that method
+ * (def->method_reason); one started through 0.1's start(), which a catalog
+ * still at 0.1 has (the library is 0.2, ALTER EXTENSION UPDATE not yet
+ * run), names none: that catalog has none of these columns.
  */
 #define LEDGER_INSERT_JOB(col, param) \
 	"INSERT INTO petagen.jobs (\"table\", rows, workers," \
@@ -270,13 +271,14 @@ ledger_written_since(Oid relid, int64 job, Oid *other_relid)
 void
 ledger_insert_job(JobDef *def)
 {
-	Oid			types[16] = {OIDOID, INT8OID, INT4OID, INT8OID, TEXTOID, INT8OID,
+	Oid			types[17] = {OIDOID, INT8OID, INT4OID, INT8OID, TEXTOID, INT8OID,
 	INT4OID, TEXTOID, INT4OID, INT8OID, INT8OID, OIDOID, BOOLOID, TEXTOID, TEXTOID,
-	INT8OID};
-	Datum		values[16];
-	char		nulls[16] = "               ";
+	INT8OID, TEXTOID};
+	Datum		values[17];
+	char		nulls[17];
 	CatalogScope scope;
 
+	memset(nulls, ' ', sizeof(nulls));
 	values[0] = ObjectIdGetDatum(def->relid);
 	values[1] = Int64GetDatum(def->rows);
 	values[2] = Int32GetDatum(def->nworkers);
@@ -293,13 +295,17 @@ ledger_insert_job(JobDef *def)
 	values[13] = CStringGetTextDatum(def->indexes_after ? "after" : "maintain");
 	values[14] = CStringGetTextDatum(def->leaf_method ? "leaf" : "chunk");
 	values[15] = Int64GetDatum(def->route_token);
+	values[16] = CStringGetTextDatum(def->method_reason ? def->method_reason : "");
 	if (def->disk_reserve < 0)
 		nulls[9] = 'n';
 	if (def->max_rate <= 0)
 		nulls[10] = 'n';
+	if (!def->leaf_method)
+		nulls[15] = 'n';
 	catalog_connect(&scope, true);
-	if (def->leaf_method)
-		catalog_exec(LEDGER_INSERT_JOB(", method, route_token", ", $15, $16"), 16,
+	if (def->method_reason != NULL)
+		catalog_exec(LEDGER_INSERT_JOB(", method, route_token, method_reason",
+									   ", $15, $16, $17"), 17,
 					 types, values, nulls, SPI_OK_INSERT_RETURNING);
 	else
 		catalog_exec(LEDGER_INSERT_JOB("", ""), 14, types, values, nulls,

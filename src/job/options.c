@@ -8,7 +8,9 @@
  *		parses its sizes here too.
  *
  * The SQL declaration (sql/parts/20_jobs.sql) holds the defaults a caller
- * sees; the arguments that may be NULL are derived here.
+ * sees; the arguments that may be NULL are derived here.  The method is
+ * read after the disk reserve and before the chunk size, whose default
+ * depends on it: method => 'auto' is resolved then (method.c).
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -21,6 +23,7 @@
 #include "load/frozen.h"
 #include "load/indexes.h"
 #include "load/leafload.h"
+#include "job/method.h"
 #include "job/options.h"
 #include "petagen.h"
 
@@ -33,10 +36,10 @@
 /*
  * A leaf job's chunk_rows is the size of its routing ranges, one file each
  * (leafroute.c): by default about JOB_CHUNKS_PER_WORKER per worker within
- * LEAF_RANGE_ROWS_MIN .. LEAF_RANGE_ROWS_MAX, and never below the minimum,
- * so that a job of 10^12 keys writes at most 10^8 files (10^6 by default).
+ * LEAF_RANGE_ROWS_MIN (options.h) .. LEAF_RANGE_ROWS_MAX, and never below
+ * the minimum, so that a job of 10^12 keys writes at most 10^8 files (10^6
+ * by default).
  */
-#define LEAF_RANGE_ROWS_MIN		10000
 #define LEAF_RANGE_ROWS_MAX		1000000
 
 /* The names of start()'s arguments, as errors name them. */
@@ -136,7 +139,7 @@ job_nchunks(int64 rows, int64 chunk_rows)
  * JOB_CHUNK_ROWS_MIN .. JOB_CHUNK_ROWS_MAX (one transaction each), or for
  * a leaf job LEAF_RANGE_ROWS_MIN .. LEAF_RANGE_ROWS_MAX (one file each).
  */
-static int64
+int64
 job_default_chunk_rows(const JobDef *def)
 {
 	int64		per_chunk = (def->rows - 1) / ((int64) def->nworkers * JOB_CHUNKS_PER_WORKER) + 1;
@@ -189,8 +192,9 @@ options_chunk_rows(FunctionCallInfo fcinfo, JobDef *def)
 
 /*
  * Read and check the frozen and indexes options and the method (argument
- * method_arg) into def.  A leaf job writes frozen rows into new storage,
- * safe without the frozen chunks' ownership requirement (leafload.c).
+ * method_arg) into def, resolving method => 'auto' (method.c).  A leaf job
+ * writes frozen rows into new storage, safe without the frozen chunks'
+ * ownership requirement (leafload.c).
  */
 static void
 options_load_method(FunctionCallInfo fcinfo, const char *funcname,
@@ -198,15 +202,19 @@ options_load_method(FunctionCallInfo fcinfo, const char *funcname,
 {
 	options_check_not_null(fcinfo, START_ARG_FROZEN, funcname);
 	options_check_not_null(fcinfo, START_ARG_INDEXES, funcname);
-	if (PG_NARGS() > method_arg && PG_ARGISNULL(method_arg))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("argument \"method\" of %s must not be null", funcname)));
 	def->frozen = PG_GETARG_BOOL(START_ARG_FROZEN);
 	def->indexes_after = indexes_option(text_to_cstring(PG_GETARG_TEXT_PP(START_ARG_INDEXES)));
 	/* the 0.1 declarations of start() and check() have no method: chunk */
-	def->leaf_method = PG_NARGS() > method_arg &&
-		leaf_method_option(text_to_cstring(PG_GETARG_TEXT_PP(method_arg)));
+	if (PG_NARGS() > method_arg)
+	{
+		if (PG_ARGISNULL(method_arg))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("argument \"method\" of %s must not be null", funcname)));
+		method_resolve(def, method_option(text_to_cstring(PG_GETARG_TEXT_PP(method_arg))),
+					   PG_ARGISNULL(START_ARG_CHUNK_ROWS) ? -1 :
+					   PG_GETARG_INT64(START_ARG_CHUNK_ROWS));
+	}
 	options_check_method(def);
 }
 
@@ -247,8 +255,9 @@ options_parse(FunctionCallInfo fcinfo, const char *funcname,
 			  PG_GETARG_INT32(START_ARG_ZEROPADDING),
 			  PG_GETARG_INT64(START_ARG_SEED),
 			  PG_GETARG_INT32(START_ARG_FIELDLENGTH));
-	options_load_method(fcinfo, funcname, method_arg, def);
-	options_chunk_rows(fcinfo, def);
+	/* the disk reserve before the method: 'auto' weighs the routing files */
 	def->disk_reserve = options_size(fcinfo, START_ARG_DISK_RESERVE, -1);
 	def->max_rate = options_size(fcinfo, START_ARG_MAX_RATE, 0);
+	options_load_method(fcinfo, funcname, method_arg, def);
+	options_chunk_rows(fcinfo, def);
 }

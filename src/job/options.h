@@ -33,6 +33,12 @@ typedef enum StartArg
 	START_NARGS
 } StartArg;
 
+/*
+ * The smallest chunk_rows of a leaf job: its routing ranges, one file each
+ * (options.c).
+ */
+#define LEAF_RANGE_ROWS_MIN		10000
+
 /* check() takes no force: its method argument is where start() has force. */
 #define CHECK_ARG_METHOD START_ARG_FORCE
 
@@ -44,6 +50,7 @@ extern void options_check_not_null(FunctionCallInfo fcinfo, StartArg arg,
 extern void options_check_job_arg(FunctionCallInfo fcinfo, const char *funcname);
 extern int64 options_size_bytes(text *arg, const char *argname);
 extern int64 job_nchunks(int64 rows, int64 chunk_rows);
+extern int64 job_default_chunk_rows(const JobDef *def);
 extern int64 job_reserve(const JobDef *def);
 
 #endif							/* PETAGEN_OPTIONS_H */

@@ -8,6 +8,7 @@
  * starts is a finding here, one row each with a severity (error, warning, info),
  * the object it is about, what was found ("topic: ...") and what to do:
  *
+ *	- method: with method => 'auto', the method it takes and why (method.c);
  *	- table: anything start() itself would refuse (shape, privileges,
  *	  partitions, no local leaf), caught in a subtransaction;
  *	- leaves: local and foreign leaves, and this node's share of the rows;
@@ -78,6 +79,7 @@
 #include "compat.h"
 #include "launch.h"
 #include "job/ledger.h"
+#include "job/method.h"
 #include "job/options.h"
 #include "job/preflight.h"
 #include "load/disk.h"
@@ -212,7 +214,7 @@ check_add(CheckCtx *ctx, CheckSeverity severity, int sqlstate,
 }
 
 /* A byte count as pg_size_pretty() spells it. */
-static char *
+char *
 check_size(double bytes)
 {
 	int64		b = bytes >= (double) PG_INT64_MAX ? PG_INT64_MAX : (int64) bytes;
@@ -303,38 +305,59 @@ check_no_other_job(Oid relid, int64 except_job)
 					 other, other)));
 }
 
-/* Run what start() checks of the table; an error finding and false if it fails. */
-static bool
-check_table(CheckCtx *ctx)
+/*
+ * Run fn(arg) in a subtransaction: NULL if it succeeds, else its error,
+ * the subtransaction rolled back.  What fn allocates is in the caller's
+ * memory context, and the locks it takes stay.
+ */
+ErrorData *
+check_try(void (*fn) (void *arg), void *arg)
 {
 	MemoryContext cxt = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
-	volatile bool ok = true;
+	ErrorData  *volatile edata = NULL;
 
 	BeginInternalSubTransaction(NULL);
 	MemoryContextSwitchTo(cxt);
 	PG_TRY();
 	{
-		check_table_loadable(ctx->def->relid, &ctx->def->spec, ctx->def->rows);
+		fn(arg);
 		ReleaseCurrentSubTransaction();
 	}
 	PG_CATCH();
 	{
-		ErrorData  *edata;
-
 		MemoryContextSwitchTo(cxt);
 		edata = CopyErrorData();
 		FlushErrorState();
 		RollbackAndReleaseCurrentSubTransaction();
-		check_add(ctx, CHECK_ERROR, edata->sqlerrcode, ctx->table,
-				  edata->hint ? edata->hint : edata->detail,
-				  "table: %s", edata->message);
-		ok = false;
 	}
 	PG_END_TRY();
 	MemoryContextSwitchTo(cxt);
 	CurrentResourceOwner = owner;
-	return ok;
+	return edata;
+}
+
+/* check_table_loadable() of the load of JobDef arg, for check_try(). */
+static void
+check_table_loadable_def(void *arg)
+{
+	const JobDef *def = arg;
+
+	check_table_loadable(def->relid, &def->spec, def->rows);
+}
+
+/* Run what start() checks of the table; an error finding and false if it fails. */
+static bool
+check_table(CheckCtx *ctx)
+{
+	ErrorData  *edata = check_try(check_table_loadable_def, (void *) ctx->def);
+
+	if (edata == NULL)
+		return true;
+	check_add(ctx, CHECK_ERROR, edata->sqlerrcode, ctx->table,
+			  edata->hint ? edata->hint : edata->detail,
+			  "table: %s", edata->message);
+	return false;
 }
 
 /* Key number i of n spread evenly over 0 .. rows-1. */
@@ -768,30 +791,28 @@ check_wal(CheckCtx *ctx)
 static void
 check_routing_files(CheckCtx *ctx)
 {
-	double		route = (double) leaf_route_bytes(ctx->def->rows, ctx->nlocal);
-	double		room = (double) disk_free(DataDir) - job_reserve(ctx->def);
-	int64		files = job_nchunks(ctx->def->rows, ctx->def->chunk_rows);
-	int64		inodes = disk_free_inodes(DataDir);
+	RoutingRoom r;
 	CheckSeverity severity = CHECK_INFO;
 	const char *hint = NULL;
 
-	if (route > room || (inodes >= 0 && files > inodes))
+	method_routing_room(ctx->def, ctx->nlocal, &r);
+	if (!method_routing_fits(&r))
 	{
 		severity = CHECK_ERROR;
 		hint = "Free space or inodes in the data directory, lower the disk reserve, or raise chunk_rows (fewer, larger files). "
 			CHECK_RESERVE_RECIPE;
 	}
-	else if (route > room * CHECK_MARGIN ||
-			 (inodes >= 0 && files > inodes * CHECK_MARGIN))
+	else if (r.bytes > r.room * CHECK_MARGIN ||
+			 (r.inodes >= 0 && r.files > r.inodes * CHECK_MARGIN))
 	{
 		severity = CHECK_WARNING;
 		hint = "Less than 10% of the data directory's space or inodes would be left: free some, or raise chunk_rows.";
 	}
 	check_add(ctx, severity, ERRCODE_DISK_FULL, "pg_petagen", hint,
 			  "leaf method: the routing files take about %s in " INT64_FORMAT " files (one per " INT64_FORMAT " keys) in the data directory until the job ends; %s are free above the disk reserve, %s",
-			  check_size(route), files, ctx->def->chunk_rows,
-			  check_size(Max(room, 0)),
-			  inodes >= 0 ? psprintf(INT64_FORMAT " inodes", inodes) :
+			  check_size(r.bytes), r.files, ctx->def->chunk_rows,
+			  check_size(Max(r.room, 0)),
+			  r.inodes >= 0 ? psprintf(INT64_FORMAT " inodes", r.inodes) :
 			  "inodes without limit");
 }
 
@@ -799,7 +820,7 @@ check_routing_files(CheckCtx *ctx)
  * May the current role see which leaves of relid hold rows?  A role with
  * SELECT on the table, or on a column of it, can count them through it.
  */
-static bool
+bool
 check_may_read(Oid relid)
 {
 	Oid			userid = GetUserId();
@@ -990,6 +1011,19 @@ check_leaf_method(CheckCtx *ctx)
 			  leaf_rows * Min(ctx->def->nworkers, ctx->nlocal));
 }
 
+/* Which method method => 'auto' takes (method.c), and why. */
+static void
+check_method(CheckCtx *ctx)
+{
+	if (ctx->def->method_auto)
+		check_add(ctx, CHECK_INFO, 0, ctx->table,
+				  ctx->def->leaf_method ? NULL :
+				  "petagen.check(..., method => 'leaf') lists what stops the leaf method, which loads faster.",
+				  "method: auto takes the %s method: %s",
+				  ctx->def->leaf_method ? "leaf" : "chunk",
+				  ctx->def->method_reason);
+}
+
 /* The findings of the preflight check of def's load, in report order. */
 List *
 check_run(const JobDef *def)
@@ -999,6 +1033,7 @@ check_run(const JobDef *def)
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.def = def;
 	ctx.table = get_rel_name(def->relid);
+	check_method(&ctx);
 	if (check_table(&ctx))
 	{
 		ctx.router = route_open(def->relid);

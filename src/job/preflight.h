@@ -33,5 +33,8 @@ extern List *check_run(const JobDef *def);
 extern void check_refuse_errors(const JobDef *def);
 extern void check_table_loadable(Oid relid, const GenSpec *spec, int64 rows);
 extern void check_no_other_job(Oid relid, int64 except_job);
+extern bool check_may_read(Oid relid);
+extern char *check_size(double bytes);
+extern ErrorData *check_try(void (*fn) (void *arg), void *arg);
 
 #endif							/* PETAGEN_PREFLIGHT_H */

@@ -79,20 +79,6 @@
 /* Report progress at least every this many keys. */
 #define LEAF_PROGRESS_KEYS	10000
 
-/* Parse the method argument: true for 'leaf', false for 'chunk'. */
-bool
-leaf_method_option(const char *value)
-{
-	if (strcmp(value, "leaf") == 0)
-		return true;
-	if (strcmp(value, "chunk") != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("method must be 'chunk' or 'leaf', not \"%s\"", value),
-				 errhint("'chunk' (the default) loads chunks of key numbers into every leaf; 'leaf' writes each local leaf whole, frozen, in one transaction.")));
-	return false;
-}
-
 /* Raise an error unless the current role may give leaf rel new storage. */
 static void
 leaf_check_privilege(Oid leafrelid)

@@ -14,7 +14,6 @@
 #include "gen/spec.h"
 #include "utils/snapshot.h"
 
-extern bool leaf_method_option(const char *value);
 extern void leaf_check(Oid relid, const GenSpec *spec, bool indexes_after);
 extern Oid *leaf_local_leaves(Oid relid, int *nlocal);
 extern bool leaf_has_rows(Relation rel, Snapshot snapshot);

@@ -12,10 +12,11 @@
 # (every new backend and worker loads the installed library), TRUNCATE +
 # CHECKPOINT, one timed load of N rows, count(*) checked.  Both revisions
 # must share the SQL of the installed extension version (0.2 here).
-#   w1    SELECT petagen.start(N, workers => 1, keys => 'ordered'), then wait()
+#   w1    SELECT petagen.start(N, workers => 1, keys => 'ordered',
+#         method => 'chunk'), then wait()
 #   w2    the same with 2 workers
 #   load  SELECT * FROM petagen.load('usertable', 0, N, keys => 'ordered')
-#   leaf  w2 with method => 'leaf'
+#   leaf  w2 with method => 'leaf' instead
 # Prints the median rows/s per method and revision and B/A; writes
 # test/bench/results/before_after.md.
 #   N (default 1000000), ROUNDS (default 3), METHODS (default "w1 w2 load leaf")
@@ -42,8 +43,8 @@ install_rev() { make -s -C "$BENCH_DIR.src-$1" PG_CONFIG="$PGBIN/pg_config" inst
 
 stmt() {
     case $1 in
-    w1)   printf '%s\n' "SELECT petagen.start($N, workers => 1, keys => 'ordered') AS job \\gset" "SELECT petagen.wait(:job);" ;;
-    w2)   printf '%s\n' "SELECT petagen.start($N, workers => 2, keys => 'ordered') AS job \\gset" "SELECT petagen.wait(:job);" ;;
+    w1)   printf '%s\n' "SELECT petagen.start($N, workers => 1, keys => 'ordered', method => 'chunk') AS job \\gset" "SELECT petagen.wait(:job);" ;;
+    w2)   printf '%s\n' "SELECT petagen.start($N, workers => 2, keys => 'ordered', method => 'chunk') AS job \\gset" "SELECT petagen.wait(:job);" ;;
     load) echo "SELECT * FROM petagen.load('usertable', 0, $N, keys => 'ordered');" ;;
     leaf) printf '%s\n' "SELECT petagen.start($N, workers => 2, keys => 'ordered', method => 'leaf') AS job \\gset" "SELECT petagen.wait(:job);" ;;
     esac

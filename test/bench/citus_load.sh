@@ -15,7 +15,7 @@
 # coordinator + CHECKPOINT on every node before each load:
 #   copy_coord    COPY usertable FROM '<all rows>' (FORMAT binary) on the coordinator
 #   copy_workers  the same, half the rows on each worker at once (Citus routes them)
-#   petagen       SELECT petagen.start(N, workers => WORKERS) on each worker at
+#   petagen       SELECT petagen.start(N, workers => WORKERS, method => 'chunk') on each worker at
 #                 once, then petagen.wait() of both (time: until both are done)
 #   petagen_leaf  the same with method => 'leaf' (one shard per transaction,
 #                 new relfilenode, frozen, primary key rebuilt per shard)
@@ -72,8 +72,8 @@ run() {
         val 2 "COPY usertable FROM '$DIR/half2.bin' (FORMAT binary)" >/dev/null & p2=$!
         wait $p1; wait $p2 ;;
     petagen|petagen_leaf)
-        local how="workers => $WORKERS"
-        [ "$1" = petagen ] || how="$how, method => 'leaf'"
+        local how="workers => $WORKERS, method => 'chunk'"
+        [ "$1" = petagen ] || how="workers => $WORKERS, method => 'leaf'"
         j1=$(val 1 "SELECT petagen.start($N, $how)")
         j2=$(val 2 "SELECT petagen.start($N, $how)")
         [ "$(val 1 "SELECT petagen.wait($j1)")" = done ] || { echo "worker1 job $j1 not done" >&2; exit 1; }
@@ -99,7 +99,7 @@ label() {
     case $1 in
     copy_coord)   echo "COPY FROM file (binary) through the coordinator" ;;
     copy_workers) echo "COPY FROM file (binary), half through each worker at once" ;;
-    petagen)      echo "petagen.start(N, workers => $WORKERS) on each worker at once" ;;
+    petagen)      echo "petagen.start(N, workers => $WORKERS, method => 'chunk') on each worker at once" ;;
     petagen_leaf) echo "petagen.start(N, workers => $WORKERS, method => 'leaf') on each worker at once" ;;
     esac
 }

@@ -13,7 +13,7 @@
 # TRUNCATE + CHECKPOINT before every load:
 #   copy_bin   COPY usertable FROM '<file>' (FORMAT binary)
 #   copy_text  COPY usertable FROM '<file>'
-#   pg_w1      SELECT petagen.start(N, workers => 1, keys => 'ordered') \gset
+#   pg_w1      SELECT petagen.start(N, workers => 1, keys => 'ordered', method => 'chunk') \gset
 #              SELECT petagen.wait(:job)      (time: both statements)
 #   pg_w2      the same with workers => 2
 #   (start() and wait() must be separate transactions: the workers wait for
@@ -53,8 +53,8 @@ stmt() {
     case $1 in
     copy_bin)  echo "COPY usertable FROM '$BIN' (FORMAT binary);" ;;
     copy_text) echo "COPY usertable FROM '$TXT';" ;;
-    pg_w1)     printf '%s\n' "SELECT petagen.start($N, workers => 1, keys => 'ordered') AS job \\gset" "SELECT petagen.wait(:job);" ;;
-    pg_w2)     printf '%s\n' "SELECT petagen.start($N, workers => 2, keys => 'ordered') AS job \\gset" "SELECT petagen.wait(:job);" ;;
+    pg_w1)     printf '%s\n' "SELECT petagen.start($N, workers => 1, keys => 'ordered', method => 'chunk') AS job \\gset" "SELECT petagen.wait(:job);" ;;
+    pg_w2)     printf '%s\n' "SELECT petagen.start($N, workers => 2, keys => 'ordered', method => 'chunk') AS job \\gset" "SELECT petagen.wait(:job);" ;;
     pg_load)   echo "SELECT * FROM petagen.load('usertable', 0, $N, keys => 'ordered');" ;;
     insert)    echo "INSERT INTO usertable SELECT * FROM petagen.rows(NULL::usertable, 0, $N, keys => 'ordered');" ;;
     esac
@@ -124,7 +124,7 @@ rss_run() {
     local rows=$1 job pid hwm=0 anon=0 v a t0 t1 st
     reset_table
     t0=$(date +%s.%N)
-    job=$(bval "SELECT petagen.start($rows, workers => 1, keys => 'ordered')")
+    job=$(bval "SELECT petagen.start($rows, workers => 1, keys => 'ordered', method => 'chunk')")
     while :; do
         for pid in $(bval "SELECT pid FROM pg_stat_activity WHERE backend_type = 'petagen worker'"); do
             v=$(awk '/^VmHWM:/{print $2}' "/proc/$pid/status" 2>/dev/null || true)
@@ -215,7 +215,7 @@ if [ "${PERF:-0}" = 1 ]; then
     PROWS=$((N * 5))
     log "perf: 1-worker job of $PROWS rows"
     reset_table
-    job=$(bval "SELECT petagen.start($PROWS, workers => 1, keys => 'ordered')")
+    job=$(bval "SELECT petagen.start($PROWS, workers => 1, keys => 'ordered', method => 'chunk')")
     sleep 2
     pid=$(bval "SELECT pid FROM pg_stat_activity WHERE backend_type = 'petagen worker' LIMIT 1")
     if [ -n "$pid" ]; then prof worker "$pid"; fi

@@ -10,7 +10,7 @@
 # 5468 + major) with the canonical usertable (petagen.create_table, 8 hash
 # partitions, primary key).  Then RUNS rounds (default 3), each running every
 # major once in turn (interleaved, so machine noise hits all alike):
-# TRUNCATE + CHECKPOINT, petagen.start(N, workers => 2) (N default 2000000)
+# TRUNCATE + CHECKPOINT, petagen.start(N, workers => 2, method => 'chunk') (N default 2000000)
 # and petagen.wait().  Per major: the medians of rows/s (N over the start +
 # wait time) and of WAL bytes per row (insert LSN diff over N).  Markdown
 # printed and written to test/bench/results/majors.md.  Data checksums are
@@ -43,7 +43,7 @@ one_load() {
     local ms lsn0 wal
     bpsql -c "TRUNCATE usertable; CHECKPOINT;"
     lsn0=$(bval "SELECT pg_current_wal_insert_lsn()")
-    ms=$(time_sql "SELECT petagen.start($N, workers => 2) AS job \\gset
+    ms=$(time_sql "SELECT petagen.start($N, workers => 2, method => 'chunk') AS job \\gset
 SELECT petagen.wait(:job);")
     grep -qx done "$BENCH_DIR/last.out" || { echo "the load job did not end done" >&2; exit 1; }
     wal=$(bval "SELECT pg_current_wal_insert_lsn() - '$lsn0'::pg_lsn")

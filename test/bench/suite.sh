@@ -11,7 +11,7 @@
 # default 5463, PETAGEN_BUILD=1) with the canonical usertable (8-way hash,
 # varchar(64) PRIMARY KEY + 10 varchar(100)) and, REPS times, interleaved,
 # TRUNCATE + CHECKPOINT before each, loads N rows with:
-#   - petagen.start() with 1 and 2 workers in every key mode;
+#   - petagen.start(method => 'chunk') with 1 and 2 workers in every key mode;
 #   - petagen.start() with keys 'scrambled', frozen and/or indexes => 'after';
 #   - COPY FROM a binary and a text file of the identical rows (scrambled);
 #   - INSERT … SELECT * FROM petagen.rows(...);
@@ -69,7 +69,7 @@ field() { echo "$METHODS" | awk -F'|' -v m="$1" -v f="$2" '$1 == m {print $f}'; 
 
 # The SQL (or the client command) of a load of $2 rows.
 stmt() {
-    local m=$1 n=$2 w keys opts=""
+    local m=$1 n=$2 w keys opts=", method => 'chunk'"
     case $m in
     copy_bin)    echo "COPY usertable FROM '$BIN' (FORMAT binary);" ;;
     copy_text)   echo "COPY usertable FROM '$TXT';" ;;

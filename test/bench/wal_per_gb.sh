@@ -6,7 +6,7 @@
 #
 # Starts its own throwaway instance (lib.sh: PGBIN, BENCH_DIR, BENCH_PORT
 # default 5467, PETAGEN_BUILD=1) with the canonical usertable, and loads N
-# rows (default 200000, keys => 'scrambled', 2 workers) once per mode,
+# rows (default 200000, keys => 'scrambled', 2 workers, method => 'chunk') once per mode,
 # TRUNCATE + CHECKPOINT before each:
 #   maintain      petagen.start(N)                         (wal_level replica)
 #   frozen        petagen.start(N, frozen => true)
@@ -33,7 +33,7 @@ OUT=$RESULTS_DIR/wal_per_gb.md
 
 # The statements of one load mode.
 stmt() {
-    local job="SELECT petagen.start($N, workers => 2"
+    local job="SELECT petagen.start($N, workers => 2, method => 'chunk'"
     case $1 in
     maintain)      printf '%s\n' "$job) AS job \\gset" "SELECT petagen.wait(:job);" ;;
     frozen)        printf '%s\n' "$job, frozen => true) AS job \\gset" "SELECT petagen.wait(:job);" ;;

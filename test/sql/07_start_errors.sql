@@ -241,14 +241,14 @@ FROM pg_stat_activity WHERE backend_type = 'petagen worker';
 -- second refused and the first rolled back with it.  Its worker is never
 -- registered: that happens only when a transaction commits.
 SELECT throws_ok($sql$DO $$BEGIN
-        PERFORM petagen.start(1, 1, 'ok');
-        PERFORM petagen.start(1, 1, 'ok');
+        PERFORM petagen.start(1, 1, 'ok', method => 'chunk');
+        PERFORM petagen.start(1, 1, 'ok', method => 'chunk');
     END$$$sql$, '55006',
     format('"ok" already has load job %s',
            (SELECT last_value + 1 FROM petagen.jobs_job_seq)),
     'a second job on one table, in the transaction of the first');
 -- wait() in the transaction that started the job would never return.
-SELECT throws_ok($$SELECT petagen.wait(petagen.start(1, 1, 'ok'))$$, '55000',
+SELECT throws_ok($$SELECT petagen.wait(petagen.start(1, 1, 'ok', method => 'chunk'))$$, '55000',
     format('load job %s was started in this transaction',
            (SELECT last_value + 1 FROM petagen.jobs_job_seq)),
     'wait() in the transaction of start()');

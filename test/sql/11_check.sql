@@ -40,7 +40,7 @@ SELECT count(*) AS misplaced FROM petagen.check(1000, 2, 'usertable') WHERE find
 
 -- A filesystem too small for the estimate: here, a reserve larger than any disk.
 SELECT severity, object, split_part(finding, ':', 1) AS topic
-FROM petagen.check(1000, 2, 'usertable', disk_reserve => '1000TB')
+FROM petagen.check(1000, 2, 'usertable', disk_reserve => '1000TB', method => 'chunk')
 WHERE severity = 'error';
 
 -- A leaf past PostgreSQL's 32 TB relation limit.
@@ -60,7 +60,7 @@ SELECT severity, split_part(finding, ':', 1) AS topic
 FROM petagen.check(3e8, 2, 'usertable', chunk_rows => 1) WHERE finding LIKE 'xids:%';
 -- The freeze a plain load owes; a frozen load owes none.
 SELECT frozen, count(*) FILTER (WHERE finding LIKE 'freeze:%') AS freeze_findings
-FROM unnest(ARRAY[false, true]) frozen, petagen.check(1000, 2, 'usertable', frozen => frozen)
+FROM unnest(ARRAY[false, true]) frozen, petagen.check(1000, 2, 'usertable', frozen => frozen, method => 'chunk')
 GROUP BY frozen ORDER BY frozen;
 SELECT format('ALTER TABLE %s SET (autovacuum_enabled = off)', i)
 FROM generate_series(0, 3) g, format('usertable_p%s', g) i \gexec
@@ -149,7 +149,8 @@ SELECT is(count(*), 0::bigint, 'no job row left after the refusals') FROM petage
 
 -- With force => true the same start() runs: its workers pause at the reserve
 -- before writing anything, and stop.
-SELECT petagen.start(1000, 1, 'usertable', disk_reserve => '1000TB', force => true) AS job \gset
+SELECT petagen.start(1000, 1, 'usertable', disk_reserve => '1000TB', force => true,
+                     method => 'chunk') AS job \gset
 -- wait() takes any interval: past 2^31 milliseconds (about 25 days) it
 -- waits as long as the others, here until statement_timeout cancels it, for
 -- the job stays paused; one longer than a timestamp can count waits forever.

@@ -37,7 +37,7 @@ SHOW petagen.progress_log_interval;
 SELECT petagen.create_table('slow', fields => 1, fieldlength => 10),
        petagen.create_table('leafy'), petagen.create_table('late');
 SELECT petagen.start(400000, workers => 2, "table" => 'marks12.slow', fieldlength => 10,
-                     max_rate => '4MB') AS slow \gset
+                     max_rate => '4MB', method => 'chunk') AS slow \gset
 SELECT petagen.wait(:slow);
 SELECT count(*) >= 20 AS twenty_rows_or_more,
        max(logged_at) - min(logged_at) >= interval '3 s' AS over_seconds,
@@ -52,7 +52,7 @@ FROM says(petagen.chart_load(:slow));
 SELECT petagen.start(20000, workers => 2, "table" => 'marks12.leafy', method => 'leaf') AS leafy \gset
 SELECT petagen.wait(:leafy);
 SELECT petagen.start(20000, workers => 2, "table" => 'marks12.late', indexes => 'after',
-                     frozen => true) AS late \gset
+                     frozen => true, method => 'chunk') AS late \gset
 SELECT petagen.wait(:late);
 SELECT job = :leafy AS leaf_job, string_agg(phase, ', ' ORDER BY first) AS phases_in_order
 FROM (SELECT job, phase, min(logged_at) AS first FROM petagen.progress_log

@@ -29,11 +29,11 @@ SELECT plan(18);
 SELECT throws_ok($$SELECT petagen.start(10, 1, 'ok', method => NULL)$$, '22004',
     'argument "method" of petagen.start() must not be null', 'method NULL');
 SELECT throws_ok($$SELECT petagen.start(10, 1, 'ok', method => 'leaves')$$, '22023',
-    'method must be ''chunk'' or ''leaf'', not "leaves"', 'method unknown');
+    'method must be ''auto'', ''chunk'' or ''leaf'', not "leaves"', 'method unknown');
 SELECT throws_ok($$SELECT petagen.start(10, 1, 'ok', method => 'LEAF')$$, '22023',
-    'method must be ''chunk'' or ''leaf'', not "LEAF"', 'method is case-sensitive');
+    'method must be ''auto'', ''chunk'' or ''leaf'', not "LEAF"', 'method is case-sensitive');
 SELECT throws_ok($$SELECT * FROM petagen.check(10, 1, 'ok', method => 'row')$$, '22023',
-    'method must be ''chunk'' or ''leaf'', not "row"', 'check() method unknown');
+    'method must be ''auto'', ''chunk'' or ''leaf'', not "row"', 'check() method unknown');
 SELECT throws_ok($$SELECT petagen.start(10, 1, 'ok', keys => 'ycsb', method => 'leaf')$$, '0A000',
     'method => ''leaf'' cannot load keys of mode "ycsb"', 'leaf with ycsb keys');
 SELECT throws_ok($$SELECT petagen.start(10, 1, 'ok', keys => 'go-ycsb', method => 'leaf')$$, '0A000',
@@ -59,7 +59,7 @@ FROM petagen.check(100000, 1, 'ok', method => 'leaf')
 WHERE finding LIKE 'xids:%';
 SELECT is(finding, 'xids: the load uses about 2 transaction IDs, one per chunk of 50000 keys',
     'check() counts a chunk job''s transaction IDs by chunk')
-FROM petagen.check(100000, 1, 'ok', chunk_rows => 50000)
+FROM petagen.check(100000, 1, 'ok', chunk_rows => 50000, method => 'chunk')
 WHERE finding LIKE 'xids:%';
 SELECT throws_ok($$SELECT petagen.start(100000, 1, 'ok', chunk_rows => 9999, method => 'leaf')$$,
     '22023', 'chunk_rows of a leaf job must be at least 10000, not 9999',

@@ -114,7 +114,7 @@ SELECT is((SELECT count(*) FROM petagen.bench_results WHERE "table" = 'forget20.
 
 -- A job started in this transaction gets its workers at commit: refused.
 BEGIN;
-SELECT petagen.start(10, 1, 'forget20.v') AS new_job \gset
+SELECT petagen.start(10, 1, 'forget20.v', method => 'chunk') AS new_job \gset
 SELECT throws_ok(format('SELECT petagen.forget(%s)', :new_job), '55006',
     format('load job %s was started in this transaction', :new_job),
     'forget() of a job started in the same transaction');

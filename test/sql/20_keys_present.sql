@@ -70,9 +70,10 @@ RESET ROLE;
 -- before writing anything; stopped, job 2 loads the table; resuming job 1
 -- is refused, unless force => true.
 SELECT petagen.create_table('resume_t', 2);
-SELECT petagen.start(1000, 1, 'resume_t', disk_reserve => '1000TB', force => true) AS job1 \gset
+SELECT petagen.start(1000, 1, 'resume_t', disk_reserve => '1000TB', force => true,
+                     method => 'chunk') AS job1 \gset
 SELECT petagen.stop(:job1);
-SELECT petagen.start(1000, 1, 'resume_t') AS job2 \gset
+SELECT petagen.start(1000, 1, 'resume_t', method => 'chunk') AS job2 \gset
 SELECT petagen.wait(:job2);
 
 SELECT plan(6);

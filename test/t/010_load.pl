@@ -32,14 +32,16 @@ GRANT USAGE ON SCHEMA petagen TO outsider;
 # until the checks of a running job below are done.
 set_debug_pause($node, 'before_chunk');
 my $job = $node->safe_psql('postgres',
-	qq{SELECT petagen.start($rows, workers => 2, "table" => 'usertable', chunk_rows => 10000)}
+	qq{SELECT petagen.start($rows, workers => 2, "table" => 'usertable', chunk_rows => 10000,
+	method => 'chunk')}
 );
 like($job, qr/^\d+$/, 'start() returns a job id');
 
 # A second job on the same table is refused while the first is running.
 my ($ret, $stdout, $stderr) = $node->psql('postgres',
 	qq{\\set VERBOSITY verbose
-SELECT petagen.start($rows, workers => 2, "table" => 'usertable', chunk_rows => 10000)}
+SELECT petagen.start($rows, workers => 2, "table" => 'usertable', chunk_rows => 10000,
+	method => 'chunk')}
 );
 isnt($ret, 0, 'second start() on the same table fails');
 like($stderr, qr/ERROR:\s+55006:/, 'second start() fails with object_in_use (55006)');

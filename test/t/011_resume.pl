@@ -39,7 +39,8 @@ sub start_job
 	my ($table) = @_;
 	set_debug_pause($node, 'before_chunk:4');
 	return $node->safe_psql('postgres',
-		qq{SELECT petagen.start($rows, workers => 2, "table" => '$table', chunk_rows => 10000)}
+		qq{SELECT petagen.start($rows, workers => 2, "table" => '$table', chunk_rows => 10000,
+		   method => 'chunk')}
 	);
 }
 
@@ -178,7 +179,8 @@ is($node->safe_psql('postgres', "SELECT petagen.stop($job_e)"),
 set_debug_pause($node, '');
 $node->safe_psql('postgres', 'TRUNCATE usertable_e');
 my $job_e2 = $node->safe_psql('postgres',
-	qq{SELECT petagen.start($rows, workers => 2, "table" => 'usertable_e', chunk_rows => 10000)});
+	qq{SELECT petagen.start($rows, workers => 2, "table" => 'usertable_e', chunk_rows => 10000,
+		   method => 'chunk')});
 is($node->safe_psql('postgres', "SELECT petagen.wait($job_e2, '120s')"),
 	'done', 'written since: a second job fills the table');
 is( error_of($node, "SELECT petagen.resume($job_e)"),

@@ -32,7 +32,8 @@ SELECT petagen.create_table('usertable');
 # machine.
 set_debug_pause($node, 'before_chunk:2');
 my $job = $node->safe_psql('postgres',
-	qq{SELECT petagen.start($rows, workers => 2, "table" => 'usertable', chunk_rows => 20000)}
+	qq{SELECT petagen.start($rows, workers => 2, "table" => 'usertable', chunk_rows => 20000,
+	method => 'chunk')}
 );
 wait_for_debug_pause($node, $job, 2);
 
@@ -96,7 +97,8 @@ is( $node->safe_psql(
 	't',
 	'check() with disk_reserve => 0 shows the setting\'s reserve, an error');
 my $fjob = $node->safe_psql('postgres',
-	q{SELECT petagen.start(100000, 1, 'floor', disk_reserve => '0', force => true)});
+	q{SELECT petagen.start(100000, 1, 'floor', disk_reserve => '0', force => true,
+	  method => 'chunk')});
 ok( $node->poll_query_until(
 		'postgres',
 		"SELECT state, reason ~ 'reserve 100000000 MB'"
@@ -132,7 +134,8 @@ SELECT petagen.create_table('tiny', 1, ARRAY['small']);
 	set_setting($node, 'disk_reserve', '8MB');
 	my $tjob = $node->safe_psql('postgres',
 		q{SELECT petagen.start(200000, workers => 2, "table" => 'tiny',}
-		  . q{ chunk_rows => 10000, disk_reserve => '8MB', force => true)});
+		  . q{ chunk_rows => 10000, disk_reserve => '8MB', force => true,}
+		  . q{ method => 'chunk')});
 	ok( $node->poll_query_until(
 			'postgres',
 			"SELECT state, reason ~ 'disk reserve' AND reason ~ 'pg_tblspc'"

@@ -44,7 +44,7 @@ sub start_frozen
 	$node->safe_psql('postgres', "SELECT petagen.create_table('$table')");
 	return $node->safe_psql('postgres',
 		qq{SELECT petagen.start($rows, workers => 2, "table" => '$table',
-		   chunk_rows => $chunk_rows, frozen => true)});
+		   chunk_rows => $chunk_rows, frozen => true, method => 'chunk')});
 }
 
 # Rows a sequential scan sees beyond the ledger's committed rows.

@@ -97,7 +97,8 @@ SELECT petagen.start(200000, 1, 'tiny', disk_reserve => '8MB')});
 	# Forced, it runs and pauses at the reserve instead of filling the disk.
 	my $job = $node->safe_psql('postgres',
 		q{SELECT petagen.start(200000, 1, 'tiny', chunk_rows => 10000,}
-		  . q{ disk_reserve => '8MB', force => true)});
+		  . q{ disk_reserve => '8MB', force => true,}
+		  . q{ method => 'chunk')});
 	ok( $node->poll_query_until(
 			'postgres',
 			"SELECT state = 'paused' FROM petagen.status($job) WHERE worker IS NULL"),

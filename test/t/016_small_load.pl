@@ -22,7 +22,7 @@ $node->safe_psql('postgres', q{CREATE EXTENSION petagen; SELECT petagen.create_t
 
 # Both workers write their first chunk and are held before committing it.
 set_debug_pause($node, 'before_commit');
-my $job = $node->safe_psql('postgres', 'SELECT petagen.start(1e5, workers => 2)');
+my $job = $node->safe_psql('postgres', q{SELECT petagen.start(1e5, workers => 2, method => 'chunk')});
 is($node->safe_psql('postgres', "SELECT chunk_rows FROM petagen.jobs WHERE job = $job"),
 	'12500', 'chunk size: 100,000 rows for 2 workers are 8 chunks of 12,500');
 wait_for_debug_pause($node, $job, 2);

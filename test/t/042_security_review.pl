@@ -120,7 +120,8 @@ ALTER TABLE ht OWNER TO holder;
 my $vjob = start_held('vt', 'victim');
 my $open = $node->background_psql('postgres');
 $open->query_safe("SET ROLE holder; BEGIN;"
-	  . " SELECT petagen.start(10, workers => 1, \"table\" => 'ht', force => true)");
+	  . " SELECT petagen.start(10, workers => 1, \"table\" => 'ht', force => true,"
+	  . " method => 'chunk')");
 is($node->safe_psql('postgres', "SET ROLE victim; SELECT petagen.stop($vjob)"),
 	'stopped', 'another role\'s open start() does not hold up stop() of a job');
 is($node->safe_psql('postgres', "SELECT state FROM petagen.jobs WHERE job = $vjob"),

@@ -119,7 +119,8 @@ my ($free) = $node->safe_psql('postgres',
 	  . " WHERE finding LIKE 'workers:%'") =~ / (\d+) of max_worker_processes/;
 my $open = $node->background_psql('postgres', @as_op);
 my $ojob = $open->query_safe(
-	"BEGIN; SELECT petagen.start(1000, workers => 2, \"table\" => 'st', force => true)");
+	"BEGIN; SELECT petagen.start(1000, workers => 2, \"table\" => 'st', force => true,"
+	  . " method => 'chunk')");
 # lock_timeout: a start() held up by the open one fails instead of hanging
 my $all = op_psql("SET lock_timeout = '10s';"
 	  . " SELECT petagen.start(1000, workers => $free, \"table\" => 'st2', force => true)");

@@ -129,7 +129,7 @@ as_role('alice', "SELECT petagen.create_table('frozen_c')");
 set_debug_pause($node, 'before_commit');
 my $job_c = as_role('alice',
 	qq{SELECT petagen.start($rows, workers => 2, "table" => 'frozen_c',
-	   chunk_rows => $chunk_rows, frozen => true)});
+	   chunk_rows => $chunk_rows, frozen => true, method => 'chunk')});
 wait_for_debug_pause($node, $job_c, 2);
 is(error_of($node, "SET ROLE alice; SELECT petagen.forget($job_c)"),
 	"55006: load job $job_c is still running",

@@ -53,7 +53,8 @@ sub total_state
 
 # 1. Throttled to 1 kB/s, altered to no cap: done within seconds.
 my $job = as_role('alter_owner',
-	qq{SELECT petagen.start($rows, workers => 2, "table" => 't_rate', max_rate => '1kB')});
+	qq{SELECT petagen.start($rows, workers => 2, "table" => 't_rate', max_rate => '1kB',
+	   method => 'chunk')});
 ok( $node->poll_query_until(
 		'postgres',
 		"SELECT count(*) FROM petagen.status($job)"
@@ -83,7 +84,8 @@ check_load_exact($node, $job, 't_rate', $rows, 'the job altered to no cap');
 
 # 2. Paused by its own 1000 PB reserve, altered to 1 MB: done.
 $job = as_role('alter_owner',
-	qq{SELECT petagen.start($rows, workers => 2, "table" => 't_reserve', disk_reserve => '1000PB', force => true)}
+	qq{SELECT petagen.start($rows, workers => 2, "table" => 't_reserve', disk_reserve => '1000PB', force => true,
+	   method => 'chunk')}
 );
 ok( $node->poll_query_until(
 		'postgres',
@@ -102,7 +104,8 @@ check_load_exact($node, $job, 't_reserve', $rows, 'the job altered to a small re
 # 3. Stopped while throttled, altered to one worker and no cap, resumed:
 #    the new run takes the catalog's values.
 $job = as_role('alter_owner',
-	qq{SELECT petagen.start($rows, workers => 2, "table" => 't_resume', max_rate => '1kB')});
+	qq{SELECT petagen.start($rows, workers => 2, "table" => 't_resume', max_rate => '1kB',
+	   method => 'chunk')});
 ok( $node->poll_query_until(
 		'postgres',
 		"SELECT state FROM petagen.status($job) WHERE worker IS NULL", 'throttled'),
