@@ -1,0 +1,207 @@
+/*-------------------------------------------------------------------------
+ * status_workers.c
+ *		petagen.status_workers(job): the detail behind one status() row.
+ *		First a row per phase the job has (worker IS NULL: routing,
+ *		loading, indexing, in order) with that phase's own progress and
+ *		when it began, then, while a run is live, a row per worker with its
+ *		own progress: the chunk, or leaf, it writes and how far it got.
+ *
+ * A phase began at its first progress_log row (workers log one as each
+ * phase begins: sampling.c); it lasted until the next phase began, or the
+ * job ended.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type_d.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+
+#include "catalog.h"
+#include "compat.h"
+#include "job/live.h"
+#include "job/status.h"
+
+#define STATUS_WORKERS_COLS		20
+
+/* When each phase of a job first began (0: not yet). */
+typedef TimestampTz PhaseStarts[NSTEPS];
+
+/* Read from progress_log when each phase of job began. */
+static void
+status_phase_starts(int64 job, PhaseStarts starts)
+{
+	Oid			types[1] = {INT8OID};
+	Datum		values[1] = {Int64GetDatum(job)};
+	CatalogScope scope;
+	uint64		n;
+
+	memset(starts, 0, sizeof(PhaseStarts));
+	catalog_connect(&scope, false);
+	/* a 0.1 catalog's progress_log has no phase: to_jsonb() reads NULL */
+	n = catalog_exec("SELECT to_jsonb(l) ->> 'phase', min(logged_at)"
+					 " FROM petagen.progress_log l WHERE job = $1 GROUP BY 1",
+					 1, types, values, NULL, SPI_OK_SELECT);
+	for (uint64 row = 0; row < n; row++)
+	{
+		char	   *phase = catalog_text(row, 1, CurrentMemoryContext);
+		bool		isnull;
+		Datum		at = catalog_value(row, 2, &isnull);
+
+		for (int i = 0; i < NSTEPS && phase != NULL; i++)
+			if (strcmp(phase, progress_step_name(i)) == 0)
+				starts[i] = DatumGetTimestampTz(at);
+	}
+	catalog_finish(&scope);
+}
+
+/* How long phase `step` lasted, or has lasted by now; < 0 if unknown. */
+static double
+status_phase_seconds(const JobProgress *p, const PhaseStarts starts,
+					 ProgressStep step, bool live)
+{
+	TimestampTz end = 0;
+	long		secs;
+	int			usecs;
+
+	if (starts[step] == 0 || step > p->step)
+		return -1;
+	for (int i = step + 1; i < NSTEPS && end == 0; i++)
+		if (p->steps[i].present && i <= p->step)
+			end = starts[i];
+	if (end == 0 && !live)
+		end = p->sum.finished_at;
+	if (end == 0)
+		end = GetCurrentTimestamp();
+	TimestampDifference(starts[step], end, &secs, &usecs);
+	return secs + usecs / 1e6;
+}
+
+/* The state shown for a phase: done, the job's state, or pending. */
+static const char *
+status_phase_state(const JobProgress *p, ProgressStep step)
+{
+	if (step < p->step)
+		return "done";
+	if (step == p->step)
+		return job_state_name(p->state);
+	return "pending";
+}
+
+/* Add the row of phase `step` of the job whose progress is p. */
+static void
+status_phase_row(ReturnSetInfo *rsinfo, const JobProgress *p,
+				 const PhaseStarts starts, ProgressStep step, bool live)
+{
+	Datum		values[STATUS_WORKERS_COLS];
+	bool		nulls[STATUS_WORKERS_COLS];
+	const StepProgress *s = &p->steps[step];
+	bool		current = step == p->step;
+	bool		loading = step == STEP_LOADING;
+	double		seconds = status_phase_seconds(p, starts, step, live);
+
+	memset(values, 0, sizeof(values));
+	memset(nulls, true, sizeof(nulls));
+	nulls[1] = nulls[2] = false;
+	values[1] = CStringGetTextDatum(progress_step_name(step));
+	values[2] = CStringGetTextDatum(status_phase_state(p, step));
+	nulls[6] = nulls[7] = nulls[8] = s->done < 0;
+	values[6] = Int64GetDatum(s->done);
+	values[7] = Int64GetDatum(s->total);
+	values[8] = Float8GetDatum(status_percent(progress_step_fraction(s)));
+	nulls[9] = nulls[10] = !loading;
+	values[9] = Int64GetDatum(p->rows);
+	values[10] = Int64GetDatum(p->duplicates);
+	nulls[11] = nulls[12] = !loading || p->rows_per_s < 0;
+	values[11] = Int64GetDatum((int64) p->rows_per_s);
+	values[12] = Float8GetDatum(status_mb(p->bytes_per_s));
+	nulls[13] = starts[step] == 0;
+	values[13] = TimestampTzGetDatum(starts[step]);
+	nulls[14] = seconds < 0;
+	values[14] = status_interval(seconds);
+	nulls[15] = !current || p->headroom < 0;
+	if (!nulls[15])
+		values[15] = DirectFunctionCall1(pg_size_pretty, Int64GetDatum(p->headroom));
+	nulls[16] = !current || p->reason[0] == '\0';
+	values[16] = CStringGetTextDatum(p->reason);
+	nulls[17] = nulls[18] = !current || p->sum.last_error[0] == '\0';
+	values[17] = CStringGetTextDatum(p->sum.last_error);
+	values[18] = TimestampTzGetDatum(p->sum.last_error_at);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+/* Add the row of worker `index` of a live run in phase `step`. */
+static void
+status_worker_row(ReturnSetInfo *rsinfo, JobShared *shared, int index,
+				  ProgressStep step)
+{
+	Datum		values[STATUS_WORKERS_COLS];
+	bool		nulls[STATUS_WORKERS_COLS];
+	WorkerProgress w;
+	bool		holds;
+
+	progress_worker(shared, index, &w);
+	holds = w.unit >= 0;
+	memset(values, 0, sizeof(values));
+	memset(nulls, false, sizeof(nulls));
+	values[0] = Int32GetDatum(index);
+	values[1] = CStringGetTextDatum(progress_step_name(step));
+	values[2] = CStringGetTextDatum(job_state_name(w.state));
+	nulls[3] = w.pid == 0;
+	values[3] = Int32GetDatum(w.pid);
+	nulls[4] = !holds || !OidIsValid(w.unit_leaf);
+	values[4] = ObjectIdGetDatum(w.unit_leaf);
+	nulls[5] = nulls[6] = nulls[7] = nulls[8] = !holds;
+	values[5] = Int64GetDatum(w.unit);
+	values[6] = Int64GetDatum(w.unit_done);
+	values[7] = Int64GetDatum(w.unit_keys);
+	values[8] = Float8GetDatum(status_percent(w.unit_keys > 0 ?
+											  (double) w.unit_done / w.unit_keys : 0));
+	values[9] = Int64GetDatum(w.rows);
+	values[10] = Int64GetDatum(w.duplicates);
+	values[11] = Int64GetDatum((int64) w.rows_per_s);
+	values[12] = Float8GetDatum(status_mb(w.bytes_per_s));
+	nulls[13] = nulls[14] = w.started_at == 0;
+	values[13] = TimestampTzGetDatum(w.started_at);
+	values[14] = status_interval(w.started_at == 0 ? 0 :
+								 progress_seconds_since(w.started_at));
+	nulls[15] = true;
+	nulls[16] = w.reason[0] == '\0';
+	values[16] = CStringGetTextDatum(w.reason);
+	nulls[17] = nulls[18] = w.last_error_at == 0;
+	values[17] = CStringGetTextDatum(w.last_error);
+	values[18] = TimestampTzGetDatum(w.last_error_at);
+	nulls[19] = w.current_index[0] == '\0';
+	values[19] = CStringGetTextDatum(w.current_index);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+PG_FUNCTION_INFO_V1(petagen_status_workers);
+/* petagen.status_workers(job): a row per phase of the job, then per worker. */
+Datum
+petagen_status_workers(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	JobDef		def;
+	JobProgress p;
+	JobShared  *shared;
+	dsm_segment *seg;
+	PhaseStarts starts;
+
+	InitMaterializedSRF(fcinfo, 0);
+	status_read_job(PG_GETARG_INT64(0), false, &def, &p, &shared, &seg);
+	status_phase_starts(def.job, starts);
+	for (int i = 0; i < NSTEPS; i++)
+		if (p.steps[i].present)
+			status_phase_row(rsinfo, &p, starts, i, shared != NULL);
+	if (shared != NULL)
+	{
+		for (int i = 0; i < shared->nworkers; i++)
+			status_worker_row(rsinfo, shared, i, p.step);
+		dsm_detach(seg);
+	}
+	return (Datum) 0;
+}
