@@ -25,7 +25,31 @@
 #include "job/live.h"
 #include "job/status.h"
 
-#define STATUS_WORKERS_COLS		20
+/* The columns of status_workers(), in order. */
+typedef enum StatusWorkersCol
+{
+	SW_WORKER,
+	SW_PHASE,
+	SW_STATE,
+	SW_PID,
+	SW_LEAF,
+	SW_CHUNK,
+	SW_DONE,
+	SW_TOTAL,
+	SW_PERCENT,
+	SW_ROWS,
+	SW_DUPLICATES,
+	SW_ROWS_PER_S,
+	SW_MB_PER_S,
+	SW_STARTED,
+	SW_ELAPSED,
+	SW_HEADROOM,
+	SW_REASON,
+	SW_LAST_ERROR,
+	SW_LAST_ERROR_AT,
+	SW_CURRENT_INDEX,
+	STATUS_WORKERS_COLS
+} StatusWorkersCol;
 
 /* When each phase of a job first began (0: not yet). */
 typedef TimestampTz PhaseStarts[NSTEPS];
@@ -35,7 +59,7 @@ static void
 status_phase_starts(int64 job, PhaseStarts starts)
 {
 	Oid			types[1] = {INT8OID};
-	Datum		values[1] = {Int64GetDatum(job)};
+	Datum		values[SW_PHASE] = {Int64GetDatum(job)};
 	CatalogScope scope;
 	uint64		n;
 
@@ -105,31 +129,33 @@ status_phase_row(ReturnSetInfo *rsinfo, const JobProgress *p,
 
 	memset(values, 0, sizeof(values));
 	memset(nulls, true, sizeof(nulls));
-	nulls[1] = nulls[2] = false;
-	values[1] = CStringGetTextDatum(progress_step_name(step));
-	values[2] = CStringGetTextDatum(status_phase_state(p, step));
-	nulls[6] = nulls[7] = nulls[8] = s->done < 0;
-	values[6] = Int64GetDatum(s->done);
-	values[7] = Int64GetDatum(s->total);
-	values[8] = Float8GetDatum(status_percent(progress_step_fraction(s)));
-	nulls[9] = nulls[10] = !loading;
-	values[9] = Int64GetDatum(p->rows);
-	values[10] = Int64GetDatum(p->duplicates);
-	nulls[11] = nulls[12] = !loading || p->rows_per_s < 0;
-	values[11] = Int64GetDatum((int64) p->rows_per_s);
-	values[12] = Float8GetDatum(status_mb(p->bytes_per_s));
-	nulls[13] = starts[step] == 0;
-	values[13] = TimestampTzGetDatum(starts[step]);
-	nulls[14] = seconds < 0;
-	values[14] = status_interval(seconds);
-	nulls[15] = !current || p->headroom < 0;
-	if (!nulls[15])
-		values[15] = DirectFunctionCall1(pg_size_pretty, Int64GetDatum(p->headroom));
-	nulls[16] = !current || p->reason[0] == '\0';
-	values[16] = CStringGetTextDatum(p->reason);
-	nulls[17] = nulls[18] = !current || p->sum.last_error[0] == '\0';
-	values[17] = CStringGetTextDatum(p->sum.last_error);
-	values[18] = TimestampTzGetDatum(p->sum.last_error_at);
+	nulls[SW_PHASE] = nulls[SW_STATE] = false;
+	values[SW_PHASE] = CStringGetTextDatum(progress_step_name(step));
+	values[SW_STATE] = CStringGetTextDatum(status_phase_state(p, step));
+	nulls[SW_DONE] = nulls[SW_TOTAL] = nulls[SW_PERCENT] = s->done < 0;
+	values[SW_DONE] = Int64GetDatum(s->done);
+	values[SW_TOTAL] = Int64GetDatum(s->total);
+	values[SW_PERCENT] = Float8GetDatum(status_percent(progress_step_fraction(s)));
+	nulls[SW_ROWS] = nulls[SW_DUPLICATES] = !loading;
+	values[SW_ROWS] = Int64GetDatum(p->rows);
+	values[SW_DUPLICATES] = Int64GetDatum(p->duplicates);
+	nulls[SW_ROWS_PER_S] = nulls[SW_MB_PER_S] = !loading || p->rows_per_s < 0;
+	values[SW_ROWS_PER_S] = Int64GetDatum((int64) p->rows_per_s);
+	values[SW_MB_PER_S] = Float8GetDatum(status_mb(p->bytes_per_s));
+	nulls[SW_STARTED] = starts[step] == 0;
+	values[SW_STARTED] = TimestampTzGetDatum(starts[step]);
+	nulls[SW_ELAPSED] = seconds < 0;
+	values[SW_ELAPSED] = status_interval(seconds);
+	nulls[SW_HEADROOM] = !current || p->headroom < 0;
+	if (!nulls[SW_HEADROOM])
+		values[SW_HEADROOM] = DirectFunctionCall1(pg_size_pretty,
+												  Int64GetDatum(p->headroom));
+	nulls[SW_REASON] = !current || p->reason[0] == '\0';
+	values[SW_REASON] = CStringGetTextDatum(p->reason);
+	nulls[SW_LAST_ERROR] = !current || p->sum.last_error[0] == '\0';
+	nulls[SW_LAST_ERROR_AT] = nulls[SW_LAST_ERROR];
+	values[SW_LAST_ERROR] = CStringGetTextDatum(p->sum.last_error);
+	values[SW_LAST_ERROR_AT] = TimestampTzGetDatum(p->sum.last_error_at);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
@@ -147,35 +173,38 @@ status_worker_row(ReturnSetInfo *rsinfo, JobShared *shared, int index,
 	holds = w.unit >= 0;
 	memset(values, 0, sizeof(values));
 	memset(nulls, false, sizeof(nulls));
-	values[0] = Int32GetDatum(index);
-	values[1] = CStringGetTextDatum(progress_step_name(step));
-	values[2] = CStringGetTextDatum(job_state_name(w.state));
-	nulls[3] = w.pid == 0;
-	values[3] = Int32GetDatum(w.pid);
-	nulls[4] = !holds || !OidIsValid(w.unit_leaf);
-	values[4] = ObjectIdGetDatum(w.unit_leaf);
-	nulls[5] = nulls[6] = nulls[7] = nulls[8] = !holds;
-	values[5] = Int64GetDatum(w.unit);
-	values[6] = Int64GetDatum(w.unit_done);
-	values[7] = Int64GetDatum(w.unit_keys);
-	values[8] = Float8GetDatum(status_percent(w.unit_keys > 0 ?
-											  (double) w.unit_done / w.unit_keys : 0));
-	values[9] = Int64GetDatum(w.rows);
-	values[10] = Int64GetDatum(w.duplicates);
-	values[11] = Int64GetDatum((int64) w.rows_per_s);
-	values[12] = Float8GetDatum(status_mb(w.bytes_per_s));
-	nulls[13] = nulls[14] = w.started_at == 0;
-	values[13] = TimestampTzGetDatum(w.started_at);
-	values[14] = status_interval(w.started_at == 0 ? 0 :
-								 progress_seconds_since(w.started_at));
-	nulls[15] = true;
-	nulls[16] = w.reason[0] == '\0';
-	values[16] = CStringGetTextDatum(w.reason);
-	nulls[17] = nulls[18] = w.last_error_at == 0;
-	values[17] = CStringGetTextDatum(w.last_error);
-	values[18] = TimestampTzGetDatum(w.last_error_at);
-	nulls[19] = w.current_index[0] == '\0';
-	values[19] = CStringGetTextDatum(w.current_index);
+	values[SW_WORKER] = Int32GetDatum(index);
+	values[SW_PHASE] = CStringGetTextDatum(progress_step_name(step));
+	values[SW_STATE] = CStringGetTextDatum(job_state_name(w.state));
+	nulls[SW_PID] = w.pid == 0;
+	values[SW_PID] = Int32GetDatum(w.pid);
+	nulls[SW_LEAF] = !holds || !OidIsValid(w.unit_leaf);
+	values[SW_LEAF] = ObjectIdGetDatum(w.unit_leaf);
+	/* its own progress: in the chunk or leaf it holds, if any */
+	for (int col = SW_CHUNK; col <= SW_PERCENT; col++)
+		nulls[col] = !holds;
+	values[SW_CHUNK] = Int64GetDatum(w.unit);
+	values[SW_DONE] = Int64GetDatum(w.unit_done);
+	values[SW_TOTAL] = Int64GetDatum(w.unit_keys);
+	values[SW_PERCENT] = Float8GetDatum(status_percent(w.unit_keys > 0 ?
+													   (double) w.unit_done / w.unit_keys :
+													   0));
+	values[SW_ROWS] = Int64GetDatum(w.rows);
+	values[SW_DUPLICATES] = Int64GetDatum(w.duplicates);
+	values[SW_ROWS_PER_S] = Int64GetDatum((int64) w.rows_per_s);
+	values[SW_MB_PER_S] = Float8GetDatum(status_mb(w.bytes_per_s));
+	nulls[SW_STARTED] = nulls[SW_ELAPSED] = w.started_at == 0;
+	values[SW_STARTED] = TimestampTzGetDatum(w.started_at);
+	values[SW_ELAPSED] = status_interval(w.started_at == 0 ? 0 :
+										 progress_seconds_since(w.started_at));
+	nulls[SW_HEADROOM] = true;
+	nulls[SW_REASON] = w.reason[0] == '\0';
+	values[SW_REASON] = CStringGetTextDatum(w.reason);
+	nulls[SW_LAST_ERROR] = nulls[SW_LAST_ERROR_AT] = w.last_error_at == 0;
+	values[SW_LAST_ERROR] = CStringGetTextDatum(w.last_error);
+	values[SW_LAST_ERROR_AT] = TimestampTzGetDatum(w.last_error_at);
+	nulls[SW_CURRENT_INDEX] = w.current_index[0] == '\0';
+	values[SW_CURRENT_INDEX] = CStringGetTextDatum(w.current_index);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
