@@ -92,15 +92,15 @@ cmd_load() {
     cmd_status
 }
 
-# Every worker's jobs (their total status() row), in one query on the coordinator.
+# Every worker's recent jobs (their status() row), in one query on the coordinator.
 cmd_status() {
-    node_psql 0 -c "SELECT w.nodename || ':' || w.nodeport AS node, s.job, s.state, s.rows_written,
-                           s.percent, s.progress, s.avg_rows_per_s, s.eta, s.last_error
+    node_psql 0 -c "SELECT w.nodename || ':' || w.nodeport AS node, s.job, s.phase, s.progress,
+                           s.rate, s.elapsed, s.eta, s.state, s.reason
                     FROM run_command_on_workers(\$\$SELECT coalesce(json_agg(s), '[]')
-                             FROM petagen.status() AS s WHERE s.worker IS NULL\$\$) AS w,
-                         json_to_recordset(w.result::json) AS s(job bigint, state text,
-                             rows_written bigint, percent double precision, progress text,
-                             avg_rows_per_s bigint, eta interval, last_error text)
+                             FROM petagen.status() AS s\$\$) AS w,
+                         json_to_recordset(w.result::json) AS s(job bigint, phase text,
+                             progress text, rate text, elapsed interval, eta interval,
+                             state text, reason text)
                     ORDER BY 1, 2"
 }
 

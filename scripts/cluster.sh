@@ -87,8 +87,8 @@ cmd_load() {
 }
 
 cmd_status() {
-    node_psql 1 -c "SELECT node, job, state, rows_written, percent, progress,
-                           avg_rows_per_s, eta, last_error
+    node_psql 1 -c "SELECT node, job, phase, progress, rate, elapsed, eta, state,
+                           rows_written, reason
                     FROM petagen_cluster.status ORDER BY node, job"
 }
 

@@ -4,7 +4,7 @@
 --   psql -f scripts/cluster_links.sql
 -- For every other node J, schema petagen_nodeJ holds foreign tables over its
 -- petagen.bench_results and petagen_cluster.node_status.  Then:
---   petagen_cluster.status          the total status() row of every job on
+--   petagen_cluster.status          the status() row of every recent job on
 --                                   every node, one query from any node
 --   petagen_cluster.gather_bench()  copies the other nodes' bench_results
 --                                   rows that this node lacks into its own,

@@ -73,16 +73,16 @@ echo "== load job $job: $ROWS rows, $WORKERS workers"
 psql_demo -At -c "SELECT '== ' || method || ' method: ' || method_reason
                   FROM petagen.jobs WHERE job = $job"
 while :; do
-    psql_demo -At -F ' ' -c "SELECT state, progress, percent || '%',
-        rows_written || ' rows', avg_rows_per_s || ' rows/s',
-        avg_mb_per_s || ' MB/s', coalesce('eta ' || eta, '')
-        FROM petagen.status($job) WHERE worker IS NULL"
+    psql_demo -At -F ' ' -c "SELECT state, phase, progress, coalesce(rate, ''),
+        coalesce('elapsed ' || elapsed, ''), coalesce('eta ' || eta, '')
+        FROM petagen.status($job)"
     state=$(psql_demo -At -c "SELECT petagen.wait($job, '2 s')")
     case $state in done | failed | stopped | interrupted) break ;; esac
 done
 echo "== job $job ended: $state"
-psql_demo -c "SELECT worker, state, rows_written, avg_rows_per_s, last_error
-              FROM petagen.status($job)"
+psql_demo -c "SELECT * FROM petagen.status($job)"
+psql_demo -c "SELECT worker, phase, state, done, total, percent, rows_written, elapsed
+              FROM petagen.status_workers($job)"
 
 # 3. what it did
 psql_demo -v job="$job" -f scripts/demo_report.sql

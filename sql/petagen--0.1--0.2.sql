@@ -754,3 +754,40 @@ COMMENT ON FUNCTION @extschema@.draw(text, bigint, integer, bigint, double preci
 -- when it may, the chunk method otherwise; jobs.method keeps the method
 -- taken and method_reason why.
 ALTER TABLE @extschema@.jobs ADD COLUMN method_reason text;
+
+-- status() shows one row per job (the active ones and those ended in the
+-- last hour), status_workers() its phases and workers; started_at keeps the
+-- first run's start, run_started_at the current run's.
+ALTER TABLE @extschema@.jobs ADD COLUMN run_started_at timestamptz;
+DROP FUNCTION @extschema@.status(bigint);
+-- petagen.status(job): one row per job, the screen to \watch: the active
+-- jobs (running, stopped) and those that ended in the last hour, or job.
+CREATE FUNCTION @extschema@.status(job bigint DEFAULT NULL,
+    OUT job bigint, OUT "table" regclass, OUT method text, OUT phase text,
+    OUT progress text, OUT rate text, OUT elapsed interval, OUT eta interval,
+    OUT state text, OUT reason text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'petagen_status'
+LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.status(bigint) IS
+    'one row per load job: phase, progress of the whole job, rows/s, elapsed, ETA, state and reason; without an argument the active jobs and those ended in the last hour';
+
+-- petagen.status_workers(job): a row per phase of the job (worker IS NULL),
+-- then a row per worker of its live run, each with its own progress.
+CREATE FUNCTION @extschema@.status_workers(job bigint,
+    OUT worker integer, OUT phase text, OUT state text, OUT pid integer,
+    OUT leaf regclass, OUT chunk bigint, OUT done bigint, OUT total bigint,
+    OUT percent double precision, OUT rows_written bigint,
+    OUT duplicates bigint, OUT rows_per_s bigint, OUT mb_per_s double precision,
+    OUT started timestamptz, OUT elapsed interval, OUT disk_headroom text,
+    OUT reason text, OUT last_error text, OUT last_error_at timestamptz,
+    OUT current_index text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'petagen_status_workers'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION @extschema@.status_workers(bigint) IS
+    'a load job''s phases (worker IS NULL) and its live workers, each with its own progress and the chunk or leaf it writes';
+REVOKE ALL ON FUNCTION @extschema@.status(bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.status_workers(bigint) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.status(bigint),
+    @extschema@.status_workers(bigint) TO petagen_operator, pg_monitor;

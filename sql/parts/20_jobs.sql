@@ -50,7 +50,9 @@ CREATE TABLE @extschema@.jobs (
     interrupted_reason text,
     -- why start() took that method: method => 'auto''s reason, or that it
     -- was asked; NULL for jobs started before 0.2
-    method_reason text
+    method_reason text,
+    -- the current (or last) run's start; started_at keeps the first run's
+    run_started_at timestamptz
 );
 COMMENT ON TABLE @extschema@.jobs IS
     'petagen load jobs; state "running" with no live worker is shown as interrupted by petagen.status()';
@@ -151,20 +153,33 @@ COMMENT ON FUNCTION @extschema@.alter(bigint, integer, text, text) IS
 REVOKE ALL ON FUNCTION @extschema@.alter(bigint, integer, text, text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@.alter(bigint, integer, text, text) TO petagen_operator;
 
--- petagen.status(job): a row per worker and a total row (worker IS NULL) per job.
+-- petagen.status(job): one row per job, the screen to \watch: the active
+-- jobs (running, stopped) and those that ended in the last hour, or job.
 CREATE FUNCTION @extschema@.status(job bigint DEFAULT NULL,
-    OUT job bigint, OUT worker integer, OUT state text, OUT pid integer,
-    OUT keys_done bigint, OUT keys_total bigint, OUT rows_written bigint,
-    OUT duplicates bigint, OUT percent double precision, OUT progress text,
-    OUT rows_per_s bigint, OUT mb_per_s double precision,
-    OUT avg_rows_per_s bigint, OUT avg_mb_per_s double precision,
-    OUT eta interval, OUT disk_headroom text, OUT reason text,
-    OUT last_error text, OUT last_error_at timestamptz,
-    OUT phase text, OUT indexes_built integer, OUT indexes_total integer,
-    OUT current_index text)
+    OUT job bigint, OUT "table" regclass, OUT method text, OUT phase text,
+    OUT progress text, OUT rate text, OUT elapsed interval, OUT eta interval,
+    OUT state text, OUT reason text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'petagen_status'
 LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.status(bigint) IS
+    'one row per load job: phase, progress of the whole job, rows/s, elapsed, ETA, state and reason; without an argument the active jobs and those ended in the last hour';
+
+-- petagen.status_workers(job): a row per phase of the job (worker IS NULL),
+-- then a row per worker of its live run, each with its own progress.
+CREATE FUNCTION @extschema@.status_workers(job bigint,
+    OUT worker integer, OUT phase text, OUT state text, OUT pid integer,
+    OUT leaf regclass, OUT chunk bigint, OUT done bigint, OUT total bigint,
+    OUT percent double precision, OUT rows_written bigint,
+    OUT duplicates bigint, OUT rows_per_s bigint, OUT mb_per_s double precision,
+    OUT started timestamptz, OUT elapsed interval, OUT disk_headroom text,
+    OUT reason text, OUT last_error text, OUT last_error_at timestamptz,
+    OUT current_index text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'petagen_status_workers'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION @extschema@.status_workers(bigint) IS
+    'a load job''s phases (worker IS NULL) and its live workers, each with its own progress and the chunk or leaf it writes';
 
 -- Who may do what: operators run jobs, pg_monitor members watch them.  The
 -- job catalog is written only by petagen's functions (as its owner): roles
@@ -188,9 +203,11 @@ GRANT SELECT ON @extschema@.jobs, @extschema@.chunks, @extschema@.progress_log T
 REVOKE ALL ON FUNCTION @extschema@.load(regclass, numeric, numeric, text, bigint, integer, text, integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION @extschema@.create_table(text, integer, text[], integer, integer, integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION @extschema@.status(bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.status_workers(bigint) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@.load(regclass, numeric, numeric, text, bigint, integer, text, integer),
     @extschema@.create_table(text, integer, text[], integer, integer, integer) TO petagen_operator;
-GRANT EXECUTE ON FUNCTION @extschema@.status(bigint) TO petagen_operator, pg_monitor;
+GRANT EXECUTE ON FUNCTION @extschema@.status(bigint),
+    @extschema@.status_workers(bigint) TO petagen_operator, pg_monitor;
 
 
 -- Frozen loads and indexes after ------------------------------------------

@@ -25,6 +25,10 @@
  * disk_reserve) live in the segment: live_init() copies them from the
  * catalog, alter() writes them when its transaction commits (alter.c), and
  * workers read them before every batch and every sleep (live_read_settings).
+ *
+ * A worker publishes the chunk (or leaf) it writes, where its keys counter
+ * stood when it began and how many keys it holds (unit_*, under the slot's
+ * spinlock), so that status_workers() shows each worker's own progress.
  *-------------------------------------------------------------------------
  */
 #ifndef PETAGEN_JOBDEF_H
@@ -37,7 +41,7 @@
 
 #include "gen/spec.h"
 
-#define JOB_MAGIC			0x50475449	/* "PGTI": the layout with live settings */
+#define JOB_MAGIC			0x50475455	/* "PGTU": the layout with the unit being written */
 /*
  * Most chunks of a job: each is a transaction, so more would approach XID
  * wraparound, and each worker keeps a bitmap of them (128 MB at most).
@@ -94,6 +98,11 @@ typedef struct WorkerSlot
 	char		last_error[JOB_TEXT_LEN];
 	TimestampTz last_error_at;
 	char		current_index[JOB_TEXT_LEN];	/* being built, or "" */
+	int64		unit;			/* chunk (leaf job: leaf number) being
+								 * written, or -1 */
+	int64		unit_base_keys; /* the keys counter when it began */
+	int64		unit_keys;		/* its key numbers (a leaf's: estimated) */
+	Oid			unit_leaf;		/* a leaf job's leaf being written */
 } WorkerSlot;
 
 /* The live state of one run of a job. */

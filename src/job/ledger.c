@@ -120,18 +120,25 @@ job_read(int64 job, JobDef *def, bool missing_ok)
 	return true;
 }
 
-/* The numbers of every job, or of those the catalog says are running. */
+/*
+ * The numbers of the jobs the catalog says are running or, if recent, of
+ * those status() lists by default: the active ones (running, stopped) and
+ * those that ended in the last hour.
+ */
 int64 *
-ledger_job_ids(bool running_only, int *njobs)
+ledger_job_ids(bool recent, int *njobs)
 {
 	MemoryContext cxt = CurrentMemoryContext;
 	int64	   *jobs;
 	CatalogScope scope;
 
 	catalog_connect(&scope, false);
-	*njobs = (int) catalog_exec(running_only ?
-								"SELECT job FROM petagen.jobs WHERE state = 'running' ORDER BY job" :
-								"SELECT job FROM petagen.jobs ORDER BY job",
+	*njobs = (int) catalog_exec(recent ?
+								"SELECT job FROM petagen.jobs"
+								" WHERE state IN ('running', 'stopped')"
+								" OR finished_at > pg_catalog.now() - interval '1 hour'"
+								" ORDER BY job" :
+								"SELECT job FROM petagen.jobs WHERE state = 'running' ORDER BY job",
 								0, NULL, NULL, NULL, SPI_OK_SELECT);
 	jobs = ledger_int8_rows(*njobs, cxt);
 	catalog_finish(&scope);
@@ -319,6 +326,15 @@ ledger_insert_job(JobDef *def)
  * Run one write on a job's row: $1 is the job, then the arguments given;
  * returns the number of rows written.
  */
+/* Does petagen's table `table` have column `column` (a 0.1 catalog may not)? */
+static bool
+ledger_has_column(const char *table, const char *column)
+{
+	Oid			relid = get_relname_relid(table, get_namespace_oid("petagen", false));
+
+	return get_attnum(relid, column) != InvalidAttrNumber;
+}
+
 static uint64
 ledger_update_job(const char *sql, int nargs, Oid *types, Datum *values)
 {
@@ -338,8 +354,14 @@ ledger_set_handle(int64 job, dsm_handle handle)
 	Oid			types[2] = {INT8OID, INT8OID};
 	Datum		values[2] = {Int64GetDatum(job), Int64GetDatum((int64) handle)};
 
-	ledger_update_job("UPDATE petagen.jobs SET dsm_handle = $2,"
-					  " started_at = pg_catalog.now() WHERE job = $1",
+	/* started_at keeps the first run's start; a 0.1 catalog has no run_started_at */
+	ledger_update_job(ledger_has_column("jobs", "run_started_at") ?
+					  "UPDATE petagen.jobs SET dsm_handle = $2,"
+					  " started_at = coalesce(started_at, pg_catalog.now()),"
+					  " run_started_at = pg_catalog.now() WHERE job = $1" :
+					  "UPDATE petagen.jobs SET dsm_handle = $2,"
+					  " started_at = coalesce(started_at, pg_catalog.now())"
+					  " WHERE job = $1",
 					  2, types, values);
 }
 
@@ -410,14 +432,6 @@ ledger_mark_stopped(int64 job)
 					  " WHERE job = $1 AND state = 'running'", 1, types, values);
 }
 
-/* Does petagen's table have column (a 0.1 catalog lacks the newer ones)? */
-static bool
-ledger_has_column(const char *table, const char *column)
-{
-	Oid			relid = get_relname_relid(table, get_namespace_oid("petagen", false));
-
-	return get_attnum(relid, column) != InvalidAttrNumber;
-}
 
 /* Record the end of a run (its final state's name) in petagen.jobs and a last progress_log row. */
 void
@@ -469,10 +483,11 @@ ledger_summary(int64 job, LedgerSummary *sum)
 				 " coalesce(sum(c.rows_written), 0)::int8,"
 				 " coalesce(sum(c.bytes), 0)::int8,"
 				 " coalesce(sum(c.duplicates), 0)::int8,"
-				 " extract(epoch FROM j.finished_at - j.started_at)::float8,"
+				 " extract(epoch FROM j.finished_at - coalesce((to_jsonb(j)"
+				 " ->> 'run_started_at')::timestamptz, j.started_at))::float8,"
 				 " coalesce(sum(c.rows_written) FILTER (WHERE c.run = j.run), 0)::float8,"
 				 " coalesce(sum(c.bytes) FILTER (WHERE c.run = j.run), 0)::float8,"
-				 " j.last_error, j.last_error_at"
+				 " j.last_error, j.last_error_at, j.started_at, j.finished_at"
 				 " FROM petagen.jobs j LEFT JOIN petagen.chunks c USING (job)"
 				 " WHERE j.job = $1 GROUP BY j.job",
 				 1, types, values, NULL, SPI_OK_SELECT);
@@ -492,6 +507,10 @@ ledger_summary(int64 job, LedgerSummary *sum)
 			strlcpy(sum->last_error, err, JOB_TEXT_LEN);
 		d = catalog_value(0, 9, &isnull);
 		sum->last_error_at = isnull ? 0 : DatumGetTimestampTz(d);
+		d = catalog_value(0, 10, &isnull);
+		sum->started_at = isnull ? 0 : DatumGetTimestampTz(d);
+		d = catalog_value(0, 11, &isnull);
+		sum->finished_at = isnull ? 0 : DatumGetTimestampTz(d);
 	}
 	catalog_finish(&scope);
 }

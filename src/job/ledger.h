@@ -22,10 +22,12 @@ typedef struct LedgerSummary
 	double		run_bytes;
 	char		last_error[JOB_TEXT_LEN];
 	TimestampTz last_error_at;	/* 0 if none */
+	TimestampTz started_at;		/* the first run's start; 0 if none */
+	TimestampTz finished_at;	/* the last run's end; 0 if none */
 } LedgerSummary;
 
 extern bool job_read(int64 job, JobDef *def, bool missing_ok);
-extern int64 *ledger_job_ids(bool running_only, int *njobs);
+extern int64 *ledger_job_ids(bool recent, int *njobs);
 extern int64 *ledger_resumable_tokens(int *ntokens);
 extern int64 ledger_newest_job_of(Oid relid);
 extern bool ledger_running_conflict(Oid relid, int64 except_job,

@@ -67,6 +67,7 @@ live_init_slot(WorkerSlot *slot)
 	pg_atomic_init_u64(&slot->duplicates, 0);
 	SpinLockInit(&slot->mutex);
 	slot->current_index[0] = '\0';
+	slot->unit = -1;
 }
 
 /*

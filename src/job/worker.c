@@ -130,6 +130,21 @@ worker_set_state(WorkerCtx *ctx, JobState state, const char *reason)
 	pg_atomic_write_u32(&ctx->slot->state, state);
 }
 
+/*
+ * Publish the chunk (a leaf job's: leaf number, relation leaf) this worker
+ * begins, of nkeys key numbers, or -1 when it holds none.
+ */
+static void
+worker_set_unit(WorkerCtx *ctx, int64 unit, int64 nkeys, Oid leaf)
+{
+	SpinLockAcquire(&ctx->slot->mutex);
+	ctx->slot->unit = unit;
+	ctx->slot->unit_base_keys = ctx->total.keys;
+	ctx->slot->unit_keys = nkeys;
+	ctx->slot->unit_leaf = leaf;
+	SpinLockRelease(&ctx->slot->mutex);
+}
+
 /* Publish an error message in this worker's slot. */
 static void
 worker_set_error(WorkerCtx *ctx, const char *message)
@@ -434,6 +449,7 @@ worker_load_chunk(WorkerCtx *ctx, int64 chunk)
 	ctx->chunk_base_keys = ctx->total.keys;
 	ctx->chunk_base_rows = ctx->total.rows;
 	ctx->chunk_base_bytes = ctx->total.bytes;
+	worker_set_unit(ctx, chunk, count, InvalidOid);
 	snprintf(activity, sizeof(activity), "petagen job " INT64_FORMAT ": chunk " INT64_FORMAT,
 			 ctx->def.job, chunk);
 	if (ctx->def.frozen)
@@ -471,6 +487,9 @@ worker_load_leaf(WorkerCtx *ctx, int64 leafno)
 	ctx->chunk_base_keys = ctx->total.keys;
 	ctx->chunk_base_rows = ctx->total.rows;
 	ctx->chunk_base_bytes = ctx->total.bytes;
+	/* a leaf's keys are known once read: estimated as an even share */
+	worker_set_unit(ctx, leafno, ctx->def.rows / Max(ctx->shared->nchunks, 1),
+					ctx->leaves[leafno]);
 	snprintf(activity, sizeof(activity), "petagen job " INT64_FORMAT ": leaf " INT64_FORMAT,
 			 ctx->def.job, leafno);
 	SetCurrentStatementStartTimestamp();
@@ -527,6 +546,7 @@ worker_attempt_chunk(WorkerCtx *ctx, int64 chunk)
 		pg_atomic_write_u64(&ctx->slot->bytes, ctx->total.bytes);
 	}
 	PG_END_TRY();
+	worker_set_unit(ctx, -1, 0, InvalidOid);
 	return edata;
 }
 

@@ -50,7 +50,7 @@ like($stderr, qr/already has load job $job/, 'the error names the running job');
 # A pg_monitor member who is not a superuser can watch the job.
 is( $node->safe_psql(
 		'postgres',
-		"SELECT count(*) FROM petagen.status($job) WHERE worker IS NULL",
+		"SELECT count(*) FROM petagen.status($job)",
 		extra_params => [ '-U', 'watcher' ]),
 	'1',
 	'status() works for a pg_monitor member while the job runs');
@@ -102,13 +102,15 @@ is( $node->safe_psql(
 
 is( $node->safe_psql(
 		'postgres',
-		"SELECT state, percent, keys_done, keys_total, rows_written"
-		  . " FROM petagen.status($job) WHERE worker IS NULL"),
-	"done|100|$rows|$rows|$rows",
-	'status total row: done, 100 percent, all keys');
+		"SELECT s.state, s.phase, s.progress, w.percent, w.done, w.total, w.rows_written"
+		  . " FROM petagen.status($job) s, petagen.status_workers($job) w"
+		  . " WHERE w.worker IS NULL AND w.phase = 'loading'"),
+	"done|done|[##########] 100.0%|100|$rows|$rows|$rows",
+	'status: done, 100 percent, all keys loaded');
 is( $node->safe_psql(
 		'postgres',
-		"SELECT state, keys_done FROM petagen.status($job) WHERE worker IS NULL",
+		"SELECT s.state, w.done FROM petagen.status($job) s, petagen.status_workers($job) w"
+		  . " WHERE w.worker IS NULL AND w.phase = 'loading'",
 		extra_params => [ '-U', 'watcher' ]),
 	"done|$rows",
 	'status() of the finished job works for a pg_monitor member');

@@ -58,7 +58,8 @@ sub total_status
 {
 	my ($job) = @_;
 	return $node->safe_psql('postgres',
-		"SELECT state, keys_done FROM petagen.status($job) WHERE worker IS NULL");
+		"SELECT s.state, w.done FROM petagen.status($job) s, petagen.status_workers($job) w"
+		  . " WHERE w.worker IS NULL AND w.phase = 'loading'");
 }
 
 # Rows in the table equal the ledger's committed rows (exactly once so far).
@@ -120,11 +121,11 @@ my $expected_sum = checksum("petagen.rows(NULL::usertable_a, 0, $rows)");
 my $job_a = start_job('usertable_a');
 wait_for_progress($job_a);
 my $pid = $node->safe_psql('postgres',
-	"SELECT pid FROM petagen.status($job_a) WHERE worker = 0");
+	"SELECT pid FROM petagen.status_workers($job_a) WHERE worker = 0");
 like($pid, qr/^\d+$/, 'kill: status shows the pid of worker 0');
 ok(kill('KILL', $pid), 'kill: SIGKILL sent to worker 0');
 ok( poll_after_crash(
-		$node, "SELECT state FROM petagen.status($job_a) WHERE worker IS NULL",
+		$node, "SELECT state FROM petagen.status($job_a)",
 		'interrupted'),
 	'kill: after the crash restart status shows the job interrupted');
 check_ledger_matches_table($job_a, 'usertable_a', 'kill');

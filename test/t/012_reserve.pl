@@ -49,12 +49,12 @@ $node->safe_psql('postgres', 'SELECT pg_reload_conf()');
 ok( $node->poll_query_until(
 		'postgres',
 		"SELECT state, reason ~ 'disk reserve'"
-		  . " FROM petagen.status($job) WHERE worker IS NULL",
+		  . " FROM petagen.status($job)",
 		'paused|t'),
 	'after the reload status shows the job paused for the disk reserve');
 ok( $node->poll_query_until(
 		'postgres',
-		"SELECT count(*) FROM petagen.status($job)"
+		"SELECT count(*) FROM petagen.status_workers($job)"
 		  . " WHERE worker IS NOT NULL AND state = 'paused'",
 		'2'),
 	'both workers are paused');
@@ -80,7 +80,8 @@ is( $node->safe_psql(
 	'verify() is ok on every leaf');
 is( $node->safe_psql(
 		'postgres',
-		"SELECT state, keys_done FROM petagen.status($job) WHERE worker IS NULL"),
+		"SELECT s.state, w.done FROM petagen.status($job) s, petagen.status_workers($job) w"
+		  . " WHERE w.worker IS NULL AND w.phase = 'loading'"),
 	"done|$rows",
 	'status shows the job done');
 
@@ -102,7 +103,7 @@ my $fjob = $node->safe_psql('postgres',
 ok( $node->poll_query_until(
 		'postgres',
 		"SELECT state, reason ~ 'reserve 100000000 MB'"
-		  . " FROM petagen.status($fjob) WHERE worker IS NULL",
+		  . " FROM petagen.status($fjob)",
 		'paused|t'),
 	'a job with disk_reserve => 0 pauses at the setting\'s reserve');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM floor'),
@@ -139,11 +140,12 @@ SELECT petagen.create_table('tiny', 1, ARRAY['small']);
 	ok( $node->poll_query_until(
 			'postgres',
 			"SELECT state, reason ~ 'disk reserve' AND reason ~ 'pg_tblspc'"
-			  . " FROM petagen.status($tjob) WHERE worker IS NULL",
+			  . " FROM petagen.status($tjob)",
 			'paused|t'),
 		'a load larger than the tablespace pauses at the reserve');
 	my ($free) = $node->safe_psql('postgres',
-		"SELECT pg_size_bytes(disk_headroom) FROM petagen.status($tjob) WHERE worker IS NULL"
+		"SELECT pg_size_bytes(disk_headroom) FROM petagen.status_workers($tjob)"
+		  . " WHERE worker IS NULL AND disk_headroom IS NOT NULL"
 	);
 	ok(defined $free && $free ne '',
 		"status shows the disk headroom while paused ($free bytes)");

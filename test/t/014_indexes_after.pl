@@ -66,21 +66,22 @@ $blocker->query_safe('BEGIN; LOCK TABLE usertable_p7 IN ROW EXCLUSIVE MODE');
 set_debug_pause($node, '');
 ok( $node->poll_query_until(
 		'postgres',
-		"SELECT count(*) > 0 FROM petagen.status($job)"
+		"SELECT count(*) > 0 FROM petagen.status_workers($job)"
 		  . " WHERE phase = 'indexing' AND current_index LIKE 'usertable_p7%'"),
 	'status: phase indexing, a worker on an index of usertable_p7');
 ok( $node->poll_query_until(
 		'postgres',
-		"SELECT indexes_built >= 15 AND percent < 100 AND progress LIKE '[#%'"
-		  . " FROM petagen.status($job) WHERE worker IS NULL"),
-	'status: the total row counts indexes built, the bar follows them');
+		"SELECT w.done >= 15 AND w.percent < 100 AND s.progress LIKE '[#%'"
+		  . " FROM petagen.status($job) s, petagen.status_workers($job) w"
+		  . " WHERE w.worker IS NULL AND w.phase = 'indexing'"),
+	'status: the indexing phase counts indexes built, the bar follows them');
 my $pid = $node->safe_psql('postgres',
-	"SELECT pid FROM petagen.status($job) WHERE current_index LIKE 'usertable_p7%' LIMIT 1");
+	"SELECT pid FROM petagen.status_workers($job) WHERE current_index LIKE 'usertable_p7%' LIMIT 1");
 ok(kill('KILL', $pid), 'kill: SIGKILL sent to the worker building an index');
 eval { $blocker->quit; };
 ok( poll_after_crash(
 		$node,
-		"SELECT state || '/' || phase FROM petagen.status($job) WHERE worker IS NULL",
+		"SELECT state || '/' || phase FROM petagen.status($job)",
 		'interrupted/indexing'),
 	'kill: the job is interrupted in its indexing phase');
 cmp_ok(
@@ -93,8 +94,9 @@ is($node->safe_psql('postgres', "SELECT petagen.resume($job)"),
 is($node->safe_psql('postgres', "SELECT petagen.wait($job, '120s')"),
 	'done', 'resume: the job is done');
 is( $node->safe_psql('postgres',
-		"SELECT phase, indexes_built, indexes_total, percent FROM petagen.status($job)"
-		  . " WHERE worker IS NULL"),
+		"SELECT s.phase, w.done, w.total, w.percent"
+		  . " FROM petagen.status($job) s, petagen.status_workers($job) w"
+		  . " WHERE w.worker IS NULL AND w.phase = 'indexing'"),
 	'done|19|19|100', 'resume: status shows every index built');
 is($node->safe_psql('postgres', $indexes_sql),
 	$expected, 'every index is back, in its heap\'s tablespace, attached to its parent');

@@ -28,12 +28,12 @@ is($node->safe_psql('postgres', "SELECT chunk_rows FROM petagen.jobs WHERE job =
 wait_for_debug_pause($node, $job, 2);
 is( $node->safe_psql('postgres',
 		"SELECT string_agg(rows_written::text, ',' ORDER BY worker)"
-		  . " FROM petagen.status($job) WHERE worker IS NOT NULL"),
+		  . " FROM petagen.status_workers($job) WHERE worker IS NOT NULL"),
 	'12500,12500', 'status: each of the two workers has written a chunk');
 ok( $node->poll_query_until(
 		'postgres',
 		"SELECT string_agg(rows_per_s::text, ',' ORDER BY worker NULLS LAST)"
-		  . " FROM petagen.status($job)",
+		  . " FROM petagen.status_workers($job)",
 		'0,0,0'),
 	'status: the recent rate of held workers, and of the job, falls to 0');
 

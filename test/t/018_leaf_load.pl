@@ -128,10 +128,10 @@ check_exact($job_a, 'leaf_a', 'clean');
 my $job_b = start_held_before_commit('leaf_b', 1);
 is(routing_files($node, $job_b), '8', 'kill: the 8 routing files are there');
 my $pid = $node->safe_psql('postgres',
-	"SELECT pid FROM petagen.status($job_b) WHERE worker = 0");
+	"SELECT pid FROM petagen.status_workers($job_b) WHERE worker = 0");
 ok(kill('KILL', $pid), 'kill: SIGKILL sent to worker 0');
 ok( poll_after_crash(
-		$node, "SELECT state FROM petagen.status($job_b) WHERE worker IS NULL",
+		$node, "SELECT state FROM petagen.status($job_b)",
 		'interrupted'),
 	'kill: after the crash restart the job is interrupted');
 is(seqscan_psql($node, excess_sql($job_b, 'leaf_b')), '0',

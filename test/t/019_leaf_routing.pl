@@ -74,7 +74,7 @@ sub wait_held
 {
 	my ($db, $job) = @_;
 	$node->poll_query_until($db,
-		"SELECT count(*) = 1 FROM petagen.status($job)"
+		"SELECT count(*) = 1 FROM petagen.status_workers($job)"
 		  . " WHERE worker IS NOT NULL AND reason LIKE 'petagen.debug_pause:%'")
 	  or die "job $job in $db is not held by petagen.debug_pause";
 }
@@ -120,13 +120,13 @@ for my $db (qw(other third fourth))
 	wait_held($db, $held{$db});
 	is(routing_files($node, $held{$db}, $db), '2', "$db: both ranges are routed");
 }
-my $pid = $node->safe_psql('other', "SELECT pid FROM petagen.status(1) WHERE worker = 0");
+my $pid = $node->safe_psql('other', "SELECT pid FROM petagen.status_workers(1) WHERE worker = 0");
 ok(kill('KILL', $pid), 'crash: SIGKILL sent to a worker');
 ok(poll_after_crash($node, 'SELECT 1', '1'), 'crash: the server is back');
 for my $db (qw(other third fourth))
 {
 	$node->poll_query_until($db,
-		"SELECT state = 'interrupted' FROM petagen.status(1) WHERE worker IS NULL")
+		"SELECT state = 'interrupted' FROM petagen.status(1)")
 	  or die "job 1 of $db is not interrupted";
 	is(routing_files($node, 1, $db), '2', "crash: $db: the interrupted job keeps its files");
 }
@@ -198,7 +198,7 @@ open($fh, '>', "$pgdata/pg_petagen/$oid_postgres/range.0") or die $!;
 close($fh);
 my $job_s = start_as_op('postgres', 'stopped', 'workers => 1, disk_reserve => \'1000 PB\', force => true');
 $node->poll_query_until('postgres',
-	"SELECT reason LIKE 'disk reserve:%' FROM petagen.status($job_s) WHERE worker = 0")
+	"SELECT reason LIKE 'disk reserve:%' FROM petagen.status_workers($job_s) WHERE worker = 0")
   or die "job $job_s does not wait for the disk reserve";
 is(routing_files($node, $job_s), '0',
 	'disk reserve: routing waits for room before writing a file');

@@ -115,7 +115,7 @@ q_as($su, 'TRUNCATE public.trap');
 my $job = q_as($su, q{SELECT petagen.start(2000, workers => 2, "table" => 'public.su_t', chunk_rows => 500)});
 ($rc, my $out, my $err) = attack_as($su, qq{
 SELECT petagen.wait($job);
-SELECT state FROM petagen.status($job) WHERE worker IS NULL;
+SELECT state FROM petagen.status($job);
 SELECT petagen.stop($job);
 SELECT bool_and(ok) FROM petagen.verify('su_t', 2000);
 SELECT bool_and(ok) FROM petagen.verify($job);
@@ -186,7 +186,7 @@ like($err, qr/permission denied for load job $rjob/, 'nor wait for it');
 my $mjob = q_as('mallory', q{SELECT petagen.start(100000, workers => 1, "table" => 'public.m_t', max_rate => '1kB')});
 is(q_as('mallory', "SELECT petagen.stop($mjob)"), 'stopped', 'mallory stops her own job');
 is(q_as($su, "SELECT petagen.resume($mjob)"), $mjob, 'the superuser resumes it');
-my $worker_sql = qq{FROM pg_stat_activity a JOIN petagen.status($mjob) s ON s.pid = a.pid
+my $worker_sql = qq{FROM pg_stat_activity a JOIN petagen.status_workers($mjob) s ON s.pid = a.pid
 	WHERE s.worker = 0 AND a.backend_type = 'petagen worker'};
 poll("SELECT count(*) = 1 $worker_sql", 'the resumed worker');
 is(q_as($su, "SELECT a.usename $worker_sql"),

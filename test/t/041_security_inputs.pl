@@ -64,7 +64,7 @@ my $held = $node->safe_psql('postgres',
 	q{SELECT petagen.start(100000, workers => 2, "table" => 'held',
 	  disk_reserve => '1000 TB', force => true)});
 $node->poll_query_until('postgres',
-	"SELECT state = 'paused' FROM petagen.status($held) WHERE worker IS NULL")
+	"SELECT state = 'paused' FROM petagen.status($held)")
   or die "job $held did not pause";
 ($ret, $err) = try_sql($node, 'DROP EXTENSION petagen');
 isnt($ret, 0, 'DROP EXTENSION petagen is refused while workers run');
@@ -92,7 +92,7 @@ pass('DROP OWNED and DROP SCHEMA of other objects work meanwhile');
 is($node->safe_psql('postgres', "SELECT count(*) FROM pg_extension WHERE extname = 'petagen'"),
 	'1', 'the extension is still there');
 is($node->safe_psql('postgres',
-		"SELECT state FROM petagen.status($held) WHERE worker IS NULL"),
+		"SELECT state FROM petagen.status($held)"),
 	'paused', 'and the job still runs');
 # other DDL, including dropping another extension, is not affected
 $node->safe_psql('postgres',

@@ -72,10 +72,10 @@ is($w2->safe_psql('postgres', "SELECT petagen.wait($job2, '300s')"),
 	'done', 'worker2: the load is done');
 
 my $pid = $w1->safe_psql('postgres',
-	"SELECT pid FROM petagen.status($job1) WHERE worker = 0");
+	"SELECT pid FROM petagen.status_workers($job1) WHERE worker = 0");
 ok(kill('KILL', $pid), 'worker1: SIGKILL sent to load worker 0');
 ok( poll_after_crash(
-		$w1, "SELECT state FROM petagen.status($job1) WHERE worker IS NULL",
+		$w1, "SELECT state FROM petagen.status($job1)",
 		'interrupted'),
 	'worker1: after the crash restart the job is interrupted');
 set_debug_pause($w1, '');
@@ -339,10 +339,10 @@ is($w1->safe_psql('postgres', "SELECT count(*) FROM petagen.chunks WHERE job = $
 	'1', 'leaf kill: one shard is committed, the two held are not');
 is(routing_files($w1, $leaf1), '4', 'leaf kill: the 4 ranges are routed into files');
 $pid = $w1->safe_psql('postgres',
-	"SELECT pid FROM petagen.status($leaf1) WHERE worker = 0");
+	"SELECT pid FROM petagen.status_workers($leaf1) WHERE worker = 0");
 ok(kill('KILL', $pid), 'leaf kill: SIGKILL sent to load worker 0');
 ok( poll_after_crash(
-		$w1, "SELECT state FROM petagen.status($leaf1) WHERE worker IS NULL",
+		$w1, "SELECT state FROM petagen.status($leaf1)",
 		'interrupted'),
 	'leaf kill: after the crash restart the job is interrupted');
 is( local_rows($w1, 'leafy'),
@@ -360,11 +360,12 @@ for my $w ($w1, $w2)
 	is($w->safe_psql('postgres', "SELECT petagen.wait($job, '300s')"),
 		'done', "leaf: $name: the job is done");
 	is( $w->safe_psql('postgres', qq{
-SELECT s.keys_done = $leaf_rows, count(*), count(DISTINCT c.leaf),
+SELECT s.done = $leaf_rows, count(*), count(DISTINCT c.leaf),
        sum(c.keys) = $leaf_rows, sum(c.rows_written) + sum(c.foreign_skipped) = $leaf_rows,
        sum(c.rows_written) = (SELECT sum(expected) FROM petagen.verify(${job}::bigint) WHERE local)
-  FROM petagen.chunks c, petagen.status($job) s WHERE c.job = $job AND s.worker IS NULL
- GROUP BY s.keys_done}),
+  FROM petagen.chunks c, petagen.status_workers($job) s
+ WHERE c.job = $job AND s.worker IS NULL AND s.phase = 'loading'
+ GROUP BY s.done}),
 		't|4|4|t|t|t',
 		"leaf: $name: one ledger row per local shard, keys_done is the key space");
 	is(routing_files($w, $job), '0', "leaf: $name: the routing files are removed");

@@ -100,10 +100,10 @@ is(error_of($node, "SET ROLE alice; SELECT petagen.forget($job_b)"),
 	"55006: load job $job_b is still running",
 	'running leaf job: forget() is refused while its workers run');
 my $pid = $node->safe_psql('postgres',
-	"SELECT pid FROM petagen.status($job_b) WHERE worker = 0");
+	"SELECT pid FROM petagen.status_workers($job_b) WHERE worker = 0");
 ok(kill('KILL', $pid), 'crashed leaf job: SIGKILL sent to worker 0');
 ok( poll_after_crash(
-		$node, "SELECT state FROM petagen.status($job_b) WHERE worker IS NULL",
+		$node, "SELECT state FROM petagen.status($job_b)",
 		'interrupted'),
 	'crashed leaf job: after the crash restart the job is interrupted');
 set_debug_pause($node, '');

@@ -48,7 +48,7 @@ sub total_state
 {
 	my ($job) = @_;
 	return $node->safe_psql('postgres',
-		"SELECT state || '|' || coalesce(reason, '') FROM petagen.status($job) WHERE worker IS NULL");
+		"SELECT state || '|' || coalesce(reason, '') FROM petagen.status($job)");
 }
 
 # 1. Throttled to 1 kB/s, altered to no cap: done within seconds.
@@ -57,7 +57,7 @@ my $job = as_role('alter_owner',
 	   method => 'chunk')});
 ok( $node->poll_query_until(
 		'postgres',
-		"SELECT count(*) FROM petagen.status($job)"
+		"SELECT count(*) FROM petagen.status_workers($job)"
 		  . " WHERE worker IS NOT NULL AND state = 'throttled'",
 		'2'),
 	'both workers of the 1 kB/s job are throttled');
@@ -76,7 +76,7 @@ is($node->safe_psql('postgres', "SELECT max_rate IS NULL FROM petagen.jobs WHERE
 	't', 'the catalog records no cap');
 ok( count_within(
 		$node,
-		"SELECT count(*) FROM petagen.status($job)"
+		"SELECT count(*) FROM petagen.status_workers($job)"
 		  . " WHERE worker IS NOT NULL AND state = 'throttled'",
 		'0', 5),
 	'within seconds no worker is throttled any more');
@@ -89,7 +89,7 @@ $job = as_role('alter_owner',
 );
 ok( $node->poll_query_until(
 		'postgres',
-		"SELECT count(*) FROM petagen.status($job)"
+		"SELECT count(*) FROM petagen.status_workers($job)"
 		  . " WHERE worker IS NOT NULL AND state = 'paused'"
 		  . " AND reason ~ 'reserve 1073741824000 MB'",
 		'2'),
@@ -108,7 +108,7 @@ $job = as_role('alter_owner',
 	   method => 'chunk')});
 ok( $node->poll_query_until(
 		'postgres',
-		"SELECT state FROM petagen.status($job) WHERE worker IS NULL", 'throttled'),
+		"SELECT state FROM petagen.status($job)", 'throttled'),
 	'the job to resume is throttled');
 is(as_role('alter_owner', "SELECT petagen.stop($job)"), 'stopped', 'it stops');
 as_role('alter_owner', "SELECT petagen.alter($job, workers => 1, max_rate => '0')");

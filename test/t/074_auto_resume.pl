@@ -57,7 +57,7 @@ sub wait_held
 {
 	my ($db, $job) = @_;
 	$node->poll_query_until($db,
-		"SELECT count(*) FROM petagen.status($job)"
+		"SELECT count(*) FROM petagen.status_workers($job)"
 		  . " WHERE worker IS NOT NULL AND reason LIKE 'petagen.debug_pause:%'",
 		'2')
 	  or die "job $job in $db: its workers are not held";
@@ -102,7 +102,7 @@ is( $node->safe_psql('postgres',
 	'2|server crashed or was killed|t',
 	'the catalog records the interruption at the last progress, and why');
 like( $node->safe_psql('postgres',
-		"SELECT state || ': ' || reason FROM petagen.status($job_lost) WHERE worker IS NULL"),
+		"SELECT state || ': ' || reason FROM petagen.status($job_lost)"),
 	qr/^interrupted: server crashed or was killed, last progress at \d{4}-/,
 	'the job whose owner lost its privileges is left interrupted, status() says why');
 
@@ -133,7 +133,7 @@ $node->wait_for_log(
 	qr/LOG:  petagen: left interrupted job $job_off in database "postgres" as it is/,
 	$log_offset);
 is( $node->safe_psql('postgres',
-		"SELECT state || ': ' || reason FROM petagen.status($job_off) WHERE worker IS NULL"),
+		"SELECT state || ': ' || reason FROM petagen.status($job_off)"),
 	$node->safe_psql('postgres',
 		"SELECT 'interrupted: server shut down, last progress at ' || interrupted_at::timestamptz(0)"
 		  . " FROM petagen.jobs WHERE job = $job_off"),

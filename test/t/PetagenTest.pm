@@ -81,12 +81,13 @@ sub wait_for_debug_pause
 	my ($node, $job, $n) = @_;
 	return
 	  if $node->poll_query_until('postgres',
-		"SELECT count(*) FROM petagen.status($job)"
+		"SELECT count(*) FROM petagen.status_workers($job)"
 		  . " WHERE worker IS NOT NULL AND reason LIKE 'petagen.debug_pause:%'",
 		$n);
 	die "job $job: not $n workers held by petagen.debug_pause; status():\n"
 	  . $node->safe_psql('postgres',
-		"SELECT worker, state, keys_done, reason, last_error FROM petagen.status($job)");
+		"SELECT worker, phase, state, done, reason, last_error"
+		  . " FROM petagen.status_workers($job)");
 }
 
 # Poll $query on $node every 0.1 s until it returns $expected: true if it
