@@ -8,7 +8,7 @@
 # one's output is printed when all are done, then a line per major with its
 # wall time. Exits non-zero, after printing regression.diffs and TAP logs,
 # when any major failed.
-#   PG_MAJORS="15 18"   the majors to test (default both; see scripts/pg_config.sh)
+#   PG_MAJORS="15 16 18"  the majors to test (default all three; see scripts/pg_config.sh)
 #   PG_CONFIG=...       test only this server instead (any PGXS-capable 15+)
 #   ONLY_REGRESS="01_keys 03_rows", ONLY_TAP="test/t/010_load.pl"  a subset
 #                       (00_setup, the regress files' shared helpers, always runs first)
@@ -20,7 +20,7 @@ if [ -n "${PG_CONFIG:-}" ]; then
     configs=("$PG_CONFIG")
     PG_MAJORS=""
 else
-    PG_MAJORS=${PG_MAJORS:-15 18}
+    PG_MAJORS=${PG_MAJORS:-15 16 18}
     configs=()
     for m in $PG_MAJORS; do configs+=("$(bash scripts/pg_config.sh "$m")"); done
 fi
