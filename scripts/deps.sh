@@ -157,12 +157,12 @@ pgtap_into() {
 }
 
 debian_deps
-case " ${PG_MAJORS:-15 16 18} " in *" 16 "*)
+case " ${PG_MAJORS-15 16 18} " in *" 16 "*)
     pg16_deps
     pgtap_into "$(bash scripts/pg_config.sh 16)"
     ;;
 esac
-case " ${PG_MAJORS:-15 16 18} " in *" 18 "*)
+case " ${PG_MAJORS-15 16 18} " in *" 18 "*)
     pg18_deps
     pgtap_into "$(bash scripts/pg_config.sh 18)"
     ;;
