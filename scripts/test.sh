@@ -7,7 +7,9 @@
 # The majors run in parallel (PETAGEN_TEST_SERIAL=1: one after another); each
 # one's output is printed when all are done, then a line per major with its
 # wall time. Exits non-zero, after printing regression.diffs and TAP logs,
-# when any major failed.
+# when any major failed. What a server lacks is skipped with the reason
+# printed: pg_regress files creating a contrib module it does not have, the
+# Citus tests where no vendored Citus builds (TAP tests skip by themselves).
 #   PG_MAJORS="15 16 18"  the majors to test (default all three; see scripts/pg_config.sh)
 #   PG_CONFIG=...       test only this server instead (any PGXS-capable 15+)
 #   ONLY_REGRESS="01_keys 03_rows", ONLY_TAP="test/t/010_load.pl"  a subset
