@@ -2,7 +2,8 @@
 # Build and install Citus into the PostgreSQL that PG_CONFIG names, from the
 # release sources in ../shared/vendor (CI reaches no other source of Citus).
 # Idempotent: does nothing when that server already has the Citus version.
-# Citus 13.2.2 serves PostgreSQL 15-17, Citus 14.0.1 serves 16-18.
+# Citus 13.2.2 serves PostgreSQL 15-17, Citus 14.0.1 serves 16-18 (not the
+# pgserver wheel's 16.2: see below).
 # Prints the installed version on its last line; exits 3 when no vendored
 # release builds against this major (the caller may skip its Citus tests).
 set -euo pipefail
@@ -17,6 +18,14 @@ case "$major" in
     16|17|18) version=14.0.1 ;;
     *) echo "citus: no vendored Citus release for PostgreSQL $major" >&2; exit 3 ;;
 esac
+
+# Citus 14.0.1 calls systable_inplace_update_begin(), which PostgreSQL's
+# minor releases after 16.2 added: no vendored Citus builds against 16.2.
+genam="$("$PG_CONFIG" --includedir-server)/access/genam.h"
+if [ "$version" = 14.0.1 ] && ! grep -q systable_inplace_update_begin "$genam"; then
+    echo "citus: Citus $version needs systable_inplace_update_begin(), which $("$PG_CONFIG" --version) lacks" >&2
+    exit 3
+fi
 
 # Run a command as the owner of the server's tree: directly when we may
 # write it (root, or a server of our own), else through sudo.

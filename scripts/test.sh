@@ -7,8 +7,10 @@
 # The majors run in parallel (PETAGEN_TEST_SERIAL=1: one after another); each
 # one's output is printed when all are done, then a line per major with its
 # wall time. Exits non-zero, after printing regression.diffs and TAP logs,
-# when any major failed.
-#   PG_MAJORS="15 18"   the majors to test (default both; see scripts/pg_config.sh)
+# when any major failed. What a server lacks is skipped with the reason
+# printed: pg_regress files creating a contrib module it does not have, the
+# Citus tests where no vendored Citus builds (TAP tests skip by themselves).
+#   PG_MAJORS="15 16 18"  the majors to test (default all three; see scripts/pg_config.sh)
 #   PG_CONFIG=...       test only this server instead (any PGXS-capable 15+)
 #   ONLY_REGRESS="01_keys 03_rows", ONLY_TAP="test/t/010_load.pl"  a subset
 #                       (00_setup, the regress files' shared helpers, always runs first)
@@ -20,7 +22,7 @@ if [ -n "${PG_CONFIG:-}" ]; then
     configs=("$PG_CONFIG")
     PG_MAJORS=""
 else
-    PG_MAJORS=${PG_MAJORS:-15 18}
+    PG_MAJORS=${PG_MAJORS:-15 16 18}
     configs=()
     for m in $PG_MAJORS; do configs+=("$(bash scripts/pg_config.sh "$m")"); done
 fi
@@ -38,6 +40,40 @@ copy_tree() {
             --exclude='*.bc' --exclude='tmp_check*' --exclude=results \
             --exclude=log --exclude=./demo -cf - . | tar -C "$1" -xf -
     fi
+}
+
+# The pg_regress files of the tree $2 (test/sql) that create a contrib module
+# the server of pg_config $1 lacks, as "file module" lines: the pgserver
+# wheel's 16 has none of its own (scripts/deps.sh copies those the tests use).
+regress_needing_missing() {
+    local ext hit
+    ext=$("$1" --sharedir)/extension
+    grep -o 'CREATE EXTENSION IF NOT EXISTS [a-z_]*' "$2"/test/sql/*.sql |
+        while IFS= read -r hit; do
+            [ -f "$ext/${hit##* }.control" ] ||
+                echo "$(basename "${hit%%:*}" .sql) ${hit##* }"
+        done
+}
+
+# Sets the caller's `selection` to the pg_regress files to run against the
+# pg_config $1 in the tree $2, or to nothing for all of them: ONLY_REGRESS
+# (default all) less those needing a missing contrib module, each skip
+# printed with its reason.
+regress_selection() {
+    local names skips name module
+    selection=""
+    skips=$(regress_needing_missing "$1" "$2")
+    [ -n "${ONLY_REGRESS:-}" ] || [ -n "$skips" ] || return 0
+    names=" ${ONLY_REGRESS:-$(cd "$2/test/sql" && ls -- *.sql | LC_ALL=C sort | sed 's/\.sql$//' | tr '\n' ' ')} "
+    while read -r name module; do
+        [ -n "$name" ] || continue
+        case "$names" in *" $name "*) ;; *) continue ;; esac
+        echo "== pg_regress skips $name: needs the contrib module $module, not installed in this server"
+        names=${names/ $name / }
+    done <<<"$skips"
+    # test/sql/00_setup.sql defines the helpers the other files use.
+    case "$names" in *" 00_setup "*) ;; *) names=" 00_setup$names" ;; esac
+    selection=$(echo $names)
 }
 
 # Build, install and test against the pg_config $1 in a fresh copy; returns
@@ -60,6 +96,7 @@ test_major() {
         echo "FAILED: building Citus for $pg_config (in $work)"
         return 1
     fi
+    [ "$citus_rc" -eq 0 ] || echo "== the Citus tests skip: $(tail -1 "$work/citus.log")"
     pgbin=$("$pg_config" --bindir)
     if [ "$(id -u)" -eq 0 ]; then
         chown -R postgres: "$work"
@@ -84,13 +121,9 @@ test_major() {
     # (ifdef REGRESS) and then prove (ifdef TAP_TESTS). Run each half on its
     # own by emptying the other variable, so one failing half does not hide
     # the other.
-    # test/sql/00_setup.sql defines the helpers the other files use.
-    if [ -n "${ONLY_REGRESS:-}" ]; then
-        case " $ONLY_REGRESS " in
-            *" 00_setup "*) regress+=("REGRESS=$ONLY_REGRESS") ;;
-            *) regress+=("REGRESS=00_setup $ONLY_REGRESS") ;;
-        esac
-    fi
+    local selection
+    regress_selection "$pg_config" "$work"
+    [ -z "$selection" ] || regress+=("REGRESS=$selection")
     [ -n "${ONLY_TAP:-}" ] && tap+=("PROVE_TESTS=$ONLY_TAP")
     if [ -z "${ONLY_TAP:-}" ] || [ -n "${ONLY_REGRESS:-}" ]; then
         echo "== pg_regress ($work)"

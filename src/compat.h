@@ -2,7 +2,8 @@
  * compat.h
  *		Every PG_VERSION_NUM difference petagen cares about, in one place.
  *
- * petagen supports PostgreSQL 15 and later; CI builds and tests 15 and 18.
+ * petagen supports PostgreSQL 15 and later; CI builds and tests 15, 16 and
+ * 18.
  * Each block names the release that changed what it wraps.
  *-------------------------------------------------------------------------
  */
@@ -57,9 +58,9 @@
 
 /*
  * The backend status entries of this transaction's snapshot, by 1-based
- * index: 17 renamed pgstat_fetch_stat_local_beentry().
+ * index: 16 renamed pgstat_fetch_stat_local_beentry().
  */
-#if PG_VERSION_NUM >= 170000
+#if PG_VERSION_NUM >= 160000
 #define compat_local_beentry(idx) pgstat_get_local_beentry_by_index(idx)
 #else
 #define compat_local_beentry(idx) pgstat_fetch_stat_local_beentry(idx)

@@ -25,6 +25,7 @@
 
 #include "port/atomics.h"
 #include "storage/dsm.h"
+#include "storage/shmem.h"
 
 #include "gen/dist.h"
 #include "gen/hist.h"

@@ -12,6 +12,8 @@ use FindBin;
 use lib $FindBin::RealBin;
 use PetagenTest;
 
+skip_unless_contrib(qw(amcheck));
+
 my $rows = 300000;
 
 my $node = PostgreSQL::Test::Cluster->new('load');

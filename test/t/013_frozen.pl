@@ -21,6 +21,8 @@ use FindBin;
 use lib $FindBin::RealBin;
 use PetagenTest;
 
+skip_unless_contrib(qw(pg_visibility amcheck));
+
 my $rows = 300000;
 my $chunk_rows = 60000;
 

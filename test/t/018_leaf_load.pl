@@ -23,6 +23,8 @@ use FindBin;
 use lib $FindBin::RealBin;
 use PetagenTest;
 
+skip_unless_contrib(qw(pg_visibility amcheck));
+
 my $rows = 200000;
 my $chunk_rows = 25000;
 

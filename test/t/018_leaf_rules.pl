@@ -30,6 +30,8 @@ use FindBin;
 use lib $FindBin::RealBin;
 use PetagenTest;
 
+skip_unless_contrib(qw(amcheck));
+
 my $node = PostgreSQL::Test::Cluster->new('leafrules');
 $node->init;
 $node->append_conf('postgresql.conf', qq{

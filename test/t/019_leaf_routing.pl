@@ -31,6 +31,8 @@ use FindBin;
 use lib $FindBin::RealBin;
 use PetagenTest;
 
+skip_unless_contrib(qw(amcheck));
+
 my $rows = 20000;
 my $chunk_rows = 10000;
 

@@ -14,6 +14,8 @@ use FindBin;
 use lib $FindBin::RealBin;
 use PetagenTest;
 
+skip_unless_contrib(qw(pg_visibility amcheck));
+
 my $rows = 100000;
 
 my $node = PostgreSQL::Test::Cluster->new('auto');

@@ -14,6 +14,8 @@ use FindBin;
 use lib $FindBin::RealBin;
 use PetagenTest;
 
+skip_unless_contrib('pgstattuple');
+
 my $node = PostgreSQL::Test::Cluster->new('primary');
 $node->init(allows_streaming => 1);
 $node->start;

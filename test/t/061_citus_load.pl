@@ -21,6 +21,7 @@ use PetagenTest;
 use PetagenCitus;
 
 citus_skip_unless_installed();
+skip_unless_contrib('pg_visibility');
 
 my $rows = 200000;
 my $chunk_rows = 20000;

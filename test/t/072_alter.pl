@@ -18,6 +18,8 @@ use FindBin;
 use lib $FindBin::RealBin;
 use PetagenTest;
 
+skip_unless_contrib(qw(amcheck));
+
 my $rows = 30000;
 
 my $node = PostgreSQL::Test::Cluster->new('alter');

@@ -19,6 +19,8 @@ use FindBin;
 use lib $FindBin::RealBin;
 use PetagenTest;
 
+skip_unless_contrib(qw(amcheck));
+
 my $rows = 400000;
 
 my $node = PostgreSQL::Test::Cluster->new('autoresume');

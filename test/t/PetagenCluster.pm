@@ -10,6 +10,7 @@ use Exporter 'import';
 use Cwd 'abs_path';
 use File::Basename 'dirname';
 use PostgreSQL::Test::Cluster;
+use PetagenTest;
 
 our @EXPORT = qw(petagen_cluster node_leaves cluster_script);
 
@@ -32,6 +33,8 @@ sub petagen_cluster
 	my $n = $opt{nodes} // 3;
 	my $parts = $opt{parts} // 12;
 	my @nodes;
+
+	skip_unless_contrib('postgres_fdw');
 
 	for my $i (1 .. $n)
 	{

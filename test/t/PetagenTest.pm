@@ -5,12 +5,25 @@ use strict;
 use warnings;
 use Exporter 'import';
 use IPC::Run;
+use PostgreSQL::Test::Cluster;
 use Test::More;
 use Time::HiRes qw(usleep);
 
-our @EXPORT = qw(ycsb_table_sql seqscan_psql try_sql error_of set_setting
+our @EXPORT = qw(skip_unless_contrib ycsb_table_sql seqscan_psql try_sql error_of set_setting
   set_debug_pause wait_for_debug_pause poll_after_crash check_load_exact
   rows_off_frozen_pages routing_dir routing_files orphan_files count_within);
+
+# Skip the whole test unless this server has the contrib modules @modules
+# (the pgserver wheel's PostgreSQL 16 has none of its own: scripts/deps.sh).
+sub skip_unless_contrib
+{
+	my @modules = @_;
+	my $probe = PostgreSQL::Test::Cluster->new('contrib_probe');
+	my $extdir = $probe->config_data('--sharedir') . '/extension';
+	my @missing = grep { !-f "$extdir/$_.control" } @modules;
+	plan skip_all => "needs the contrib module(s) @missing, not installed in $extdir"
+	  if @missing;
+}
 
 # Test tables come from petagen.create_table() (the canonical, hash
 # partitioned table) or, when a test needs a plain table of that shape, from
