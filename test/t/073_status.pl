@@ -61,7 +61,8 @@ is($node->safe_psql('postgres', "SELECT petagen.stop($job)"), 'stopped', 'routin
 set_debug_pause($node, 'before_commit');
 $node->safe_psql('postgres', "SELECT petagen.create_table('chunked')");
 $job = $node->safe_psql('postgres',
-	qq{SELECT petagen.start($rows, workers => 2, "table" => 'chunked', chunk_rows => 25000)});
+	qq{SELECT petagen.start($rows, workers => 2, "table" => 'chunked', chunk_rows => 25000,
+	   method => 'chunk')});
 wait_for_debug_pause($node, $job, 2);
 is( $node->safe_psql('postgres',
 		"SELECT string_agg(format('%s:%s/%s:%s', chunk, done, total, percent), ' ' ORDER BY chunk)"
@@ -128,7 +129,8 @@ is( $node->safe_psql('postgres',
 set_debug_pause($node, 'before_commit');
 $node->safe_psql('postgres', "SELECT petagen.create_table('resumed')");
 $job = $node->safe_psql('postgres',
-	qq{SELECT petagen.start($rows, workers => 2, "table" => 'resumed', chunk_rows => 25000)});
+	qq{SELECT petagen.start($rows, workers => 2, "table" => 'resumed', chunk_rows => 25000,
+	   method => 'chunk')});
 wait_for_debug_pause($node, $job, 2);
 my $started = $node->safe_psql('postgres', "SELECT started_at FROM petagen.jobs WHERE job = $job");
 is($node->safe_psql('postgres', "SELECT petagen.stop($job)"), 'stopped', 'resume: stopped');
