@@ -4,7 +4,7 @@
  *		start() and check()) takes the leaf method when it may, the chunk
  *		method otherwise; 'chunk' and 'leaf' are taken as asked.
  *
- * The leaf method loads several times faster (README, Performance), but
+ * The leaf method loads several times faster (docs/performance.md), but
  * refuses what the chunk method loads: hashed YCSB keys (duplicates),
  * indexes => 'after', a chunk_rows below its range minimum, a leaf the role
  * may not TRUNCATE, a local leaf that holds rows, and routing files that do

@@ -112,7 +112,7 @@
 /*
  * Rows per second one worker writes into a leaf, conservatively: one
  * chunk-mode worker wrote 137,740 rows/s on a quiet 2-core machine, and a
- * leaf worker is faster (README, Performance).
+ * leaf worker is faster (docs/performance.md).
  */
 #define CHECK_LEAF_ROWS_PER_SEC	150000.0
 /* Key numbers looked up in the table, spread over the key space (and the last). */

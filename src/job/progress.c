@@ -25,7 +25,7 @@
 
 /*
  * The time a phase takes per key, relative to loading: measured on
- * PostgreSQL 18 (README, "Watching a load"), a leaf job of 1e6 rows
+ * PostgreSQL 18 (docs/operating.md, "Watching a load"), a leaf job of 1e6 rows
  * routed in 0.3 s and wrote its leaves in 19 s; a chunk job of 1e6 rows
  * with indexes => 'after' loaded in 13.7 s and built its 9 indexes in
  * 11.8 s.

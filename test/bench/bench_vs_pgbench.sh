@@ -21,7 +21,7 @@
 # pgbench goes through the partitioned table (run-time pruning of a generic
 # plan), as a client would.  Medians of TPS and p99; ratio bench/pgbench.
 # Then a select sweep at 1, 2, 4 and 8 workers (D seconds each), whose
-# charts (TPS and latency percentiles vs workers) go to docs/ for the README.
+# charts (TPS and latency percentiles vs workers) go to docs/ for docs/performance.md.
 # Results: test/bench/results/bench_vs_pgbench.md.
 #   N                rows        (default 1000000)
 #   SECONDS_PER_RUN  duration    (default 10)

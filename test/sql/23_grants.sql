@@ -1,5 +1,5 @@
--- Who may execute each petagen function: the grants README's role table
--- (Security, "Who may do what") lists, function by function.  PUBLIC is
+-- Who may execute each petagen function: the grants the role table of
+-- docs/security.md ("Who may do what") lists, function by function.  PUBLIC is
 -- any role given USAGE on schema petagen; superusers may run everything.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS petagen;

@@ -1,6 +1,6 @@
 # The node matrix on a three-node cluster: from every node, a short
 # petagen.bench('select') against every node's leaves (local directly,
-# remote through postgres_fdw), scripts/cluster_matrix.sql as the README
+# remote through postgres_fdw), scripts/cluster_matrix.sql as docs/clusters.md's
 # recipe runs it.  Every cell runs without errors and finds every key;
 # gathered on node1 the runs form the full 3 x 3 table, and, where
 # petagen.chart_matrix() exists, its heatmap.

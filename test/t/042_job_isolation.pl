@@ -107,8 +107,8 @@ is($node->safe_psql('postgres',
 	'stopped', 'status() of that job still works');
 
 # 3. A start() whose transaction stays open (BEGIN; SELECT petagen.start(…)
-# and then anything slow, as the README's "workers begin when start()
-# commits" invites) held a lock on petagen.jobs that stopped every other
+# and then anything slow, as docs/operating.md's "workers begin when
+# start() commits" invites) held a lock on petagen.jobs that stopped every other
 # role's workers and stop() from recording a job's end.
 $node->safe_psql('postgres', q{
 CREATE ROLE victim LOGIN IN ROLE petagen_operator;
