@@ -28,7 +28,10 @@
 /* Longest interval shown (about 31,700 years): keeps the interval in range. */
 #define STATUS_MAX_SECONDS	1e12
 
-/* A bar and percent for a fraction 0..1: "[#####.....]  50.0%". */
+/*
+ * A bar and percent for a fraction 0..1: "#####.....  50.0%" (no brackets:
+ * with a 120-column budget for status(), the dots mark the bar's extent).
+ */
 static text *
 status_bar(double fraction)
 {
@@ -37,11 +40,10 @@ status_bar(double fraction)
 
 	fraction = Min(Max(fraction, 0.0), 1.0);
 	filled = (int) (fraction * STATUS_BAR_LEN);
-	bar[0] = '[';
 	for (int i = 0; i < STATUS_BAR_LEN; i++)
-		bar[i + 1] = i < filled ? '#' : '.';
-	snprintf(bar + STATUS_BAR_LEN + 1, sizeof(bar) - STATUS_BAR_LEN - 1,
-			 "] %5.1f%%", status_percent(fraction));
+		bar[i] = i < filled ? '#' : '.';
+	snprintf(bar + STATUS_BAR_LEN, sizeof(bar) - STATUS_BAR_LEN,
+			 " %5.1f%%", status_percent(fraction));
 	return cstring_to_text(bar);
 }
 

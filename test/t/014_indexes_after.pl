@@ -73,7 +73,7 @@ ok( $node->poll_query_until(
 	'status: phase indexing, a worker on an index of usertable_p7');
 ok( $node->poll_query_until(
 		'postgres',
-		"SELECT w.done >= 15 AND w.percent < 100 AND s.progress LIKE '[#%'"
+		"SELECT w.done >= 15 AND w.percent < 100 AND s.progress LIKE '#%'"
 		  . " FROM petagen.status($job) s, petagen.status_workers($job) w"
 		  . " WHERE w.worker IS NULL AND w.phase = 'indexing'"),
 	'status: the indexing phase counts indexes built, the bar follows them');
