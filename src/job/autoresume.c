@@ -244,7 +244,7 @@ autoresume_interrupted(MemoryContext cxt, int *njobs)
 	PushActiveSnapshot(GetTransactionSnapshot());
 	if (OidIsValid(get_extension_oid("petagen", true)))
 	{
-		running = ledger_job_ids(true, &nrunning);
+		running = ledger_running_job_ids(&nrunning);
 		found = MemoryContextAlloc(cxt, sizeof(AutoresumeJob) * Max(nrunning, 1));
 		for (int i = 0; i < nrunning; i++)
 		{

@@ -113,7 +113,7 @@ static void
 drop_guard_no_live_job(const char *tag)
 {
 	int			n;
-	int64	   *jobs = ledger_job_ids(false, &n);
+	int64	   *jobs = ledger_running_job_ids(&n);
 
 	for (int i = 0; i < n; i++)
 	{

@@ -120,29 +120,37 @@ job_read(int64 job, JobDef *def, bool missing_ok)
 	return true;
 }
 
-/*
- * The numbers of the jobs the catalog says are running or, if recent, of
- * those status() lists by default: the active ones (running, stopped) and
- * those that ended in the last hour.
- */
-int64 *
-ledger_job_ids(bool recent, int *njobs)
+/* The job numbers a query on petagen.jobs returns, in order. */
+static int64 *
+ledger_job_ids(const char *sql, int *njobs)
 {
 	MemoryContext cxt = CurrentMemoryContext;
 	int64	   *jobs;
 	CatalogScope scope;
 
 	catalog_connect(&scope, false);
-	*njobs = (int) catalog_exec(recent ?
-								"SELECT job FROM petagen.jobs"
-								" WHERE state IN ('running', 'stopped')"
-								" OR finished_at > pg_catalog.now() - interval '1 hour'"
-								" ORDER BY job" :
-								"SELECT job FROM petagen.jobs WHERE state = 'running' ORDER BY job",
-								0, NULL, NULL, NULL, SPI_OK_SELECT);
+	*njobs = (int) catalog_exec(sql, 0, NULL, NULL, NULL, SPI_OK_SELECT);
 	jobs = ledger_int8_rows(*njobs, cxt);
 	catalog_finish(&scope);
 	return jobs;
+}
+
+/* The jobs the catalog says are running (live or interrupted). */
+int64 *
+ledger_running_job_ids(int *njobs)
+{
+	return ledger_job_ids("SELECT job FROM petagen.jobs WHERE state = 'running'"
+						  " ORDER BY job", njobs);
+}
+
+/* The jobs status() lists: running, stopped, or ended in the last hour. */
+int64 *
+ledger_listed_job_ids(int *njobs)
+{
+	return ledger_job_ids("SELECT job FROM petagen.jobs"
+						  " WHERE state IN ('running', 'stopped')"
+						  " OR finished_at > pg_catalog.now() - interval '1 hour'"
+						  " ORDER BY job", njobs);
 }
 
 /*

@@ -27,7 +27,8 @@ typedef struct LedgerSummary
 } LedgerSummary;
 
 extern bool job_read(int64 job, JobDef *def, bool missing_ok);
-extern int64 *ledger_job_ids(bool recent, int *njobs);
+extern int64 *ledger_running_job_ids(int *njobs);
+extern int64 *ledger_listed_job_ids(int *njobs);
 extern int64 *ledger_resumable_tokens(int *ntokens);
 extern int64 ledger_newest_job_of(Oid relid);
 extern bool ledger_running_conflict(Oid relid, int64 except_job,

@@ -165,7 +165,7 @@ petagen_status(PG_FUNCTION_ARGS)
 		jobs[0] = PG_GETARG_INT64(0);
 	}
 	else
-		jobs = ledger_job_ids(true, &njobs);
+		jobs = ledger_listed_job_ids(&njobs);
 	/* a job asked for by number must exist; one listed may be gone since */
 	for (int i = 0; i < njobs; i++)
 		status_job(rsinfo, jobs[i], PG_ARGISNULL(0));

@@ -36,6 +36,8 @@ CREATE EXTENSION amcheck;
 CREATE ROLE loser LOGIN IN ROLE petagen_operator;
 SELECT petagen.create_table('t_a');
 SELECT petagen.create_table('t_lost');
+SELECT petagen.create_table('t_stop');
+SELECT petagen.create_table('t_done');
 GRANT SELECT, INSERT ON t_lost TO loser;
 });
 $node->safe_psql('second',
@@ -74,6 +76,17 @@ wait_held('postgres', $job_lost);
 wait_held('second', $job_b);
 $node->safe_psql('postgres', 'REVOKE petagen_operator FROM loser');
 
+# Jobs the launcher must leave alone: one stopped by its operator, one done
+# (two chunks, both before the pause).
+my $job_stop = start_job('postgres', 't_stop', 'NONE');
+wait_held('postgres', $job_stop);
+$node->safe_psql('postgres', "SELECT petagen.stop($job_stop)");
+my $job_done = $node->safe_psql('postgres',
+	"SELECT petagen.start(20000, workers => 2, \"table\" => 't_done', chunk_rows => 10000,"
+	  . " method => 'chunk')");
+is($node->safe_psql('postgres', "SELECT petagen.wait($job_done, '180s')"),
+	'done', 'a small job ends done before the crash');
+
 # A standby of the server as it is now, jobs running in its catalog.
 $node->backup('held');
 my $standby = PostgreSQL::Test::Cluster->new('standby');
@@ -88,6 +101,13 @@ $node->start;
 wait_held('postgres', $job_a);
 wait_held('second', $job_b);
 pass('the launcher resumed the interrupted jobs of both databases');
+# It took the databases one at a time: "postgres" is behind it.
+is( $node->safe_psql('postgres',
+		"SELECT string_agg(format('%s:%s', state, run), ' ' ORDER BY job) FROM petagen.jobs"
+		  . " WHERE job IN ($job_stop, $job_done)"),
+	'stopped:1 done:1', 'the launcher leaves a stopped job stopped and a done job done');
+ok( !$node->log_contains(qr/petagen: [^\n]*job ($job_stop|$job_done) /, $log_offset),
+	'the launcher logs nothing about the stopped and the done job');
 $node->wait_for_log(
 	qr/LOG:  petagen: could not resume job $job_lost in database "postgres": permission denied/,
 	$log_offset);
