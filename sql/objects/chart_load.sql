@@ -53,13 +53,13 @@ BEGIN
       FROM (VALUES ('h', 3600.0, 7200.0), ('min', 60.0, 120.0), ('s', 1.0, 0.0)) AS v(u, d, above)
      WHERE span >= above ORDER BY above DESC LIMIT 1;
     ts := ARRAY(SELECT t / div FROM unnest(ts) WITH ORDINALITY AS u(t, o) ORDER BY o);
-    -- the x axis svg_panel() draws (xmin 0), for the bands behind it
-    xt := @extschema@.svg_ticks(0, ts[cardinality(ts)]);
+    -- the x axis _svg_panel() draws (xmin 0), for the bands behind it
+    xt := @extschema@._svg_ticks(0, ts[cardinality(ts)]);
 
     -- a band per run of rows in the same phase, from where it began (the
     -- chart's start for a first phase of work) to where the next one did;
     -- a run's end (stopped, failed) lasts until the next run began
-    SELECT @extschema@.svg_bands(90, 56, 660, 368, xt[1], xt[cardinality(xt)],
+    SELECT @extschema@._svg_bands(90, 56, 660, 368, xt[1], xt[cardinality(xt)],
                                  array_agg(b.ph ORDER BY b.t0), array_agg(b.t0 ORDER BY b.t0),
                                  array_agg(b.t1 ORDER BY b.t0))
       INTO bands
@@ -73,13 +73,15 @@ BEGIN
                      GROUP BY g.run, g.ph) AS i) AS b
      WHERE b.ph IS NOT NULL AND b.t1 > b.t0;
 
-    RETURN @extschema@.svg_document(format('Load job %s: rate and rows written', job), about,
+    RETURN @extschema@._svg_document(format('Load job %s: rate and rows written', job), about,
         coalesce(bands, '')
-        || @extschema@.svg_panel(90, 56, 660, 100, NULL, 'rows/s', NULL, ts, rps, xmin => 0, ymin => 0)
-        || @extschema@.svg_panel(90, 190, 660, 100, NULL, 'MB/s', NULL, ts, mbps, xmin => 0, ymin => 0)
-        || @extschema@.svg_panel(90, 324, 660, 100, format('time since start (%s)', unit),
+        || @extschema@._svg_panel(90, 56, 660, 100, NULL, 'rows/s', NULL, ts, rps, xmin => 0, ymin => 0)
+        || @extschema@._svg_panel(90, 190, 660, 100, NULL, 'MB/s', NULL, ts, mbps, xmin => 0, ymin => 0)
+        || @extschema@._svg_panel(90, 324, 660, 100, format('time since start (%s)', unit),
                                  'rows written', NULL, ts, total, xmin => 0, ymin => 0));
 END
 $$;
+COMMENT ON FUNCTION @extschema@.chart_load(bigint) IS
+    'an SVG chart of a load job: rows/s, MB/s and rows written over time, with the job''s phases behind them';
 REVOKE ALL ON FUNCTION @extschema@.chart_load(bigint) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@.chart_load(bigint) TO pg_monitor, petagen_operator;

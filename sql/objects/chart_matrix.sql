@@ -32,7 +32,7 @@ BEGIN
                         THEN 'Run petagen.bench(''select'', ...) on every node against every node''s leaves first.'
                         ELSE 'None of the ids is in petagen.bench_results.' END;
     END IF;
-    tk := @extschema@.svg_ticks(lo, hi);
+    tk := @extschema@._svg_ticks(lo, hi);
     lo := tk[1];
     hi := tk[cardinality(tk)];
     cw := round(aw::numeric / cardinality(targets), 1);
@@ -42,17 +42,17 @@ BEGIN
     SELECT string_agg(CASE WHEN b.node IS NULL THEN
                format('<rect class="missing" x="%s" y="%s" width="%s" height="%s" fill="#eeeeee" stroke="#ffffff"><title>%s</title></rect>',
                       g.cx, g.cy, cw, ch,
-                      @extschema@.svg_escape(format('%s to %s: no run', rn.node, cn.target)))
+                      @extschema@._svg_escape(format('%s to %s: no run', rn.node, cn.target)))
            ELSE
                format('<rect class="cell" x="%s" y="%s" width="%s" height="%s" fill="%s" stroke="#ffffff"><title>%s</title></rect>'
                       '<text x="%s" y="%s" text-anchor="middle" font-size="%s" fill="%s">%s</text>',
-                      g.cx, g.cy, cw, ch, @extschema@.svg_ramp(g.t),
-                      @extschema@.svg_escape(format('%s to %s: %s TPS, p99 %s us (%s run %s)',
-                          b.node, b.target, @extschema@.svg_number(b.tps, true),
-                          coalesce(@extschema@.svg_number(b.p99_us, true), '-'), b.kind, b.id)),
+                      g.cx, g.cy, cw, ch, @extschema@._svg_ramp(g.t),
+                      @extschema@._svg_escape(format('%s to %s: %s TPS, p99 %s us (%s run %s)',
+                          b.node, b.target, @extschema@._svg_number(b.tps, true),
+                          coalesce(@extschema@._svg_number(b.p99_us, true), '-'), b.kind, b.id)),
                       round(g.cx + cw / 2, 1), round(g.cy + ch / 2 + fs * 0.35, 1), fs,
                       CASE WHEN g.t < 0.6 THEN '#ffffff' ELSE '#000000' END,
-                      @extschema@.svg_number(b.tps))
+                      @extschema@._svg_number(b.tps))
            END, E'\n' ORDER BY rn.r, cn.c)
       INTO body
       FROM unnest(nodes) WITH ORDINALITY AS rn(node, r)
@@ -64,12 +64,12 @@ BEGIN
     body := body || E'\n' || concat_ws(E'\n',
         (SELECT string_agg(format('<text x="%s" y="%s" text-anchor="middle">%s</text>',
                                   round(ax + (c - 0.5) * cw, 1), ay - 8,
-                                  @extschema@.svg_escape(t, greatest(3, floor(cw / 7.5)::integer))),
+                                  @extschema@._svg_escape(t, greatest(3, floor(cw / 7.5)::integer))),
                            E'\n' ORDER BY c)
            FROM unnest(targets) WITH ORDINALITY AS u(t, c)),
         (SELECT string_agg(format('<text x="%s" y="%s" text-anchor="end">%s</text>',
                                   ax - 8, round(ay + (r - 0.5) * ch + 4, 1),
-                                  @extschema@.svg_escape(n, 18)),
+                                  @extschema@._svg_escape(n, 18)),
                            E'\n' ORDER BY r)
            FROM unnest(nodes) WITH ORDINALITY AS u(n, r)),
         format('<text x="%s" y="%s" text-anchor="middle" font-weight="bold">node holding the data</text>',
@@ -78,7 +78,7 @@ BEGIN
                ay + ah / 2),
         '<defs><linearGradient id="petagen-ramp" x1="0" y1="1" x2="0" y2="0">'
         || (SELECT string_agg(format('<stop offset="%s%%" stop-color="%s"/>', i * 12.5,
-                                     @extschema@.svg_ramp(i / 8.0)), '' ORDER BY i)
+                                     @extschema@._svg_ramp(i / 8.0)), '' ORDER BY i)
               FROM generate_series(0, 8) AS i)
         || '</linearGradient></defs>',
         format('<rect x="660" y="%s" width="18" height="%s" fill="url(#petagen-ramp)" stroke="#888888"/>',
@@ -86,13 +86,15 @@ BEGIN
         format('<text x="669" y="%s" text-anchor="middle">TPS</text>', ay - 8),
         (SELECT string_agg(format('<line x1="678" y1="%1$s" x2="683" y2="%1$s" stroke="#888888"/>'
                                   '<text x="686" y="%2$s">%3$s</text>',
-                                  py, py + 4, @extschema@.svg_number(t)), E'\n' ORDER BY t)
+                                  py, py + 4, @extschema@._svg_number(t)), E'\n' ORDER BY t)
            FROM unnest(tk) AS t,
-                LATERAL @extschema@.svg_scale(t, lo, hi, false, ay + ah, ay) AS py)) || E'\n';
+                LATERAL @extschema@._svg_scale(t, lo, hi, false, ay + ah, ay) AS py)) || E'\n';
 
-    RETURN @extschema@.svg_document('Node matrix: TPS by node and data location',
+    RETURN @extschema@._svg_document('Node matrix: TPS by node and data location',
         format('latest %s run per pair; the diagonal reads local leaves', kinds), body);
 END
 $$;
+COMMENT ON FUNCTION @extschema@.chart_matrix(bigint[]) IS
+    'bench_matrix() as an SVG heatmap of TPS: rows the node sending the queries, columns the node holding the data';
 REVOKE ALL ON FUNCTION @extschema@.chart_matrix(bigint[]) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@.chart_matrix(bigint[]) TO pg_monitor, petagen_operator;

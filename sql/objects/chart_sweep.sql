@@ -25,5 +25,7 @@ BEGIN
                                                   ELSE 'TPS vs workers' END));
 END
 $$;
+COMMENT ON FUNCTION @extschema@.chart_sweep(bigint, text) IS
+    'chart_bench() of the runs of one bench_sweep(), named by its sweep id';
 REVOKE ALL ON FUNCTION @extschema@.chart_sweep(bigint, text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@.chart_sweep(bigint, text) TO pg_monitor, petagen_operator;

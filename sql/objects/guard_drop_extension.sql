@@ -9,3 +9,5 @@ LANGUAGE C;
 CREATE EVENT TRIGGER petagen_guard_drop_extension ON ddl_command_start
     WHEN TAG IN ('DROP EXTENSION', 'DROP SCHEMA', 'DROP OWNED')
     EXECUTE FUNCTION @extschema@.guard_drop_extension();
+COMMENT ON FUNCTION @extschema@.guard_drop_extension() IS
+    'the event trigger function that refuses DROP EXTENSION, DROP SCHEMA and DROP OWNED statements dropping petagen while a load job''s workers run; not for calling';

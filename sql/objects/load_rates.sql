@@ -49,5 +49,7 @@ BEGIN ATOMIC
                      LIMIT 1) AS a(r_from, b_from)
      ORDER BY x.sec, x.r;
 END;
+COMMENT ON FUNCTION @extschema@.load_rates(bigint) IS
+    'a load job''s progress_log rows with their rows/s and MB/s, each over the time since the row before it or the job''s median time between rows if longer';
 REVOKE ALL ON FUNCTION @extschema@.load_rates(bigint) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@.load_rates(bigint) TO pg_monitor, petagen_operator;

@@ -18,5 +18,7 @@ CREATE OR REPLACE FUNCTION @extschema@.start(
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'petagen_start'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT;
+COMMENT ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, boolean, text) IS
+    'start a load job of the key numbers 0 .. rows-1 into a table, written by background workers with the chunk or the leaf method; returns the job id';
 REVOKE ALL ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, boolean, text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, boolean, text) TO petagen_operator;

@@ -96,19 +96,11 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.progress_log', '');
 
 --#include objects/resume.sql
 
--- petagen.stop(job): stop a job's workers at their next batch; returns the state.
-CREATE FUNCTION @extschema@.stop(job bigint)
-RETURNS text
-AS 'MODULE_PATHNAME', 'petagen_stop'
-LANGUAGE C VOLATILE STRICT;
+--#include objects/stop.sql
 
 --#include objects/forget.sql
 
--- petagen.wait(job, timeout): wait until a job ends; returns its state.
-CREATE FUNCTION @extschema@.wait(job bigint, timeout interval DEFAULT NULL)
-RETURNS text
-AS 'MODULE_PATHNAME', 'petagen_wait'
-LANGUAGE C VOLATILE;
+--#include objects/wait.sql
 
 --#include objects/alter.sql
 
@@ -119,8 +111,6 @@ LANGUAGE C VOLATILE;
 -- Who may do what: operators run jobs, pg_monitor members watch them.  The
 -- job catalog is written only by petagen's functions (as its owner): roles
 -- may read it, never write it.
-REVOKE ALL ON FUNCTION @extschema@.stop(bigint) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION @extschema@.stop(bigint) TO petagen_operator;
 GRANT USAGE ON SCHEMA @extschema@ TO petagen_operator, pg_monitor;
 GRANT SELECT ON @extschema@.jobs, @extschema@.chunks, @extschema@.progress_log TO petagen_operator;
 GRANT SELECT ON @extschema@.jobs, @extschema@.chunks, @extschema@.progress_log TO pg_monitor;

@@ -1,7 +1,7 @@
--- petagen.svg_color(i): colour i (1, 2, ...): the 7 colours of a palette
+-- petagen._svg_color(i): colour i (1, 2, ...): the 7 colours of a palette
 -- safe for colour-blind readers, then hues a golden angle apart in three
 -- lightnesses, so that any number of series get distinct colours.
-CREATE OR REPLACE FUNCTION @extschema@.svg_color(i integer)
+CREATE OR REPLACE FUNCTION @extschema@._svg_color(i integer)
 RETURNS text
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
@@ -21,3 +21,5 @@ BEGIN
                           LATERAL (SELECT ((n0 + h / 30)::numeric % 12)::float8) AS x(k));
 END
 $$;
+REVOKE ALL ON FUNCTION @extschema@._svg_color(integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._svg_color(integer) TO pg_monitor, petagen_operator;

@@ -1,10 +1,10 @@
--- petagen.svg_panel(...): a line chart in the box (x, y, w, h): grid, ticks,
+-- petagen._svg_panel(...): a line chart in the box (x, y, w, h): grid, ticks,
 -- axis labels, per series a line and its points as <circle class="mark">
 -- with a tooltip, and a legend right of the box (as many series as fit,
 -- then how many more).  Points a log axis cannot show are left out.
 -- xticks: the x ticks to use (the x axis then gets a margin); xmin, ymin:
 -- a value the axis must reach (0 for rates and time).
-CREATE OR REPLACE FUNCTION @extschema@.svg_panel(
+CREATE OR REPLACE FUNCTION @extschema@._svg_panel(
     x integer, y integer, w integer, h integer,
     xlabel text, ylabel text,
     series text[], xs double precision[], ys double precision[],
@@ -37,9 +37,9 @@ BEGIN
     IF xlo IS NULL THEN
         RAISE EXCEPTION 'no data points to draw' USING ERRCODE = '22000';
     END IF;
-    xt := coalesce(xticks, @extschema@.svg_ticks(CASE WHEN logx THEN xlo ELSE least(xmin, xlo) END,
+    xt := coalesce(xticks, @extschema@._svg_ticks(CASE WHEN logx THEN xlo ELSE least(xmin, xlo) END,
                                                  xhi, logx));
-    yt := @extschema@.svg_ticks(CASE WHEN logy THEN ylo ELSE least(ymin, ylo) END, yhi, logy);
+    yt := @extschema@._svg_ticks(CASE WHEN logy THEN ylo ELSE least(ymin, ylo) END, yhi, logy);
     xlo := xt[1];
     xhi := xt[cardinality(xt)];
     ylo := yt[1];
@@ -47,18 +47,18 @@ BEGIN
 
     SELECT string_agg(format('<line x1="%1$s" y1="%2$s" x2="%3$s" y2="%2$s" stroke="#e6e6e6"/>'
                              '<text x="%4$s" y="%5$s" text-anchor="end">%6$s</text>',
-                             x, py, x + w, x - 6, py + 4, @extschema@.svg_number(t)),
+                             x, py, x + w, x - 6, py + 4, @extschema@._svg_number(t)),
                       E'\n' ORDER BY t)
       INTO grid
       FROM unnest(yt) AS t,
-           LATERAL @extschema@.svg_scale(t, ylo, yhi, logy, y + h, y) AS py;
+           LATERAL @extschema@._svg_scale(t, ylo, yhi, logy, y + h, y) AS py;
     SELECT string_agg(format('<line x1="%1$s" y1="%2$s" x2="%1$s" y2="%3$s" stroke="#888888"/>'
                              '<text x="%1$s" y="%4$s" text-anchor="middle">%5$s</text>',
-                             px, y + h, y + h + 5, y + h + 18, @extschema@.svg_number(t)),
+                             px, y + h, y + h + 5, y + h + 18, @extschema@._svg_number(t)),
                       E'\n' ORDER BY t)
       INTO ticks
       FROM unnest(xt) AS t,
-           LATERAL @extschema@.svg_scale(t, xlo, xhi, logx, x + pad, x + w - pad) AS px;
+           LATERAL @extschema@._svg_scale(t, xlo, xhi, logx, x + pad, x + w - pad) AS px;
 
     WITH p AS (
         SELECT u.s, u.px, u.py, u.o
@@ -69,9 +69,9 @@ BEGIN
         SELECT p.s, row_number() OVER (ORDER BY min(p.o))::integer AS i
           FROM p GROUP BY p.s),
     q AS (
-        SELECT k.i, p.s, p.px, p.py, p.o, @extschema@.svg_color(k.i) AS color,
-               @extschema@.svg_scale(p.px, xlo, xhi, logx, x + pad, x + w - pad) AS cx,
-               @extschema@.svg_scale(p.py, ylo, yhi, logy, y + h, y) AS cy
+        SELECT k.i, p.s, p.px, p.py, p.o, @extschema@._svg_color(k.i) AS color,
+               @extschema@._svg_scale(p.px, xlo, xhi, logx, x + pad, x + w - pad) AS cx,
+               @extschema@._svg_scale(p.py, ylo, yhi, logy, y + h, y) AS cy
           FROM p JOIN k ON k.s IS NOT DISTINCT FROM p.s),
     d AS (
         SELECT q.i, q.s, q.color,
@@ -81,10 +81,10 @@ BEGIN
                ELSE '' END
                || string_agg(format('<circle class="mark" cx="%s" cy="%s" r="4" fill="%s"><title>%s</title></circle>',
                                     q.cx, q.cy, q.color,
-                                    @extschema@.svg_escape(concat(
+                                    @extschema@._svg_escape(concat(
                                         q.s || ': ', coalesce(xlabel, 'x'), ' = ',
-                                        @extschema@.svg_number(q.px, true), ', ', coalesce(ylabel, 'y'),
-                                        ' = ', @extschema@.svg_number(q.py, true)))),
+                                        @extschema@._svg_number(q.px, true), ', ', coalesce(ylabel, 'y'),
+                                        ' = ', @extschema@._svg_number(q.py, true)))),
                              E'\n' ORDER BY q.px, q.o) AS drawn
           FROM q GROUP BY q.i, q.s, q.color),
     g AS (SELECT d.*, count(*) OVER ()::integer AS n FROM d)
@@ -93,7 +93,7 @@ BEGIN
                              '<circle cx="%5$s" cy="%2$s" r="4" fill="%4$s"/><text x="%6$s" y="%7$s">%8$s</text>',
                              x + w + 14, y + 18 * g.i - 8, x + w + 38, g.color, x + w + 26,
                              x + w + 44, y + 18 * g.i - 4,
-                             @extschema@.svg_escape(g.s, greatest(4, (756 - x - w) / 7))),
+                             @extschema@._svg_escape(g.s, greatest(4, (756 - x - w) / 7))),
                       E'\n' ORDER BY g.i) FILTER (WHERE legend AND g.s IS NOT NULL
                                                  AND (g.i < room OR g.n <= room)),
            max(g.n)
@@ -104,13 +104,15 @@ BEGIN
         format('<rect x="%s" y="%s" width="%s" height="%s" fill="none" stroke="#888888"/>', x, y, w, h),
         CASE WHEN xlabel IS NOT NULL THEN
             format('<text x="%s" y="%s" text-anchor="middle">%s</text>',
-                   x + w / 2, y + h + 36, @extschema@.svg_escape(xlabel, 80)) END,
+                   x + w / 2, y + h + 36, @extschema@._svg_escape(xlabel, 80)) END,
         CASE WHEN ylabel IS NOT NULL THEN
             format('<text transform="translate(%s,%s) rotate(-90)" text-anchor="middle">%s</text>',
-                   x - 54, y + h / 2, @extschema@.svg_escape(ylabel, h / 7)) END,
+                   x - 54, y + h / 2, @extschema@._svg_escape(ylabel, h / 7)) END,
         lines, keys,
         CASE WHEN legend AND series_n > room THEN
             format('<text x="%s" y="%s">+ %s more</text>',
                    x + w + 14, y + 18 * room - 4, series_n - room + 1) END) || E'\n';
 END
 $$;
+REVOKE ALL ON FUNCTION @extschema@._svg_panel(integer, integer, integer, integer, text, text, text[], double precision[], double precision[], boolean, boolean, double precision[], double precision, double precision, boolean) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._svg_panel(integer, integer, integer, integer, text, text, text[], double precision[], double precision[], boolean, boolean, double precision[], double precision, double precision, boolean) TO pg_monitor, petagen_operator;
