@@ -80,14 +80,7 @@ COMMENT ON FUNCTION @extschema@.load(regclass, numeric, numeric, text, bigint, i
 
 -- Cluster -----------------------------------------------------------------
 
--- petagen.leaves(table): every leaf, in routing order, and the node storing it.
-CREATE FUNCTION @extschema@.leaves("table" regclass, OUT leaf regclass, OUT node text)
-RETURNS SETOF record
-AS 'MODULE_PATHNAME', 'petagen_leaves'
-LANGUAGE C STABLE STRICT;
-
-COMMENT ON FUNCTION @extschema@.leaves(regclass) IS
-    'the leaves of a table in routing order (a Citus table''s shards); node is "local", the foreign server of a foreign leaf, or host:port of the Citus node holding a shard that is not here (leaf NULL)';
+--#include objects/leaves.sql
 
 -- petagen.create_table(name, partitions, tablespaces): the canonical YCSB
 -- usertable, hash-partitioned, leaves round-robin over the tablespaces, each
