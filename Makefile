@@ -2,11 +2,13 @@
 EXTENSION = petagen
 MODULE_big = petagen
 OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c src/*/*.c)))
-# Released install scripts and update scripts are files of their own; the
-# install script of the current version is assembled from sql/parts/, in
-# order: generator, load jobs, benchmarks, charts.
-DATA = sql/petagen--0.1.sql sql/petagen--0.1--0.2.sql
-DATA_built = sql/petagen--0.2.sql
+# The released install script is a file of its own.  The install script of
+# the current version is assembled from sql/parts/, in order: generator, load
+# jobs, benchmarks, charts; the update script from sql/updates/.  Each
+# function an update (re)creates is written once, in sql/objects/<name>.sql,
+# which both include with a line `--#include objects/<name>.sql`.
+DATA = sql/petagen--0.1.sql
+DATA_built = sql/petagen--0.2.sql sql/petagen--0.1--0.2.sql
 
 REGRESS = $(patsubst test/sql/%.sql,%,$(sort $(wildcard test/sql/*.sql)))
 REGRESS_OPTS = --inputdir=test --temp-instance=./tmp_check_regress \
@@ -50,8 +52,17 @@ cc_accepts = $(shell echo 'int x;' | $(CC) -Wall -Werror $(1) -x c -c -o /dev/nu
 override CFLAGS := $(foreach f,$(CFLAGS),$(if $(filter -W%,$(filter-out -Wno-%,$(f))),\
 	$(if $(call cc_accepts,$(f)),$(f)),$(f)))
 
-sql/petagen--0.2.sql: $(sort $(wildcard sql/parts/*.sql))
-	cat $^ > $@
+# Copies its input files, each `--#include objects/x.sql` line replaced by
+# the file sql/objects/x.sql.
+sql_include = awk '/^--\#include /{f="sql/"$$2; while ((getline l < f) > 0) print l; \
+	close(f); next} {print}'
+sql_objects = $(wildcard sql/objects/*.sql)
+
+sql/petagen--0.2.sql: $(sort $(wildcard sql/parts/*.sql)) $(sql_objects)
+	$(sql_include) $(filter-out $(sql_objects),$^) > $@
+
+sql/petagen--0.1--0.2.sql: sql/updates/petagen--0.1--0.2.sql.in $(sql_objects)
+	$(sql_include) $< > $@
 
 # The src/*.h headers are internal to the module.
 $(OBJS): $(wildcard src/*.h src/*/*.h)

@@ -75,37 +75,12 @@ ROWS 1;
 COMMENT ON FUNCTION @extschema@.load(regclass, numeric, numeric, text, bigint, integer, text, integer) IS
     'loads a range of key numbers into the local leaves of a table, in the calling transaction';
 
--- petagen.verify(table, rows): per leaf, is every key of the key space there exactly once?
--- Foreign leaves are checked on their node; node is 'local' or the foreign server.
-CREATE FUNCTION @extschema@.verify("table" regclass, rows numeric,
-    keys text DEFAULT 'scrambled', prefix text DEFAULT 'user', zeropadding integer DEFAULT 1,
-    OUT leaf regclass, OUT local boolean, OUT expected bigint, OUT present bigint,
-    OUT missing bigint, OUT extra bigint, OUT duplicated bigint, OUT ok boolean,
-    OUT node text)
-RETURNS SETOF record
-AS 'MODULE_PATHNAME', 'petagen_verify'
-LANGUAGE C STABLE STRICT;
-
--- petagen.verify(job): the same, for the key space of a load job.
-CREATE FUNCTION @extschema@.verify(job bigint,
-    OUT leaf regclass, OUT local boolean, OUT expected bigint, OUT present bigint,
-    OUT missing bigint, OUT extra bigint, OUT duplicated bigint, OUT ok boolean,
-    OUT node text)
-RETURNS SETOF record
-AS 'MODULE_PATHNAME', 'petagen_verify_job'
-LANGUAGE C STABLE STRICT;
+--#include objects/verify.sql
 
 
 -- Cluster -----------------------------------------------------------------
 
--- petagen.leaves(table): every leaf, in routing order, and the node storing it.
-CREATE FUNCTION @extschema@.leaves("table" regclass, OUT leaf regclass, OUT node text)
-RETURNS SETOF record
-AS 'MODULE_PATHNAME', 'petagen_leaves'
-LANGUAGE C STABLE STRICT;
-
-COMMENT ON FUNCTION @extschema@.leaves(regclass) IS
-    'the leaves of a table in routing order (a Citus table''s shards); node is "local", the foreign server of a foreign leaf, or host:port of the Citus node holding a shard that is not here (leaf NULL)';
+--#include objects/leaves.sql
 
 -- petagen.create_table(name, partitions, tablespaces): the canonical YCSB
 -- usertable, hash-partitioned, leaves round-robin over the tablespaces, each

@@ -92,122 +92,36 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.jobs', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.chunks', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.progress_log', '');
 
--- petagen.start(rows): start a load job of the key space 0 .. rows-1; returns its id.
-CREATE FUNCTION @extschema@.start(
-    rows numeric,
-    workers integer DEFAULT 4,
-    "table" text DEFAULT 'usertable',
-    keys text DEFAULT 'scrambled',
-    seed bigint DEFAULT 0,
-    fieldlength integer DEFAULT 100,
-    prefix text DEFAULT 'user',
-    zeropadding integer DEFAULT 1,
-    chunk_rows bigint DEFAULT NULL,
-    disk_reserve text DEFAULT NULL,
-    max_rate text DEFAULT NULL,
-    frozen boolean DEFAULT false,
-    indexes text DEFAULT 'maintain',
-    force boolean DEFAULT false,
-    method text DEFAULT 'auto')
-RETURNS bigint
-AS 'MODULE_PATHNAME', 'petagen_start'
-LANGUAGE C VOLATILE CALLED ON NULL INPUT;
+--#include objects/start.sql
 
--- petagen.resume(job): load what an interrupted, stopped or failed job has not;
--- refused if another job wrote into its table since, unless force => true.
-CREATE FUNCTION @extschema@.resume(job bigint, workers integer DEFAULT NULL,
-    force boolean DEFAULT false)
-RETURNS bigint
-AS 'MODULE_PATHNAME', 'petagen_resume'
-LANGUAGE C VOLATILE;
+--#include objects/resume.sql
 
--- petagen.stop(job): stop a job's workers at their next batch; returns the state.
-CREATE FUNCTION @extschema@.stop(job bigint)
-RETURNS text
-AS 'MODULE_PATHNAME', 'petagen_stop'
-LANGUAGE C VOLATILE STRICT;
+--#include objects/stop.sql
 
--- petagen.forget(job): remove a job that has no worker, its catalog rows and files.
-CREATE FUNCTION @extschema@.forget(job bigint)
-RETURNS text
-AS 'MODULE_PATHNAME', 'petagen_forget'
-LANGUAGE C VOLATILE;
-COMMENT ON FUNCTION @extschema@.forget(bigint) IS
-    'remove a load job that has no live worker (done, failed, stopped or interrupted): its rows in the job tables, the rows its interrupted frozen chunks left, its routing files and the files of leaves a crash interrupted; returns the state it had';
+--#include objects/forget.sql
 
--- petagen.wait(job, timeout): wait until a job ends; returns its state.
-CREATE FUNCTION @extschema@.wait(job bigint, timeout interval DEFAULT NULL)
-RETURNS text
-AS 'MODULE_PATHNAME', 'petagen_wait'
-LANGUAGE C VOLATILE;
+--#include objects/wait.sql
 
--- petagen.alter(job, ...): change a job's workers (for its next run),
--- max_rate and disk_reserve (live, within a second); NULL leaves a setting.
-CREATE FUNCTION @extschema@.alter(job bigint, workers integer DEFAULT NULL,
-    max_rate text DEFAULT NULL, disk_reserve text DEFAULT NULL)
-RETURNS void
-AS 'MODULE_PATHNAME', 'petagen_alter'
-LANGUAGE C VOLATILE;
-COMMENT ON FUNCTION @extschema@.alter(bigint, integer, text, text) IS
-    'change a load job''s max_rate and disk_reserve (a running job''s workers take them within a second) or its workers (for the next resume())';
-REVOKE ALL ON FUNCTION @extschema@.alter(bigint, integer, text, text) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION @extschema@.alter(bigint, integer, text, text) TO petagen_operator;
+--#include objects/alter.sql
 
--- petagen.status(job): one row per job, the screen to \watch: the active
--- jobs (running, stopped) and those that ended in the last hour, or job.
-CREATE FUNCTION @extschema@.status(job bigint DEFAULT NULL,
-    OUT job bigint, OUT "table" regclass, OUT method text, OUT phase text,
-    OUT progress text, OUT rate text, OUT elapsed interval, OUT eta interval,
-    OUT state text, OUT reason text)
-RETURNS SETOF record
-AS 'MODULE_PATHNAME', 'petagen_status'
-LANGUAGE C VOLATILE;
-COMMENT ON FUNCTION @extschema@.status(bigint) IS
-    'one row per load job: phase, progress of the whole job, rows/s, elapsed, ETA, state and reason; without an argument the active jobs and those ended in the last hour';
+--#include objects/status.sql
 
--- petagen.status_workers(job): a row per phase of the job (worker IS NULL),
--- then a row per worker of its live run, each with its own progress.
-CREATE FUNCTION @extschema@.status_workers(job bigint,
-    OUT worker integer, OUT phase text, OUT state text, OUT pid integer,
-    OUT leaf regclass, OUT chunk bigint, OUT done bigint, OUT total bigint,
-    OUT percent double precision, OUT rows_written bigint,
-    OUT duplicates bigint, OUT rows_per_s bigint, OUT mb_per_s double precision,
-    OUT started timestamptz, OUT elapsed interval, OUT disk_headroom text,
-    OUT reason text, OUT last_error text, OUT last_error_at timestamptz,
-    OUT current_index text)
-RETURNS SETOF record
-AS 'MODULE_PATHNAME', 'petagen_status_workers'
-LANGUAGE C STRICT VOLATILE;
-COMMENT ON FUNCTION @extschema@.status_workers(bigint) IS
-    'a load job''s phases (worker IS NULL) and its live workers, each with its own progress and the chunk or leaf it writes';
+--#include objects/status_workers.sql
 
 -- Who may do what: operators run jobs, pg_monitor members watch them.  The
 -- job catalog is written only by petagen's functions (as its owner): roles
 -- may read it, never write it.
-REVOKE ALL ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, boolean, text) FROM PUBLIC;
-REVOKE ALL ON FUNCTION @extschema@.resume(bigint, integer, boolean) FROM PUBLIC;
-REVOKE ALL ON FUNCTION @extschema@.stop(bigint) FROM PUBLIC;
-REVOKE ALL ON FUNCTION @extschema@.forget(bigint) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, boolean, text) TO petagen_operator;
-GRANT EXECUTE ON FUNCTION @extschema@.resume(bigint, integer, boolean) TO petagen_operator;
-GRANT EXECUTE ON FUNCTION @extschema@.stop(bigint) TO petagen_operator;
-GRANT EXECUTE ON FUNCTION @extschema@.forget(bigint) TO petagen_operator;
 GRANT USAGE ON SCHEMA @extschema@ TO petagen_operator, pg_monitor;
 GRANT SELECT ON @extschema@.jobs, @extschema@.chunks, @extschema@.progress_log TO petagen_operator;
 GRANT SELECT ON @extschema@.jobs, @extschema@.chunks, @extschema@.progress_log TO pg_monitor;
 -- load() and create_table() write: operators may run them (with their own
 -- privileges on the tables), pg_monitor members and other roles with USAGE
--- on the schema may not.  status() shows what the job tables hold, to the
--- roles that may read them.  The pure functions, verify() (with the
+-- on the schema may not.  The pure functions, verify() (with the
 -- caller's privileges) and wait() (on the caller's jobs) stay PUBLIC.
 REVOKE ALL ON FUNCTION @extschema@.load(regclass, numeric, numeric, text, bigint, integer, text, integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION @extschema@.create_table(text, integer, text[], integer, integer, integer) FROM PUBLIC;
-REVOKE ALL ON FUNCTION @extschema@.status(bigint) FROM PUBLIC;
-REVOKE ALL ON FUNCTION @extschema@.status_workers(bigint) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@.load(regclass, numeric, numeric, text, bigint, integer, text, integer),
     @extschema@.create_table(text, integer, text[], integer, integer, integer) TO petagen_operator;
-GRANT EXECUTE ON FUNCTION @extschema@.status(bigint),
-    @extschema@.status_workers(bigint) TO petagen_operator, pg_monitor;
 
 
 -- Frozen loads and indexes after ------------------------------------------
@@ -265,45 +179,10 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.job_shards', '');
 GRANT SELECT ON @extschema@.job_shards TO petagen_operator, pg_monitor;
 
 
--- Dropping petagen is refused while a load job's workers run (they write
--- into the table and this catalog): DROP EXTENSION, DROP SCHEMA of its
--- schema and DROP OWNED by its owner or its schema's owner, the statements
--- that can drop it; other DDL does not fire this.
-CREATE FUNCTION @extschema@.guard_drop_extension()
-RETURNS event_trigger
-AS 'MODULE_PATHNAME', 'petagen_guard_drop_extension'
-LANGUAGE C;
-CREATE EVENT TRIGGER petagen_guard_drop_extension ON ddl_command_start
-    WHEN TAG IN ('DROP EXTENSION', 'DROP SCHEMA', 'DROP OWNED')
-    EXECUTE FUNCTION @extschema@.guard_drop_extension();
+--#include objects/guard_drop_extension.sql
 
 
 -- Preflight check ----------------------------------------------------------
 
--- petagen.check(rows, ...): what would hurt a load with start()'s arguments,
--- one finding per row; start() refuses on an error unless force => true.
-CREATE FUNCTION @extschema@.check(
-    rows numeric,
-    workers integer DEFAULT 4,
-    "table" text DEFAULT 'usertable',
-    keys text DEFAULT 'scrambled',
-    seed bigint DEFAULT 0,
-    fieldlength integer DEFAULT 100,
-    prefix text DEFAULT 'user',
-    zeropadding integer DEFAULT 1,
-    chunk_rows bigint DEFAULT NULL,
-    disk_reserve text DEFAULT NULL,
-    max_rate text DEFAULT NULL,
-    frozen boolean DEFAULT false,
-    indexes text DEFAULT 'maintain',
-    method text DEFAULT 'auto',
-    OUT severity text, OUT object text, OUT finding text, OUT hint text)
-RETURNS SETOF record
-AS 'MODULE_PATHNAME', 'petagen_check'
-LANGUAGE C VOLATILE CALLED ON NULL INPUT;
+--#include objects/check.sql
 
-COMMENT ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, text) IS
-    'preflight of a load: shape, leaves, space per filesystem, index tablespaces, relation size, worker slots, settings';
-
-REVOKE ALL ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, text) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, text) TO petagen_operator, pg_monitor;

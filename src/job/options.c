@@ -7,10 +7,10 @@
  *		floor: a job's disk_reserve may raise it, not lower it.  alter()
  *		parses its sizes here too.
  *
- * The SQL declaration (sql/parts/20_jobs.sql) holds the defaults a caller
- * sees; the arguments that may be NULL are derived here.  The method is
- * read after the disk reserve and before the chunk size, whose default
- * depends on it: method => 'auto' is resolved then (method.c).
+ * The SQL declarations (sql/objects/start.sql, check.sql) hold the
+ * defaults a caller sees; the arguments that may be NULL are derived here.
+ * The method is read after the disk reserve and before the chunk size,
+ * whose default depends on it: method => 'auto' is resolved then (method.c).
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

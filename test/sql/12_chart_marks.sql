@@ -106,7 +106,7 @@ ROLLBACK TO refused;
 ROLLBACK;
 
 -- Colours: 40 series, 40 colours; a chart of 12 series uses 12.
-SELECT count(DISTINCT petagen.svg_color(i)) AS colours_of_40 FROM generate_series(1, 40) AS i;
+SELECT count(DISTINCT petagen._svg_color(i)) AS colours_of_40 FROM generate_series(1, 40) AS i;
 BEGIN;
 INSERT INTO petagen.bench_results
     (id, kind, workers, duration, warmup, "table", target, target_node,

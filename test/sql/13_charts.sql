@@ -146,16 +146,16 @@ SELECT * FROM look(petagen.chart_load(:load_job), 'mark', 'time since start (min
 SELECT * FROM look(petagen.chart_load(:load_job), 'mark', 'MB/s');
 
 -- The helpers.
-SELECT petagen.svg_escape('a<b>&"c''d' || chr(9) || 'e' || chr(181)) AS escaped,
-       petagen.svg_escape('abcdef', 4) AS cut, petagen.svg_escape('shard-node-12', 8) AS cut_middle,
-       petagen.svg_escape('') AS empty;
-SELECT petagen.svg_ticks(0, 41000) AS linear, petagen.svg_ticks(85, 1710, true) AS log,
-       petagen.svg_ticks(85, 380, true) AS log_short, petagen.svg_ticks(4, 4) AS one_value;
-SELECT petagen.svg_number(0) AS zero, petagen.svg_number(0.004) AS small,
-       petagen.svg_number(12345) AS k, petagen.svg_number(2.5e6) AS m,
-       petagen.svg_number(12345.678, true) AS exact;
-SELECT petagen.svg_color(1) AS first, petagen.svg_color(8) AS eighth,
-       petagen.svg_ramp(0) AS ramp_low, petagen.svg_ramp(1) AS ramp_high;
+SELECT petagen._svg_escape('a<b>&"c''d' || chr(9) || 'e' || chr(181)) AS escaped,
+       petagen._svg_escape('abcdef', 4) AS cut, petagen._svg_escape('shard-node-12', 8) AS cut_middle,
+       petagen._svg_escape('') AS empty;
+SELECT petagen._svg_ticks(0, 41000) AS linear, petagen._svg_ticks(85, 1710, true) AS log,
+       petagen._svg_ticks(85, 380, true) AS log_short, petagen._svg_ticks(4, 4) AS one_value;
+SELECT petagen._svg_number(0) AS zero, petagen._svg_number(0.004) AS small,
+       petagen._svg_number(12345) AS k, petagen._svg_number(2.5e6) AS m,
+       petagen._svg_number(12345.678, true) AS exact;
+SELECT petagen._svg_color(1) AS first, petagen._svg_color(8) AS eighth,
+       petagen._svg_ramp(0) AS ramp_low, petagen._svg_ramp(1) AS ramp_high;
 
 -- Bad input.
 SELECT throws_ok($$SELECT petagen.chart_sweep(101, 'bogus')$$, '22023',

@@ -1,0 +1,45 @@
+-- petagen.bench_sweep(kind, workers[], ...): one bench() run per worker
+-- count; each row ends with the sweep id that chart_sweep() takes.
+CREATE OR REPLACE FUNCTION @extschema@.bench_sweep(
+    kind text,
+    workers integer[] DEFAULT '{1,2,4,8}',
+    duration interval DEFAULT NULL,
+    warmup interval DEFAULT '0 s',
+    "table" text DEFAULT 'usertable',
+    target text[] DEFAULT NULL,
+    distribution text DEFAULT NULL,
+    zipfian_constant double precision DEFAULT 0.99,
+    rows numeric DEFAULT NULL,
+    keys text DEFAULT NULL,
+    seed bigint DEFAULT NULL,
+    fieldlength integer DEFAULT NULL,
+    prefix text DEFAULT NULL,
+    zeropadding integer DEFAULT NULL,
+    operationcount bigint DEFAULT NULL,
+    readproportion double precision DEFAULT NULL,
+    updateproportion double precision DEFAULT NULL,
+    insertproportion double precision DEFAULT NULL,
+    scanproportion double precision DEFAULT NULL,
+    readmodifywriteproportion double precision DEFAULT NULL,
+    minscanlength integer DEFAULT NULL,
+    maxscanlength integer DEFAULT NULL,
+    scanlengthdistribution text DEFAULT NULL,
+    hotspotdatafraction double precision DEFAULT 0.2,
+    hotspotopnfraction double precision DEFAULT 0.8,
+    exponentialpercentile double precision DEFAULT 95,
+    exponentialfrac double precision DEFAULT 0.8571428571,
+    label text DEFAULT NULL)
+RETURNS TABLE(id bigint, kind text, workers integer, operations bigint,
+              tps double precision, errors bigint, not_found bigint,
+              p50_us double precision, p95_us double precision,
+              p99_us double precision, p999_us double precision,
+              max_us double precision, reads bigint, updates bigint,
+              inserts bigint, scans bigint, rmws bigint, sweep bigint)
+AS 'MODULE_PATHNAME', 'petagen_bench_sweep'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE
+ROWS 4;
+
+COMMENT ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text) IS
+    'petagen.bench() once per worker count; every row ends with the sweep id (bench_results.sweep, the id of the first run)';
+REVOKE ALL ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text) TO petagen_operator;

@@ -1,0 +1,78 @@
+-- petagen.chart_bench(ids, metric, title): TPS ('tps') or latency
+-- percentiles ('latency') vs workers of benchmark runs, a series per kind
+-- (and per node and target node where the runs differ in them).
+CREATE OR REPLACE FUNCTION @extschema@.chart_bench(ids bigint[], metric text DEFAULT 'tps',
+    title text DEFAULT NULL)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    n bigint;
+    nodes bigint;
+    targets bigint;
+    about text;
+    ws double precision[];
+    s text[];
+    xs double precision[];
+    ys double precision[];
+    logy boolean;
+BEGIN
+    IF ids IS NULL OR metric IS NULL THEN
+        RAISE EXCEPTION 'argument "%" of petagen.chart_bench() must not be null',
+            CASE WHEN ids IS NULL THEN 'ids' ELSE 'metric' END USING ERRCODE = '22004';
+    END IF;
+    IF metric NOT IN ('tps', 'latency') THEN
+        RAISE EXCEPTION 'unknown chart metric "%"', metric USING ERRCODE = '22023',
+            HINT = 'Use "tps" (TPS vs workers) or "latency" (latency percentiles vs workers).';
+    END IF;
+    SELECT count(*), count(DISTINCT r.node), count(DISTINCT r.target_node),
+           format('%s on %s, node %s, %s per run',
+                  string_agg(DISTINCT r.kind, ', '), string_agg(DISTINCT r."table", ', '),
+                  string_agg(DISTINCT r.node, ', '), string_agg(DISTINCT trim_scale(extract(epoch FROM r.duration)) || ' s', ', ')),
+           array_agg(DISTINCT r.workers::double precision ORDER BY r.workers::double precision)
+      INTO n, nodes, targets, about, ws
+      FROM @extschema@.bench_results AS r
+     WHERE r.id = ANY (ids);
+    IF n = 0 THEN
+        RAISE EXCEPTION 'no benchmark runs with ids %', ids USING ERRCODE = '42704',
+            HINT = 'Run petagen.bench() or petagen.bench_sweep() first; the ids are those of petagen.bench_results.';
+    END IF;
+
+    SELECT array_agg(concat_ws(' ', b.series, v.pct) ORDER BY b.series, v.o, b.workers, b.id),
+           array_agg(b.workers::double precision ORDER BY b.series, v.o, b.workers, b.id),
+           array_agg(v.val ORDER BY b.series, v.o, b.workers, b.id)
+      INTO s, xs, ys
+      FROM (SELECT r.*, concat_ws(' ', r.kind,
+                                  CASE WHEN nodes > 1 THEN 'from ' || r.node END,
+                                  CASE WHEN targets > 1 THEN 'to ' || r.target_node END) AS series
+              FROM @extschema@.bench_results AS r
+             WHERE r.id = ANY (ids)) AS b,
+           LATERAL (VALUES (0, NULL, b.tps), (1, 'p50', b.p50_us), (2, 'p95', b.p95_us),
+                           (3, 'p99', b.p99_us), (4, 'p99.9', b.p999_us)) AS v(o, pct, val)
+     WHERE (v.o = 0) = (metric = 'tps') AND v.val IS NOT NULL;
+    IF s IS NULL THEN
+        RAISE EXCEPTION 'benchmark runs % recorded no latency percentiles', ids
+            USING ERRCODE = '55000', HINT = 'Chart their TPS with metric => ''tps''.';
+    END IF;
+    logy := metric = 'latency'
+            AND (SELECT max(v) / nullif(min(v), 0) >= 20 FROM unnest(ys) AS v WHERE v > 0);
+
+    RETURN @extschema@._svg_document(
+        coalesce(title, CASE metric WHEN 'tps' THEN 'TPS vs workers'
+                                    ELSE 'Latency percentiles vs workers' END),
+        about,
+        @extschema@._svg_panel(90, 60, 540, 360, 'workers',
+            CASE metric WHEN 'tps' THEN 'TPS (operations/s)'
+                        ELSE 'latency (' || chr(181) || 's)' END,
+            s, xs, ys,
+            logx => ws[1] > 0 AND ws[cardinality(ws)] / ws[1] >= 8,
+            logy => coalesce(logy, false),
+            xticks => CASE WHEN cardinality(ws) <= 12 THEN ws END,
+            ymin => CASE metric WHEN 'tps' THEN 0 END));
+END
+$$;
+COMMENT ON FUNCTION @extschema@.chart_bench(bigint[], text, text) IS
+    'an SVG chart of benchmark runs ids: TPS (metric ''tps'') or latency percentiles (''latency'') against workers, a series per kind';
+REVOKE ALL ON FUNCTION @extschema@.chart_bench(bigint[], text, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.chart_bench(bigint[], text, text) TO pg_monitor, petagen_operator;

@@ -1,0 +1,23 @@
+-- petagen.verify(table, rows): per leaf, is every key of the key space there exactly once?
+-- Foreign leaves are checked on their node; node is 'local' or the foreign server.
+CREATE OR REPLACE FUNCTION @extschema@.verify("table" regclass, rows numeric,
+    keys text DEFAULT 'scrambled', prefix text DEFAULT 'user', zeropadding integer DEFAULT 1,
+    OUT leaf regclass, OUT local boolean, OUT expected bigint, OUT present bigint,
+    OUT missing bigint, OUT extra bigint, OUT duplicated bigint, OUT ok boolean,
+    OUT node text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'petagen_verify'
+LANGUAGE C STABLE STRICT;
+COMMENT ON FUNCTION @extschema@.verify(regclass, numeric, text, text, integer) IS
+    'per leaf of a table, whether every key of the key space 0 .. rows-1 is there exactly once: keys present, missing, extra and duplicated; a foreign leaf is read on its node';
+
+-- petagen.verify(job): the same, for the key space of a load job.
+CREATE OR REPLACE FUNCTION @extschema@.verify(job bigint,
+    OUT leaf regclass, OUT local boolean, OUT expected bigint, OUT present bigint,
+    OUT missing bigint, OUT extra bigint, OUT duplicated bigint, OUT ok boolean,
+    OUT node text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'petagen_verify_job'
+LANGUAGE C STABLE STRICT;
+COMMENT ON FUNCTION @extschema@.verify(bigint) IS
+    'verify() of the table and key space of a load job';
