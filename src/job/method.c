@@ -35,6 +35,7 @@
 #include "job/method.h"
 #include "job/options.h"
 #include "job/preflight.h"
+#include "job/refusals.h"
 #include "load/disk.h"
 #include "load/leafload.h"
 #include "load/leafroute.h"

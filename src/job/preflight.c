@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  * preflight.c
- *		The preflight check of a load: petagen.check(), the refusal of
- *		petagen.start() when it finds an error, and the refusals start() and
- *		resume() share (a table that cannot be loaded, another job on it).
+ *		The preflight check of a load: petagen.check(), its findings in
+ *		report order, and the findings on settings, workers, the method
+ *		and a leaf job's routing files.
  *
  * Everything that can hurt a multi-day load and can be seen before it
  * starts is a finding here, one row each with a severity (error, warning, info),
@@ -32,160 +32,49 @@
  *	  wal_level lets the leaves skip WAL, the time per leaf and what a crash
  *	  costs (one leaf per worker written again).
  *
- * Estimates come from a sample of key numbers (10,000, or 100 per leaf up
- * to a million) spread evenly over the key space, routed as the load routes them (route.c), so every partitioning
- * strategy is estimated the same way.  Sizes follow the page layout: heap
- * tuple header, packed varlenas, line pointers and fillfactor per page;
- * btree leaf tuples filled to the index fillfactor for ascending keys and
- * ~70% for random ones; WAL about the heap plus index bytes, of which
- * pg_wal holds at most max_wal_size at a time.  TOAST is not modelled.
+ * The estimates (routing, leaves, relation size, index tablespace, space)
+ * are in preflight_space.c, the keys in preflight_keys.c, and what they
+ * share with this file in preflight_int.h.  start()'s refusal when the
+ * check finds an error, and the refusals start() and resume() share (a
+ * table that cannot be loaded, another job on it), are in refusals.c.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
-#include <math.h>
-#include <sys/stat.h>
-
-#include "access/genam.h"
-#include "access/htup_details.h"
-#include "access/nbtree.h"
-#include "access/table.h"
-#include "access/transam.h"
-#include "access/xact.h"
 #include "access/xlog.h"
-#include "catalog/namespace.h"
-#include "catalog/partition.h"
-#include "catalog/pg_am_d.h"
-#include "commands/tablespace.h"
 #include "commands/vacuum.h"
 #include "funcapi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "postmaster/autovacuum.h"
-#include "postmaster/bgworker.h"
-#include "storage/bufpage.h"
-#include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
-#include "utils/rel.h"
-#include "utils/resowner.h"
-#include "utils/snapmgr.h"
 
-#include "catalog/pg_class.h"
-#include "utils/acl.h"
-
-#include "catalog.h"
 #include "compat.h"
 #include "launch.h"
-#include "job/ledger.h"
 #include "job/method.h"
 #include "job/options.h"
-#include "job/preflight.h"
-#include "load/disk.h"
-#include "load/keyindex.h"
-#include "load/leafload.h"
-#include "load/leafroute.h"
-#include "load/load.h"
-#include "route/route.h"
+#include "job/preflight_int.h"
+#include "job/refusals.h"
 
-/* Key numbers routed to estimate the leaves' shares: at least, per leaf, at most. */
-#define CHECK_MIN_SAMPLES	10000
-#define CHECK_LEAF_SAMPLES	100
-#define CHECK_MAX_SAMPLES	1000000
-/* Fill of btree leaf pages under random inserts (about ln 2). */
-#define CHECK_RANDOM_FILL	0.70
-/* Warn when an estimate takes more than this share of the room. */
-#define CHECK_MARGIN		0.90
-
-/*
- * How to lower the disk reserve, on every major: before 17 ALTER SYSTEM
- * and SHOW know a petagen.* setting only once the library is loaded in the
- * session (or preloaded), and ALTER SYSTEM cannot share a transaction.
- */
-#define CHECK_RESERVE_RECIPE \
-	"The reserve is the larger of the job's disk_reserve (petagen.alter() changes a job's) and the setting petagen.disk_reserve; to lower the setting, run LOAD 'petagen'; then ALTER SYSTEM SET petagen.disk_reserve = '100MB'; then SELECT pg_reload_conf(); as separate statements in one session."
 /* A max_wal_size below this (MB) is worth raising for a load that passes it. */
 #define CHECK_GOOD_WAL_MB	16384
-/* Error findings start() lists in its refusal. */
-#define CHECK_DETAIL_ERRORS	3
+
 /*
  * Rows per second one worker writes into a leaf, conservatively: one
  * chunk-mode worker wrote 137,740 rows/s on a quiet 2-core machine, and a
  * leaf worker is faster (README, Performance).
  */
 #define CHECK_LEAF_ROWS_PER_SEC	150000.0
-/* Key numbers looked up in the table, spread over the key space (and the last). */
-#define CHECK_PROBE_KEYS	64
+
 /* Columns of petagen.check(). */
 #define CHECK_COLS			4
-
-/* What the sample and the page layout say about one leaf. */
-typedef struct LeafEstimate
-{
-	double		rows;
-	double		keylen;			/* average key bytes */
-	double		heap;			/* heap bytes */
-	double		index;			/* bytes of all its indexes */
-} LeafEstimate;
-
-/* One filesystem the load writes, and what lands on it. */
-typedef struct CheckSpace
-{
-	dev_t		dev;
-	char		path[MAXPGPATH];	/* a directory on it */
-	List	   *names;			/* tablespaces on it, and "pg_wal" */
-	double		heap;
-	double		index;
-	double		wal;
-} CheckSpace;
-
-/* What the probe of the key space found in the local leaves. */
-typedef struct KeyProbe
-{
-	bool		skipped;		/* the role may not read ycsb_key */
-	int			probed;			/* key numbers looked up in a local leaf */
-	int			present;		/* of them, already in the table */
-	int64		first_seq;		/* the first one present */
-	char		first_key[KEYS_MAX_LEN + 1];
-	const char *first_leaf;
-	int			unindexed;		/* local leaves with rows but no key index */
-	const char *first_unindexed;
-} KeyProbe;
-
-/* A local leaf the probe looks keys up in; opened on its first key. */
-typedef struct ProbeLeaf
-{
-	bool		opened;
-	Relation	heap;
-	Relation	index;			/* a btree index leading with ycsb_key, or NULL */
-	KeyLookup  *lookup;
-} ProbeLeaf;
-
-/* Everything one check run gathers. */
-typedef struct CheckCtx
-{
-	const JobDef *def;
-	const char *table;
-	List	   *findings;
-	Router	   *router;
-	LeafEstimate *leaves;
-	int			nlocal;
-	int			nautovacuum;	/* local leaves with autovacuum enabled */
-	int32		max_age;		/* oldest relfrozenxid age of a local leaf */
-	double		local_rows;
-	double		heap;
-	double		index;
-	int			nspaces;
-	CheckSpace	spaces[DISK_MAX_TARGETS];
-	KeyProbe	probe;
-} CheckCtx;
 
 static const char *const check_severity_names[] = {"info", "warning", "error"};
 
 /* Add a finding; finding is printf-style, object and hint are kept as given. */
-pg_attribute_printf(6, 7)
-static void
+void
 check_add(CheckCtx *ctx, CheckSeverity severity, int sqlstate,
 		  const char *object, const char *hint, const char *fmt,...)
 {
@@ -230,113 +119,6 @@ check_setting(const char *name)
 	return GetConfigOptionByName(name, NULL, false);
 }
 
-/* Raise an error unless the current role can load the table with a job. */
-void
-check_table_loadable(Oid relid, const GenSpec *spec, int64 rows)
-{
-	Router	   *router;
-	int			nlocal = 0;
-
-	load_check_privilege(relid);
-	if (get_rel_persistence(relid) == RELPERSISTENCE_TEMP)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("petagen cannot load temporary table \"%s\" with a job",
-						get_rel_name(relid)),
-				 errdetail("Background workers cannot access the temporary tables of other sessions."),
-				 errhint("Use petagen.load() in this session, or load a permanent or unlogged table.")));
-	router = route_open(relid);
-	route_check_citus_local(router, relid);
-	for (int i = 0; i < route_nleaves(router); i++)
-		nlocal += route_leaf(router, i)->local ? 1 : 0;
-	route_close(router);
-	if (nlocal == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" has no local leaf on this node", get_rel_name(relid)),
-				 get_rel_relkind(relid) == RELKIND_FOREIGN_TABLE ?
-				 errdetail("It is a foreign table.") :
-				 errdetail("All of its partitions are foreign tables."),
-				 errhint("Run petagen.start() on the nodes that store the rows.")));
-	load_check(relid, spec, rows - 1);
-}
-
-/*
- * Take turns with the other start() and resume() calls on relid's partition
- * tree, from here to commit: an object lock on the tree's root (not the
- * table's own lock, which the load does not need), so that an open
- * transaction that started a job holds up only the starts that could
- * conflict with it, and not the row writes of workers and stop().
- */
-static void
-check_lock_tree(Oid relid)
-{
-	List	   *ancestors = get_partition_ancestors(relid);
-	Oid			root = ancestors == NIL ? relid : llast_oid(ancestors);
-
-	LockDatabaseObject(RelationRelationId, root, 0, ExclusiveLock);
-}
-
-/*
- * Raise an error if another job the catalog says is running (live or
- * interrupted) loads relid or a table that shares partitions with it: both
- * would write the same leaves, and a frozen job's repair could delete the
- * other's rows.  Starts and resumes on one partition tree take turns from
- * here to commit.
- */
-void
-check_no_other_job(Oid relid, int64 except_job)
-{
-	int64		other;
-	Oid			other_rel;
-
-	check_lock_tree(relid);
-	if (!ledger_running_conflict(relid, except_job, &other, &other_rel))
-		return;
-	ereport(ERROR,
-			(errcode(ERRCODE_OBJECT_IN_USE),
-			 errmsg("\"%s\" already has load job " INT64_FORMAT,
-					get_rel_name(relid), other),
-			 other_rel == relid ?
-			 errdetail("One table takes one load job at a time.") :
-			 errdetail("Load job " INT64_FORMAT " loads \"%s\", which shares partitions with \"%s\".",
-					   other, get_rel_name(other_rel), get_rel_name(relid)),
-			 errhint("Wait for it with petagen.wait(" INT64_FORMAT "), or stop it with petagen.stop(" INT64_FORMAT ").",
-					 other, other)));
-}
-
-/*
- * Run fn(arg) in a subtransaction: NULL if it succeeds, else its error,
- * the subtransaction rolled back.  What fn allocates is in the caller's
- * memory context, and the locks it takes stay.
- */
-ErrorData *
-check_try(void (*fn) (void *arg), void *arg)
-{
-	MemoryContext cxt = CurrentMemoryContext;
-	ResourceOwner owner = CurrentResourceOwner;
-	ErrorData  *volatile edata = NULL;
-
-	BeginInternalSubTransaction(NULL);
-	MemoryContextSwitchTo(cxt);
-	PG_TRY();
-	{
-		fn(arg);
-		ReleaseCurrentSubTransaction();
-	}
-	PG_CATCH();
-	{
-		MemoryContextSwitchTo(cxt);
-		edata = CopyErrorData();
-		FlushErrorState();
-		RollbackAndReleaseCurrentSubTransaction();
-	}
-	PG_END_TRY();
-	MemoryContextSwitchTo(cxt);
-	CurrentResourceOwner = owner;
-	return edata;
-}
-
 /* check_table_loadable() of the load of JobDef arg, for check_try(). */
 static void
 check_table_loadable_def(void *arg)
@@ -358,348 +140,6 @@ check_table(CheckCtx *ctx)
 			  edata->hint ? edata->hint : edata->detail,
 			  "table: %s", edata->message);
 	return false;
-}
-
-/* Key number i of n spread evenly over 0 .. rows-1. */
-static int64
-check_sample_seq(int64 rows, int64 n, int64 i)
-{
-	return (rows / n) * i + (rows % n) * i / n;
-}
-
-/* Route a sample of the key space: each leaf's rows and average key length. */
-static void
-check_sample(CheckCtx *ctx)
-{
-	int64		rows = ctx->def->rows;
-	int64		n = Min(rows, Min(CHECK_MAX_SAMPLES,
-								  Max(CHECK_MIN_SAMPLES,
-									  (int64) CHECK_LEAF_SAMPLES * route_nleaves(ctx->router))));
-	text	   *key = palloc(VARHDRSZ + KEYS_MAX_LEN + 1);
-	int64		unrouted = 0;
-	int64		first_unrouted = -1;
-	char		first_key[KEYS_MAX_LEN + 1];
-
-	for (int64 i = 0; i < n; i++)
-	{
-		int64		seq = check_sample_seq(rows, n, i);
-		int			len = keys_format(&ctx->def->spec.keys, seq, VARDATA(key));
-		int			leaf;
-
-		if ((i & 1023) == 0)
-			CHECK_FOR_INTERRUPTS();
-		SET_VARSIZE(key, VARHDRSZ + len);
-		leaf = route_key(ctx->router, PointerGetDatum(key));
-		if (leaf == ROUTE_ELSEWHERE)
-			continue;			/* another partition's key */
-		if (leaf < 0)
-		{
-			if (unrouted++ == 0)
-			{
-				first_unrouted = seq;
-				memcpy(first_key, VARDATA(key), len);
-				first_key[len] = '\0';
-			}
-			continue;
-		}
-		ctx->leaves[leaf].rows += 1;
-		ctx->leaves[leaf].keylen += len;
-	}
-	for (int i = 0; i < route_nleaves(ctx->router); i++)
-	{
-		LeafEstimate *est = &ctx->leaves[i];
-
-		if (est->rows > 0)
-			est->keylen /= est->rows;
-		est->rows = est->rows * (double) rows / n;
-	}
-	if (unrouted > 0)
-		check_add(ctx, CHECK_ERROR, ERRCODE_CHECK_VIOLATION, ctx->table,
-				  "Create the missing partitions (or a DEFAULT partition), or load a key space the partitions cover.",
-				  "routing: no partition accepts about %.0f%% of the key space, the first being key number " INT64_FORMAT " (\"%s\"): the load would fail there",
-				  100.0 * unrouted / n, first_unrouted, first_key);
-}
-
-/* Bytes a text value of len bytes takes in a heap or index tuple. */
-static double
-check_varlena(double len)
-{
-	return len + (len <= VARATT_SHORT_MAX - VARHDRSZ_SHORT ? VARHDRSZ_SHORT : VARHDRSZ);
-}
-
-/* Estimated heap bytes of a leaf holding est->rows rows. */
-static double
-check_heap_bytes(Relation rel, const RowShape *shape, const LeafEstimate *est,
-				 int fieldlength)
-{
-	double		data = check_varlena(est->keylen) +
-		shape->nfields * check_varlena(fieldlength);
-	bool		dropped = shape->natts > shape->nfields + 1;
-	Size		hoff = MAXALIGN(SizeofHeapTupleHeader +
-								(dropped ? BITMAPLEN(shape->natts) : 0));
-	double		item = MAXALIGN((Size) (hoff + data)) + sizeof(ItemIdData);
-	double		room = BLCKSZ - SizeOfPageHeaderData -
-		BLCKSZ * (100 - RelationGetFillFactor(rel, HEAP_DEFAULT_FILLFACTOR)) / 100;
-	double		per_page = Min(floor(room / item), MaxHeapTuplesPerPage);
-
-	if (per_page < 1)
-		return est->rows * item * BLCKSZ / (BLCKSZ - SizeOfPageHeaderData);
-	return ceil(est->rows / per_page) * BLCKSZ;
-}
-
-/* Do keys arrive in ascending text order, so that btree pages fill up? */
-static bool
-check_keys_ascend(const GenSpec *spec, int64 rows)
-{
-	return spec->keys.mode == KEYS_ORDERED &&
-		keys_max_len(&spec->keys, rows - 1) ==
-		spec->keys.prefixlen + spec->keys.zeropadding;
-}
-
-/* Estimated bytes of one index of a leaf holding est->rows rows. */
-static double
-check_index_bytes(Relation index, const RowShape *shape,
-				  const LeafEstimate *est, const CheckCtx *ctx)
-{
-	Form_pg_index form = index->rd_index;
-	double		width = sizeof(IndexTupleData);
-	double		fill = CHECK_RANDOM_FILL;
-	double		item;
-	double		per_page;
-
-	for (int i = 0; i < form->indnatts; i++)
-	{
-		AttrNumber	att = form->indkey.values[i];
-
-		width += check_varlena(att == 0 || att - 1 == shape->key_att ?
-							   est->keylen : ctx->def->spec.fieldlength);
-	}
-	item = MAXALIGN((Size) width) + sizeof(ItemIdData);
-	if (index->rd_rel->relam == BTREE_AM_OID &&
-		check_keys_ascend(&ctx->def->spec, ctx->def->rows))
-		fill = BTGetFillFactor(index) / 100.0;
-	per_page = Max(1, floor((BLCKSZ - SizeOfPageHeaderData -
-							 MAXALIGN(sizeof(BTPageOpaqueData))) * fill / item));
-	return ceil(est->rows / per_page) * BLCKSZ;
-}
-
-/* Add bytes to the filesystem holding path; name it after a tablespace. */
-static void
-check_space_add(CheckCtx *ctx, const char *path, const char *name,
-				double heap, double index, double wal)
-{
-	struct stat st;
-	CheckSpace *space = NULL;
-	ListCell   *lc;
-
-	if (stat(path, &st) != 0)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not stat directory \"%s\": %m", path)));
-	for (int i = 0; i < ctx->nspaces && space == NULL; i++)
-		if (ctx->spaces[i].dev == st.st_dev)
-			space = &ctx->spaces[i];
-	if (space == NULL)
-	{
-		if (ctx->nspaces == DISK_MAX_TARGETS)
-			return;
-		space = &ctx->spaces[ctx->nspaces++];
-		memset(space, 0, sizeof(*space));
-		space->dev = st.st_dev;
-		strlcpy(space->path, path, MAXPGPATH);
-	}
-	space->heap += heap;
-	space->index += index;
-	space->wal += wal;
-	foreach(lc, space->names)
-		if (strcmp(lfirst(lc), name) == 0)
-			return;
-	space->names = lappend(space->names, pstrdup(name));
-}
-
-/* Add bytes to the filesystem of tablespace spcoid. */
-static void
-check_space_add_tablespace(CheckCtx *ctx, Oid spcoid, double heap,
-						   double index)
-{
-	char		path[MAXPGPATH];
-
-	disk_tablespace_path(spcoid, path);
-	check_space_add(ctx, path, get_tablespace_name(spcoid), heap, index, 0);
-}
-
-/* Warn about an index of a leaf that is not in its heap's tablespace. */
-static void
-check_index_tablespace(CheckCtx *ctx, const RouteLeaf *leaf, Oid indexid,
-					   Oid spcoid)
-{
-	const char *heap_ts = get_tablespace_name(leaf->heap_tablespace);
-
-	check_add(ctx, CHECK_WARNING, 0, get_rel_name(indexid),
-			  psprintf("ALTER INDEX %s SET TABLESPACE %s; puts it beside its table (quick while the index is small).",
-					   catalog_relation_name(indexid), quote_identifier(heap_ts)),
-			  "index tablespace: index \"%s\" of \"%s\" is in tablespace \"%s\", its table in \"%s\"",
-			  get_rel_name(indexid), get_rel_name(leaf->relid),
-			  get_tablespace_name(spcoid), heap_ts);
-}
-
-/* Estimate the indexes of a local leaf; flag those away from its heap. */
-static double
-check_leaf_indexes(CheckCtx *ctx, Relation rel, const RouteLeaf *leaf,
-				   const RowShape *shape, const LeafEstimate *est)
-{
-	List	   *indexes = RelationGetIndexList(rel);
-	double		total = 0;
-	ListCell   *lc;
-
-	foreach(lc, indexes)
-	{
-		Relation	index = index_open(lfirst_oid(lc), AccessShareLock);
-		Oid			spcoid = OidIsValid(index->rd_rel->reltablespace) ?
-			index->rd_rel->reltablespace : MyDatabaseTableSpace;
-		double		bytes = check_index_bytes(index, shape, est, ctx);
-
-		check_space_add_tablespace(ctx, spcoid, 0, bytes);
-		if (spcoid != leaf->heap_tablespace)
-			check_index_tablespace(ctx, leaf, lfirst_oid(lc), spcoid);
-		total += bytes;
-		index_close(index, AccessShareLock);
-	}
-	list_free(indexes);
-	return total;
-}
-
-/* Flag a leaf whose heap would pass, or come near, the relation size limit. */
-static void
-check_relation_size(CheckCtx *ctx, const RouteLeaf *leaf, double bytes)
-{
-	double		limit = (double) BLCKSZ * MaxBlockNumber;
-	char	   *hint;
-
-	if (bytes <= limit / 2)
-		return;
-	if (route_is_citus(ctx->router))
-		hint = psprintf("Distribute the table into more shards (alter_distributed_table(%s, shard_count => ...) on the coordinator, or citus.shard_count before create_distributed_table()): about %.0f shards on this node would keep each under half the limit.",
-						catalog_relation_literal(ctx->def->relid), ceil(ctx->heap / (limit / 2)) + 1);
-	else
-		hint = psprintf("Partition the table into more leaves: about %.0f leaves for this node's share would keep each under half the limit.",
-						ceil(ctx->heap / (limit / 2)) + 1);
-	if (bytes > limit)
-		check_add(ctx, CHECK_ERROR, ERRCODE_PROGRAM_LIMIT_EXCEEDED,
-				  get_rel_name(leaf->relid), hint,
-				  "relation size: leaf \"%s\" would grow to about %s, past PostgreSQL's limit of %s per relation",
-				  get_rel_name(leaf->relid), check_size(bytes), check_size(limit));
-	else
-		check_add(ctx, CHECK_WARNING, 0, get_rel_name(leaf->relid), hint,
-				  "relation size: leaf \"%s\" would grow to about %s, over half PostgreSQL's limit of %s per relation",
-				  get_rel_name(leaf->relid), check_size(bytes), check_size(limit));
-}
-
-/* Estimate each local leaf; note its autovacuum and freeze state. */
-static void
-check_leaves(CheckCtx *ctx)
-{
-	int			nleaves = route_nleaves(ctx->router);
-
-	for (int i = 0; i < nleaves; i++)
-	{
-		const RouteLeaf *leaf = route_leaf(ctx->router, i);
-		LeafEstimate *est = &ctx->leaves[i];
-		Relation	rel;
-		RowShape	shape;
-		StdRdOptions *options;
-
-		if (!leaf->local)
-			continue;
-		rel = table_open(leaf->relid, NoLock);	/* locked by route_open() */
-		shape_from_tupdesc(RelationGetDescr(rel), RelationGetRelationName(rel),
-						   &shape);
-		est->heap = check_heap_bytes(rel, &shape, est, ctx->def->spec.fieldlength);
-		check_space_add_tablespace(ctx, leaf->heap_tablespace, est->heap, 0);
-		est->index = check_leaf_indexes(ctx, rel, leaf, &shape, est);
-		ctx->nlocal++;
-		ctx->local_rows += est->rows;
-		ctx->heap += est->heap;
-		ctx->index += est->index;
-		options = (StdRdOptions *) rel->rd_options;
-		if (options == NULL || options->autovacuum.enabled)
-			ctx->nautovacuum++;
-		if (TransactionIdIsNormal(rel->rd_rel->relfrozenxid))
-			ctx->max_age = Max(ctx->max_age,
-							   (int32) (ReadNextTransactionId() - rel->rd_rel->relfrozenxid));
-		table_close(rel, NoLock);
-	}
-	check_add(ctx, CHECK_INFO, 0, ctx->table,
-			  nleaves > ctx->nlocal ?
-			  "Run the same petagen.start() on the nodes that store the foreign leaves." : NULL,
-			  "leaves: %d local and %d foreign; this node writes about %.0f of the " INT64_FORMAT " rows (%.1f%%)",
-			  ctx->nlocal, nleaves - ctx->nlocal, ctx->local_rows,
-			  ctx->def->rows, 100.0 * ctx->local_rows / ctx->def->rows);
-	for (int i = 0; i < nleaves; i++)
-		if (route_leaf(ctx->router, i)->local)
-			check_relation_size(ctx, route_leaf(ctx->router, i),
-								ctx->leaves[i].heap);
-}
-
-/* The bytes of WAL the load writes in all. */
-static double
-check_wal_total(const CheckCtx *ctx)
-{
-	/* new storage in the loading transaction: WAL only with wal_level > minimal */
-	if (ctx->def->leaf_method && wal_level == WAL_LEVEL_MINIMAL)
-		return 0;
-	return ctx->heap + ctx->index;
-}
-
-/* Sort tablespace names. */
-static int
-check_name_cmp(const ListCell *a, const ListCell *b)
-{
-	return strcmp(lfirst(a), lfirst(b));
-}
-
-/* One finding per filesystem: the estimate against free space and reserve. */
-static void
-check_spaces(CheckCtx *ctx)
-{
-	char		wal_path[MAXPGPATH];
-	int64		reserve = job_reserve(ctx->def);
-
-	snprintf(wal_path, MAXPGPATH, "%s/pg_wal", DataDir);
-	check_space_add(ctx, wal_path, "pg_wal", 0, 0,
-					Min(check_wal_total(ctx), (double) max_wal_size_mb * 1024 * 1024));
-	for (int i = 0; i < ctx->nspaces; i++)
-	{
-		CheckSpace *space = &ctx->spaces[i];
-		double		need = space->heap + space->index + space->wal;
-		double		room = (double) disk_free(space->path) - reserve;
-		StringInfoData names;
-		ListCell   *lc;
-		CheckSeverity severity = CHECK_INFO;
-		const char *hint = NULL;
-
-		initStringInfo(&names);
-		list_sort(space->names, check_name_cmp);
-		foreach(lc, space->names)
-			appendStringInfo(&names, "%s%s", names.len ? ", " : "",
-							 (char *) lfirst(lc));
-		if (need > room)
-		{
-			severity = CHECK_ERROR;
-			hint = "Free space there, move leaves with their indexes to larger tablespaces (ALTER TABLE ... SET TABLESPACE, ALTER INDEX ... SET TABLESPACE), lower the disk reserve, or load fewer rows. "
-				CHECK_RESERVE_RECIPE;
-		}
-		else if (need > room * CHECK_MARGIN)
-		{
-			severity = CHECK_WARNING;
-			hint = "Less than 10% would be left above the reserve: free space or spread the leaves over more tablespaces before a long load.";
-		}
-		check_add(ctx, severity, ERRCODE_DISK_FULL, names.data, hint,
-				  "space: this node's share needs about %s on this filesystem (heap %s, indexes %s, WAL %s); %s are free and the disk reserve keeps %s",
-				  check_size(need), check_size(space->heap),
-				  check_size(space->index), check_size(space->wal),
-				  check_size(disk_free(space->path)), check_size(reserve));
-	}
 }
 
 /* Are there enough free background worker slots for the workers? */
@@ -816,179 +256,6 @@ check_routing_files(CheckCtx *ctx)
 			  "inodes without limit");
 }
 
-/*
- * May the current role see which leaves of relid hold rows?  A role with
- * SELECT on the table, or on a column of it, can count them through it.
- */
-bool
-check_may_read(Oid relid)
-{
-	Oid			userid = GetUserId();
-
-	return pg_class_aclcheck(relid, userid, ACL_SELECT) == ACLCHECK_OK ||
-		pg_attribute_aclcheck_all(relid, userid, ACL_SELECT,
-								  ACLMASK_ANY) == ACLCHECK_OK;
-}
-
-/* May the current role look up keys of relid: SELECT on it or on ycsb_key? */
-static bool
-check_may_read_keys(Oid relid)
-{
-	AttrNumber	att = get_attnum(relid, "ycsb_key");
-
-	return pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK ||
-		(att != InvalidAttrNumber &&
-		 pg_attribute_aclcheck(relid, att, GetUserId(), ACL_SELECT) == ACLCHECK_OK);
-}
-
-/* Open a local leaf for the probe: its key index, or note rows without one. */
-static void
-check_probe_open(CheckCtx *ctx, ProbeLeaf *pl, Oid relid)
-{
-	RowShape	shape;
-
-	pl->opened = true;
-	pl->heap = table_open(relid, NoLock);	/* locked by route_open() */
-	shape_from_tupdesc(RelationGetDescr(pl->heap),
-					   RelationGetRelationName(pl->heap), &shape);
-	pl->index = keyindex_open_any(pl->heap, shape.key_att);
-	if (pl->index != NULL)
-		pl->lookup = keyindex_begin(pl->heap, pl->index, GetActiveSnapshot());
-	else if (leaf_has_rows(pl->heap, GetActiveSnapshot()) &&
-			 ctx->probe.unindexed++ == 0)
-		ctx->probe.first_unindexed = pstrdup(RelationGetRelationName(pl->heap));
-}
-
-/* Close what check_probe_open() opened; the leaf's lock stays. */
-static void
-check_probe_close(ProbeLeaf *pl)
-{
-	if (pl->lookup != NULL)
-		keyindex_end(pl->lookup);
-	if (pl->index != NULL)
-		index_close(pl->index, AccessShareLock);
-	table_close(pl->heap, NoLock);
-}
-
-/* Look key number seq up in its leaf, if that is local and has a key index. */
-static void
-check_probe_key(CheckCtx *ctx, ProbeLeaf *leaves, int64 seq, text *key)
-{
-	KeyProbe   *probe = &ctx->probe;
-	int			len = keys_format(&ctx->def->spec.keys, seq, VARDATA(key));
-	int			leaf;
-	ProbeLeaf  *pl;
-
-	SET_VARSIZE(key, VARHDRSZ + len);
-	leaf = route_key(ctx->router, PointerGetDatum(key));
-	if (leaf < 0 || !route_leaf(ctx->router, leaf)->local)
-		return;					/* another node's key, or no partition's */
-	pl = &leaves[leaf];
-	if (!pl->opened)
-		check_probe_open(ctx, pl, route_leaf(ctx->router, leaf)->relid);
-	if (pl->lookup == NULL)
-		return;
-	probe->probed++;
-	if (!keyindex_contains(pl->lookup, PointerGetDatum(key)) ||
-		probe->present++ > 0)
-		return;
-	probe->first_seq = seq;
-	memcpy(probe->first_key, VARDATA(key), len);
-	probe->first_key[len] = '\0';
-	probe->first_leaf = pstrdup(RelationGetRelationName(pl->heap));
-}
-
-/*
- * Look a sample of the load's keys up in the local leaves' key indexes,
- * for a role that may read them: CHECK_PROBE_KEYS key numbers spread
- * evenly over the key space (the first among them), and the last.
- */
-static void
-check_probe(CheckCtx *ctx)
-{
-	int64		rows = ctx->def->rows;
-	int64		n = Min(rows, CHECK_PROBE_KEYS);
-	int			nleaves = route_nleaves(ctx->router);
-	ProbeLeaf  *leaves;
-	text	   *key;
-
-	ctx->probe.skipped = !check_may_read_keys(ctx->def->relid);
-	if (ctx->probe.skipped)
-		return;
-	leaves = palloc0(sizeof(ProbeLeaf) * nleaves);
-	key = palloc(VARHDRSZ + KEYS_MAX_LEN + 1);
-	for (int64 i = 0; i < n; i++)
-		check_probe_key(ctx, leaves, check_sample_seq(rows, n, i), key);
-	if (n < rows)
-		check_probe_key(ctx, leaves, rows - 1, key);
-	for (int i = 0; i < nleaves; i++)
-		if (leaves[i].opened)
-			check_probe_close(&leaves[i]);
-	pfree(leaves);
-	pfree(key);
-}
-
-/*
- * The findings of the probe.  A leaf job's keys found present are told by
- * check_leaves_nonempty(), whose error covers leaves with rows of any kind.
- */
-static void
-check_keys(CheckCtx *ctx)
-{
-	KeyProbe   *probe = &ctx->probe;
-	bool		leaf = ctx->def->leaf_method;
-
-	if (probe->skipped)
-		check_add(ctx, CHECK_INFO, 0, ctx->table,
-				  "Run petagen.check() as a role with SELECT on the table to look for them.",
-				  "keys: whether the table already holds keys of this load was not probed: that needs SELECT on the table or its column ycsb_key");
-	else if (probe->present > 0 && !leaf)
-		check_add(ctx, CHECK_ERROR, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-				  probe->first_leaf,
-				  "If an earlier job loaded these keys, check the table with petagen.verify() instead of loading it again; TRUNCATE it first if its rows may go, or load other keys (another prefix).",
-				  "keys: %d of the %d key numbers probed are already in the table, the first being key number " INT64_FORMAT " (\"%s\") in \"%s\": the load would write them again",
-				  probe->present, probe->probed, probe->first_seq,
-				  probe->first_key, probe->first_leaf);
-	else if (probe->present == 0 && probe->probed > 0)
-		check_add(ctx, CHECK_INFO, 0, ctx->table, NULL,
-				  "keys: none of the %d key numbers probed is in the table yet",
-				  probe->probed);
-	if (probe->unindexed > 0 && !leaf)
-		check_add(ctx, CHECK_WARNING, 0, probe->first_unindexed,
-				  "Make sure their rows are not keys of this load, or create an index on ycsb_key so that petagen.check() can look.",
-				  "keys: %d local leaves hold rows but no btree index on ycsb_key: whether they hold keys of this load was not probed",
-				  probe->unindexed);
-}
-
-/*
- * The error finding of local leaves that hold rows: naming the first and
- * counting them only for a role that may read the table (check_may_read),
- * else naming the table alone.  start() refuses on it either way.
- */
-static void
-check_leaves_nonempty(CheckCtx *ctx)
-{
-	char	   *first;
-	int64		nonempty = leaf_nonempty(ctx->def->relid, &first);
-
-	if (nonempty == 0)
-		return;
-	if (ctx->probe.present > 0)
-		check_add(ctx, CHECK_ERROR, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, first,
-				  "TRUNCATE the leaves first if their rows may go; method => 'chunk' would write the keys they hold again.",
-				  "leaf method: " INT64_FORMAT " local leaves hold rows, among them %d of the %d key numbers of this load probed; a leaf load writes only into empty leaves",
-				  nonempty, ctx->probe.present, ctx->probe.probed);
-	else if (check_may_read(ctx->def->relid))
-		check_add(ctx, CHECK_ERROR, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, first,
-				  "TRUNCATE the leaves first if their rows may go, or use method => 'chunk'.",
-				  "leaf method: " INT64_FORMAT " local leaves hold rows; a leaf load writes only into empty leaves",
-				  nonempty);
-	else
-		check_add(ctx, CHECK_ERROR, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, ctx->table,
-				  "Which leaves hold rows is shown only to roles with SELECT on the table. TRUNCATE the leaves first if their rows may go, or use method => 'chunk'.",
-				  "leaf method: local leaves hold rows; a leaf load writes only into empty leaves");
-}
-
 /* A leaf job: empty leaves, routing files, WAL, time per leaf, crash cost. */
 static void
 check_leaf_method(CheckCtx *ctx)
@@ -1052,43 +319,6 @@ check_run(const JobDef *def)
 	}
 	check_workers(&ctx);
 	return ctx.findings;
-}
-
-/* Raise an error naming the check's error findings for def, if any. */
-void
-check_refuse_errors(const JobDef *def)
-{
-	List	   *findings = check_run(def);
-	CheckFinding *first = NULL;
-	StringInfoData detail;
-	int			nerrors = 0;
-	ListCell   *lc;
-
-	initStringInfo(&detail);
-	foreach(lc, findings)
-	{
-		CheckFinding *f = lfirst(lc);
-
-		if (f->severity != CHECK_ERROR)
-			continue;
-		if (first == NULL)
-			first = f;
-		if (nerrors++ < CHECK_DETAIL_ERRORS)
-			appendStringInfo(&detail, "%s%s (%s).", detail.len ? " " : "",
-							 f->finding, f->object);
-	}
-	if (first == NULL)
-		return;
-	if (nerrors > CHECK_DETAIL_ERRORS)
-		appendStringInfo(&detail, " And %d more.", nerrors - CHECK_DETAIL_ERRORS);
-	ereport(ERROR,
-			(errcode(first->sqlstate),
-			 errmsg("preflight check refuses the load of \"%s\": %s",
-					get_rel_name(def->relid), first->finding),
-			 errdetail_plural("%d finding is an error: %s",
-							  "%d findings are errors: %s",
-							  nerrors, nerrors, detail.data),
-			 errhint("Run SELECT * FROM petagen.check(...) with the same arguments for the findings, or pass force => true.")));
 }
 
 PG_FUNCTION_INFO_V1(petagen_check);
