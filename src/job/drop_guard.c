@@ -26,6 +26,7 @@
 #include "catalog.h"
 #include "job/ledger.h"
 #include "job/live.h"
+#include "load/leafdir.h"
 #include "load/leafroute.h"
 
 /* What a statement must name to drop petagen. */

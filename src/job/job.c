@@ -56,6 +56,7 @@
 #include "job/refusals.h"
 #include "load/frozen.h"
 #include "load/indexes.h"
+#include "load/leafdir.h"
 #include "load/leafload.h"
 #include "load/leafroute.h"
 #include "load/leafstorage.h"

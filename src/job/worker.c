@@ -73,6 +73,7 @@
 #include "load/disk.h"
 #include "load/frozen.h"
 #include "load/indexes.h"
+#include "load/leafdir.h"
 #include "load/leafload.h"
 #include "load/leafroute.h"
 #include "load/leafstorage.h"
