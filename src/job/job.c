@@ -53,6 +53,7 @@
 #include "job/live.h"
 #include "job/options.h"
 #include "job/pending.h"
+#include "job/preflight.h"
 #include "job/refusals.h"
 #include "load/frozen.h"
 #include "load/indexes.h"

@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  * preflight.c
  *		The preflight check of a load: petagen.check(), its findings in
- *		report order, and the findings on settings, workers, the method
- *		and a leaf job's routing files.
+ *		report order, the findings on settings, workers, the method and a
+ *		leaf job's routing files, and the refusal of petagen.start() when
+ *		it finds an error.
  *
  * Everything that can hurt a multi-day load and can be seen before it
  * starts is a finding here, one row each with a severity (error, warning, info),
@@ -33,10 +34,11 @@
  *	  costs (one leaf per worker written again).
  *
  * The estimates (routing, leaves, relation size, index tablespace, space)
- * are in preflight_space.c, the keys in preflight_keys.c, and what they
- * share with this file in preflight_int.h.  start()'s refusal when the
- * check finds an error, and the refusals start() and resume() share (a
- * table that cannot be loaded, another job on it), are in refusals.c.
+ * are in preflight_space.c and the keys in preflight_keys.c, both called
+ * from here through preflight_int.h; a finding and the context of a check
+ * run are in finding.c.  The refusals start() and resume() share (a table
+ * that cannot be loaded, another job on it) are in refusals.c; the check
+ * runs them too.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -55,11 +57,15 @@
 #include "launch.h"
 #include "job/method.h"
 #include "job/options.h"
+#include "job/preflight.h"
 #include "job/preflight_int.h"
 #include "job/refusals.h"
 
 /* A max_wal_size below this (MB) is worth raising for a load that passes it. */
 #define CHECK_GOOD_WAL_MB	16384
+
+/* Error findings start() lists in its refusal. */
+#define CHECK_DETAIL_ERRORS	3
 
 /*
  * Rows per second one worker writes into a leaf, conservatively: one
@@ -72,45 +78,6 @@
 #define CHECK_COLS			4
 
 static const char *const check_severity_names[] = {"info", "warning", "error"};
-
-/* Add a finding; finding is printf-style, object and hint are kept as given. */
-void
-check_add(CheckCtx *ctx, CheckSeverity severity, int sqlstate,
-		  const char *object, const char *hint, const char *fmt,...)
-{
-	CheckFinding *f = palloc(sizeof(CheckFinding));
-	StringInfoData buf;
-
-	initStringInfo(&buf);
-	for (;;)
-	{
-		va_list		args;
-		int			needed;
-
-		va_start(args, fmt);
-		needed = appendStringInfoVA(&buf, fmt, args);
-		va_end(args);
-		if (needed == 0)
-			break;
-		enlargeStringInfo(&buf, needed);
-	}
-	f->severity = severity;
-	f->sqlstate = sqlstate;
-	f->object = pstrdup(object);
-	f->finding = buf.data;
-	f->hint = hint ? pstrdup(hint) : NULL;
-	ctx->findings = lappend(ctx->findings, f);
-}
-
-/* A byte count as pg_size_pretty() spells it. */
-char *
-check_size(double bytes)
-{
-	int64		b = bytes >= (double) PG_INT64_MAX ? PG_INT64_MAX : (int64) bytes;
-
-	return text_to_cstring(DatumGetTextPP(DirectFunctionCall1(pg_size_pretty,
-															  Int64GetDatum(b))));
-}
 
 /* A setting as SHOW spells it. */
 static const char *
@@ -319,6 +286,43 @@ check_run(const JobDef *def)
 	}
 	check_workers(&ctx);
 	return ctx.findings;
+}
+
+/* Raise an error naming the check's error findings for def, if any. */
+void
+check_refuse_errors(const JobDef *def)
+{
+	List	   *findings = check_run(def);
+	CheckFinding *first = NULL;
+	StringInfoData detail;
+	int			nerrors = 0;
+	ListCell   *lc;
+
+	initStringInfo(&detail);
+	foreach(lc, findings)
+	{
+		CheckFinding *f = lfirst(lc);
+
+		if (f->severity != CHECK_ERROR)
+			continue;
+		if (first == NULL)
+			first = f;
+		if (nerrors++ < CHECK_DETAIL_ERRORS)
+			appendStringInfo(&detail, "%s%s (%s).", detail.len ? " " : "",
+							 f->finding, f->object);
+	}
+	if (first == NULL)
+		return;
+	if (nerrors > CHECK_DETAIL_ERRORS)
+		appendStringInfo(&detail, " And %d more.", nerrors - CHECK_DETAIL_ERRORS);
+	ereport(ERROR,
+			(errcode(first->sqlstate),
+			 errmsg("preflight check refuses the load of \"%s\": %s",
+					get_rel_name(def->relid), first->finding),
+			 errdetail_plural("%d finding is an error: %s",
+							  "%d findings are errors: %s",
+							  nerrors, nerrors, detail.data),
+			 errhint("Run SELECT * FROM petagen.check(...) with the same arguments for the findings, or pass force => true.")));
 }
 
 PG_FUNCTION_INFO_V1(petagen_check);

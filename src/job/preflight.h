@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  * preflight.h
  *		The preflight check of a load: what petagen.check() reports and
- *		petagen.start() refuses on.  See preflight.c; the refusals are in
- *		refusals.h.
+ *		petagen.start() refuses on.  See preflight.c; a finding is in
+ *		finding.h, the refusals start() and resume() share in refusals.h.
  *-------------------------------------------------------------------------
  */
 #ifndef PETAGEN_PREFLIGHT_H
@@ -12,24 +12,7 @@
 
 #include "job/jobdef.h"
 
-typedef enum CheckSeverity
-{
-	CHECK_INFO,
-	CHECK_WARNING,
-	CHECK_ERROR
-} CheckSeverity;
-
-/* One row of petagen.check(). */
-typedef struct CheckFinding
-{
-	CheckSeverity severity;
-	int			sqlstate;		/* for an error: the errcode start() raises */
-	char	   *object;
-	char	   *finding;		/* "topic: what was found" */
-	char	   *hint;			/* or NULL */
-} CheckFinding;
-
 extern List *check_run(const JobDef *def);
-extern char *check_size(double bytes);
+extern void check_refuse_errors(const JobDef *def);
 
 #endif							/* PETAGEN_PREFLIGHT_H */

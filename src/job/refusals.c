@@ -1,9 +1,9 @@
 /*-------------------------------------------------------------------------
  * refusals.c
- *		The refusals of petagen.start() and petagen.resume(): a table the
- *		current role cannot load with a job, another job on the same
- *		partition tree, and start()'s refusal when the preflight check
- *		(preflight.c) finds an error.
+ *		The refusals petagen.start() and petagen.resume() share: a table
+ *		the current role cannot load with a job, and another job on the
+ *		same partition tree.  start()'s refusal when the preflight check
+ *		finds an error is in preflight.c.
  *
  * Each refusal is an ERROR raised here; petagen.check() runs the same
  * checks through check_try(), which turns the error into a finding.
@@ -25,13 +25,9 @@
 
 #include "compat.h"
 #include "job/ledger.h"
-#include "job/preflight.h"
 #include "job/refusals.h"
 #include "load/load.h"
 #include "route/route.h"
-
-/* Error findings start() lists in its refusal. */
-#define CHECK_DETAIL_ERRORS	3
 
 /* Raise an error unless the current role can load the table with a job. */
 void
@@ -152,41 +148,4 @@ check_may_read(Oid relid)
 	return pg_class_aclcheck(relid, userid, ACL_SELECT) == ACLCHECK_OK ||
 		pg_attribute_aclcheck_all(relid, userid, ACL_SELECT,
 								  ACLMASK_ANY) == ACLCHECK_OK;
-}
-
-/* Raise an error naming the check's error findings for def, if any. */
-void
-check_refuse_errors(const JobDef *def)
-{
-	List	   *findings = check_run(def);
-	CheckFinding *first = NULL;
-	StringInfoData detail;
-	int			nerrors = 0;
-	ListCell   *lc;
-
-	initStringInfo(&detail);
-	foreach(lc, findings)
-	{
-		CheckFinding *f = lfirst(lc);
-
-		if (f->severity != CHECK_ERROR)
-			continue;
-		if (first == NULL)
-			first = f;
-		if (nerrors++ < CHECK_DETAIL_ERRORS)
-			appendStringInfo(&detail, "%s%s (%s).", detail.len ? " " : "",
-							 f->finding, f->object);
-	}
-	if (first == NULL)
-		return;
-	if (nerrors > CHECK_DETAIL_ERRORS)
-		appendStringInfo(&detail, " And %d more.", nerrors - CHECK_DETAIL_ERRORS);
-	ereport(ERROR,
-			(errcode(first->sqlstate),
-			 errmsg("preflight check refuses the load of \"%s\": %s",
-					get_rel_name(def->relid), first->finding),
-			 errdetail_plural("%d finding is an error: %s",
-							  "%d findings are errors: %s",
-							  nerrors, nerrors, detail.data),
-			 errhint("Run SELECT * FROM petagen.check(...) with the same arguments for the findings, or pass force => true.")));
 }

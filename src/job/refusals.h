@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  * refusals.h
- *		The refusals petagen.start() and petagen.resume() share, and
- *		start()'s refusal on the preflight check's errors.  See refusals.c.
+ *		The refusals petagen.start() and petagen.resume() share.  See
+ *		refusals.c.
  *-------------------------------------------------------------------------
  */
 #ifndef PETAGEN_REFUSALS_H
@@ -9,7 +9,6 @@
 
 #include "job/jobdef.h"
 
-extern void check_refuse_errors(const JobDef *def);
 extern void check_table_loadable(Oid relid, const GenSpec *spec, int64 rows);
 extern void check_no_other_job(Oid relid, int64 except_job);
 extern bool check_may_read(Oid relid);
