@@ -97,7 +97,8 @@ typedef struct CheckCtx
 } CheckCtx;
 
 extern void check_add(CheckCtx *ctx, CheckSeverity severity, int sqlstate,
-					  const char *object, const char *hint, const char *fmt,...) pg_attribute_printf(6, 7);
+					  const char *object, const char *hint,
+					  const char *fmt,...) pg_attribute_printf(6, 7);
 extern char *check_size(double bytes);
 
 #endif							/* PETAGEN_FINDING_H */

@@ -1,16 +1,15 @@
 /*-------------------------------------------------------------------------
  * preflight_int.h
  *		The finding functions preflight.c calls in report order from
- *		preflight_space.c and preflight_keys.c, and what they share
- *		beyond a finding (finding.h).  Not for
- *		use outside the preflight check; see preflight.c.
+ *		preflight_space.c and preflight_keys.c, and the one the key probe
+ *		takes from the estimates.  Not for use outside the preflight
+ *		check; see preflight.c.
  *-------------------------------------------------------------------------
  */
 #ifndef PETAGEN_PREFLIGHT_INT_H
 #define PETAGEN_PREFLIGHT_INT_H
 
 #include "job/finding.h"
-
 
 extern int64 check_sample_seq(int64 rows, int64 n, int64 i);
 extern void check_sample(CheckCtx *ctx);

@@ -12,26 +12,22 @@
  * complete or absent.  Re-routing the whole key space for every leaf
  * instead would cost leaves x keys.
  *
- * Whose files: they belong to exactly one job of one database.  A job's
- * directory is $PGDATA/pg_petagen/<database oid>/<token>, the token a
- * random 64-bit value start() draws and petagen.jobs keeps (route_token):
- * job ids are per database and start at 1 again after DROP/CREATE
- * EXTENSION, tokens do not repeat.  Every file's header says what
- * produced it: format version, database, job, token, range (number, first
- * key, count), a fingerprint of the key spec (every GenSpec field that
+ * Whose files: they belong to exactly one job of one database, in the job's
+ * directory named by its route token (leafdir.c).  Every file's header says
+ * what produced it: format version, database, job, token, range (number,
+ * first key, count), a fingerprint of the key spec (every GenSpec field that
  * decides keys) and one of the table's layout (the table, every partition
- * below and above it with its bound, the leaves in routing order, local
- * or not, with their Citus shards).  A file whose header differs in
- * anything from what the job would write is not its current routing:
- * while routing, the range is routed again and the file replaced; while a
- * leaf is written, it is an error that fails the job, and resume() routes
- * again.  A worker compares with what it found when its run began (the
- * routing phase, when no leaf of the job is being written: the layout's
- * fingerprint locks every leaf ACCESS SHARE, which a leaf being written
- * would block) and routes a range with what it finds then, in the range's
- * transaction: a layout changed during routing fails the job at its next
- * leaf.  So a file is never used by a job that did not write it for the
- * table as it was routed.
+ * below and above it with its bound, the leaves in routing order, local or
+ * not, with their Citus shards).  A file whose header differs in anything
+ * from what the job would write is not its current routing: while routing,
+ * the range is routed again and the file replaced; while a leaf is written,
+ * it is an error that fails the job, and resume() routes again.  A worker
+ * compares with what it found when its run began (the routing phase, when no
+ * leaf of the job is being written: the layout's fingerprint locks every
+ * leaf ACCESS SHARE, which a leaf being written would block) and routes a
+ * range with what it finds then, in the range's transaction: a layout
+ * changed during routing fails the job at its next leaf.  So a file is never
+ * used by a job that did not write it for the table as it was routed.
  *
  * Where the files live, and when they are removed: leafdir.c.
  *-------------------------------------------------------------------------
