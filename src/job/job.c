@@ -140,7 +140,7 @@ job_launch(const JobDef *def)
 }
 
 /*
- * Remove the routing files no job can use any more (leafroute.c); after
+ * Remove the routing files no job can use any more (leafdir.c); after
  * check_no_other_job(), so that no start() or resume() commits meanwhile.
  */
 static void
