@@ -12,8 +12,9 @@
  * place a worker exactly where they need it: paused before a commit with
  * uncommitted frozen rows on disk, or between chunks with some chunks
  * committed.  The worker side (waiting on the latch, honouring stop and
- * SIGTERM meanwhile, showing the pause in status()) is in worker.c.  The
- * setting is superuser-only: set it with ALTER SYSTEM and pg_reload_conf().
+ * SIGTERM meanwhile, showing the pause in status()) is in worker_slot.c.
+ * The setting is superuser-only: set it with ALTER SYSTEM and
+ * pg_reload_conf().
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

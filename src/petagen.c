@@ -12,9 +12,9 @@
  *					on their node (verify_fdw.c)
  *	bench/			benchmarks in background workers
  *	job/			load jobs: the SQL API (job.c), their arguments
- *					(options.c), refusals and petagen.check() (preflight.c),
- *					the job catalog (ledger.c), live state (live.c),
- *					workers (worker.c), status() (status.c), the Citus
+ *					(options.c), refusals (refusals.c), petagen.check()
+ *					(preflight.c), the job catalog (ledger.c), live state
+ *					(live.c), workers (worker.c), status() (status.c), the Citus
  *					shards a job writes (citus_shards.c), the DROP
  *					EXTENSION guard (drop_guard.c), resuming after a
  *					restart (autoresume.c)

@@ -24,51 +24,40 @@
  * last key of that key space.  Inserted keys (YCSB d and e) are key
  * numbers from rows + id * 2^40 on, id being the run's bench_results id,
  * striped across the workers: no two runs and no two workers insert the
- * same key number.  The workload's arguments are read in bench_params.c;
- * the run is reported in bench_results.c.
+ * same key number.  The workload's arguments are read in bench_params.c,
+ * the target leaves resolved and checked in bench_targets.c; the run is
+ * reported in bench_results.c.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
-#include "catalog/namespace.h"
-#include "catalog/pg_authid.h"
-#include "catalog/pg_class.h"
-#include "catalog/pg_type.h"
 #include "common/int.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "funcapi.h"
-#include "lib/stringinfo.h"
 #include "libpq/libpq.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
 #include "storage/latch.h"
-#include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
-#include "utils/json.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
-#include "utils/syscache.h"
 #include "utils/timestamp.h"
-#include "utils/varlena.h"
 
 #include "bench/bench.h"
 #include "bench/bench_params.h"
 #include "bench/bench_run.h"
+#include "bench/bench_targets.h"
 #include "catalog.h"
 #include "compat.h"
-#include "guard.h"
 #include "gen/keys.h"
+#include "gen/rowgen.h"
+#include "guard.h"
 #include "job/ledger.h"
 #include "launch.h"
-#include "route/citus_meta.h"
-#include "route/route.h"
-#include "gen/rowgen.h"
 
-/* Key numbers tried to show that the target holds part of the key space. */
-#define BENCH_PROBE_KEYS	100000
 /* The duration of a run given neither a duration nor an operationcount. */
 #define BENCH_DEFAULT_DURATION	"10 s"
 /* Longest duration and warm-up, in microseconds: nanosecond clocks stay in range. */
@@ -102,314 +91,6 @@ bench_interval_us(const Interval *iv, const char *argname)
 				 errmsg("%s is out of range", argname),
 				 errhint("A benchmark's %s is at most 365 days.", argname)));
 	return us;
-}
-
-/* Raise an error unless the current user may do what the kind does to a leaf. */
-static void
-bench_check_privileges(const BenchWorkload *w, Oid relid)
-{
-	AclMode		modes[3] = {ACL_SELECT, ACL_UPDATE, ACL_INSERT};
-	bool		needed[3] = {true,
-		bench_does(w, BENCH_OP_UPDATE) || bench_does(w, BENCH_OP_RMW),
-	bench_does(w, BENCH_OP_INSERT)};
-
-	for (int i = 0; i < lengthof(modes); i++)
-	{
-		AclResult	acl = needed[i] ?
-			pg_class_aclcheck(relid, GetUserId(), modes[i]) : ACLCHECK_OK;
-
-		if (acl != ACLCHECK_OK)
-			aclcheck_error(acl, get_relkind_objtype(get_rel_relkind(relid)),
-						   get_rel_name(relid));
-	}
-}
-
-/* The id of a leaf among a benchmark's targets: a Citus shard's id, else its oid. */
-int64
-bench_leaf_id(const RouteLeaf *leaf)
-{
-	return leaf->shardid != 0 ? leaf->shardid : (int64) leaf->relid;
-}
-
-/* Compare targets by leaf for qsort and bsearch. */
-int
-bench_target_cmp(const void *a, const void *b)
-{
-	int64		x = ((const BenchTarget *) a)->leaf;
-	int64		y = ((const BenchTarget *) b)->leaf;
-
-	return x < y ? -1 : (x > y ? 1 : 0);
-}
-
-/* The target of a leaf of the router, or NULL if it is not one. */
-static const BenchTarget *
-bench_find_target(const BenchDef *def, const RouteLeaf *leaf)
-{
-	BenchTarget key = {bench_leaf_id(leaf), InvalidOid};
-
-	return bsearch(&key, def->targets, def->ntargets, sizeof(BenchTarget),
-				   bench_target_cmp);
-}
-
-/* Index of a leaf relid in the router, or -1. */
-static int
-bench_leaf_index(const Router *router, Oid relid)
-{
-	for (int i = 0; i < route_nleaves(router); i++)
-		if (route_leaf(router, i)->relid == relid)
-			return i;
-	return -1;
-}
-
-/* The hint that says how to list the leaves of the table, or of a Citus table. */
-static int
-bench_leaves_hint(const BenchDef *def)
-{
-	const char *name = catalog_relation_literal(def->relid);
-
-	if (def->citus)
-		return errhint("petagen.leaves(%s) lists its shards: name a local one by its leaf, or every shard on a node by its node (host:port); Citus routes the queries of a node's shards.",
-					   name);
-	return errhint("SELECT relid FROM pg_partition_tree(%s) WHERE isleaf lists the leaves.",
-				   name);
-}
-
-/*
- * Mark the leaves one target name stands for in chosen (per router leaf,
- * the relation to query): every shard on a Citus node named "host:port",
- * queried through the distributed table, or one leaf named as a table.
- */
-static void
-bench_name_target(const BenchDef *def, const Router *router, const char *name,
-				  Oid *chosen)
-{
-	bool		node = false;
-	Oid			relid;
-	int			leaf;
-
-	for (int i = 0; def->citus && i < route_nleaves(router); i++)
-		if (strcmp(route_leaf(router, i)->node, name) == 0)
-		{
-			chosen[i] = def->relid;
-			node = true;
-		}
-	if (node)
-		return;
-	if (def->citus && strchr(name, ':') != NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("no shard of Citus table \"%s\" is placed on node \"%s\"",
-						get_rel_name(def->relid), name),
-				 bench_leaves_hint(def)));
-	relid = guard_table_name(cstring_to_text(name));
-	leaf = bench_leaf_index(router, relid);
-	if (leaf < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 def->citus ?
-				 errmsg("\"%s\" is not a shard of \"%s\" placed on this node",
-						name, get_rel_name(def->relid)) :
-				 errmsg("\"%s\" is not a leaf partition of \"%s\"",
-						name, get_rel_name(def->relid)),
-				 bench_leaves_hint(def)));
-	chosen[leaf] = relid;
-}
-
-/* The chosen leaves (chosen: per router leaf, the relation to query) as the targets. */
-static void
-bench_set_targets(BenchDef *def, const Router *router, const Oid *chosen)
-{
-	def->targets = palloc(sizeof(BenchTarget) * route_nleaves(router));
-	for (int i = 0; i < route_nleaves(router); i++)
-		if (OidIsValid(chosen[i]))
-		{
-			def->targets[def->ntargets].leaf = bench_leaf_id(route_leaf(router, i));
-			def->targets[def->ntargets++].relid = chosen[i];
-		}
-}
-
-/* The named leaves of the target array; errors for a name that is not a leaf. */
-static void
-bench_named_targets(BenchDef *def, const Router *router, ArrayType *names)
-{
-	Datum	   *elems;
-	bool	   *nulls;
-	int			n;
-	Oid		   *chosen = palloc0(sizeof(Oid) * Max(route_nleaves(router), 1));
-
-	deconstruct_array(names, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
-	for (int i = 0; i < n; i++)
-	{
-		if (nulls[i])
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("target must not contain nulls")));
-		bench_name_target(def, router, TextDatumGetCString(elems[i]), chosen);
-	}
-	if (n == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("target must name at least one leaf partition")));
-	bench_set_targets(def, router, chosen);
-}
-
-/* All local leaves, the default target. */
-static void
-bench_local_targets(BenchDef *def, const Router *router)
-{
-	Oid		   *chosen = palloc0(sizeof(Oid) * Max(route_nleaves(router), 1));
-
-	for (int i = 0; i < route_nleaves(router); i++)
-		if (route_leaf(router, i)->local)
-			chosen[i] = route_leaf(router, i)->relid;
-	bench_set_targets(def, router, chosen);
-	if (def->ntargets == 0 && def->citus)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("no shard of Citus table \"%s\" is placed on this node",
-						get_rel_name(def->relid)),
-				 errhint("Name the nodes whose shards to benchmark with target => ARRAY['host:port', ...], as the node column of petagen.leaves(%s) names them: Citus routes each query to the node holding its key.",
-						 catalog_relation_literal(def->relid))));
-	if (def->ntargets == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("\"%s\" has no local leaf on this node", get_rel_name(def->relid)),
-				 errhint("Name the leaves to benchmark with target => ARRAY['leaf', ...]; foreign leaves are queried through their server.")));
-}
-
-/*
- * Where the target leaves are: "local", the foreign server of foreign
- * leaves, the node ("host:port") of Citus shards queried through Citus,
- * or "mixed".
- */
-static const char *
-bench_target_node(const BenchDef *def, const Router *router)
-{
-	const char *node = NULL;
-
-	for (int i = 0; i < route_nleaves(router); i++)
-	{
-		const RouteLeaf *leaf = route_leaf(router, i);
-		const BenchTarget *target = bench_find_target(def, leaf);
-		const char *this;
-
-		if (target == NULL)
-			continue;
-		this = leaf->shardid != 0 && target->relid == def->relid ?
-			leaf->node : route_leaf_node(leaf);
-		if (node != NULL && strcmp(node, this) != 0)
-			return "mixed";
-		node = this;
-	}
-	return node;
-}
-
-/* Raise an error unless some key of the key space routes to a target leaf. */
-static void
-bench_check_target_keys(const BenchDef *def, Router *router)
-{
-	RowShape	shape;
-	RowGen		rg;
-	Relation	rel = RelationIdGetRelation(def->relid);
-	int64		step = Max(def->rows / BENCH_PROBE_KEYS, 1);
-
-	shape_from_tupdesc(RelationGetDescr(rel), RelationGetRelationName(rel), &shape);
-	RelationClose(rel);
-	rowgen_init(&rg, &shape, &def->spec);
-	for (int64 seq = 0; seq < def->rows;)
-	{
-		int			leaf;
-
-		CHECK_FOR_INTERRUPTS();
-		rowgen_build_key(&rg, seq);
-		leaf = route_key(router, PointerGetDatum(rg.key));
-		if (leaf >= 0 && bench_find_target(def, route_leaf(router, leaf)) != NULL)
-			return;
-		if (pg_add_s64_overflow(seq, step, &seq))
-			break;
-	}
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("no key of the key space 0 .. " INT64_FORMAT " lives in the target leaves",
-					def->rows - 1),
-			 errhint("Benchmark leaves that hold rows of the key space, or pass the right rows => ... .")));
-}
-
-/* Is a key in the target relation relid? */
-static bool
-bench_key_present(Datum key, Oid relid)
-{
-	Oid			types[1] = {TEXTOID};
-	Datum		values[1] = {key};
-	CatalogScope scope;
-	uint64		found;
-
-	catalog_connect(&scope, false);
-	found = catalog_exec(psprintf("SELECT FROM %s WHERE ycsb_key = $1 LIMIT 1",
-								  catalog_relation_name(relid)),
-						 1, types, values, NULL, SPI_OK_SELECT);
-	catalog_finish(&scope);
-	return found > 0;
-}
-
-/*
- * Warn if the target leaves lack the first, middle or last key number of
- * the key space that they should hold: the table was emptied or loaded
- * again since the job the key space is from, or rows does not match.
- * Only a warning: a run over a partly deleted table can be what is wanted,
- * and its not_found says how much it missed.
- */
-static void
-bench_check_key_space(const BenchDef *def, Router *router, bool rows_given)
-{
-	int64		probes[3] = {def->rows - 1, def->rows / 2, 0};
-	RowShape	shape;
-	RowGen		rg;
-	Relation	rel = RelationIdGetRelation(def->relid);
-
-	shape_from_tupdesc(RelationGetDescr(rel), RelationGetRelationName(rel), &shape);
-	RelationClose(rel);
-	rowgen_init(&rg, &shape, &def->spec);
-	for (int i = 0; i < lengthof(probes); i++)
-	{
-		const BenchTarget *target;
-		int			leaf;
-
-		rowgen_build_key(&rg, probes[i]);
-		leaf = route_key(router, PointerGetDatum(rg.key));
-		target = leaf < 0 ? NULL : bench_find_target(def, route_leaf(router, leaf));
-		if (target == NULL || bench_key_present(PointerGetDatum(rg.key), target->relid))
-			continue;
-		ereport(WARNING,
-				(errcode(ERRCODE_WARNING),
-				 errmsg("table \"%s\" does not hold key number " INT64_FORMAT " of the key space 0 .. " INT64_FORMAT,
-						get_rel_name(def->relid), probes[i], def->rows - 1),
-				 def->job > 0 && !rows_given ?
-				 errdetail("The key space is that of load job " INT64_FORMAT ": the table was emptied or loaded again since.", def->job) :
-				 errdetail("The key space is the rows given."),
-				 errhint("Load the table again with petagen.start(), or pass rows, keys, seed and prefix as it was loaded; not_found counts the operations that miss.")));
-		return;
-	}
-}
-
-/* Resolve the target (default: the local leaves) and check it. */
-static void
-bench_resolve_target(BenchDef *def, FunctionCallInfo fcinfo)
-{
-	Router	   *router = route_open(def->relid);
-
-	def->citus = route_is_citus(router);
-	if (PG_ARGISNULL(BENCH_ARG_TARGET))
-		bench_local_targets(def, router);
-	else
-		bench_named_targets(def, router, PG_GETARG_ARRAYTYPE_P(BENCH_ARG_TARGET));
-	qsort(def->targets, def->ntargets, sizeof(BenchTarget), bench_target_cmp);
-	for (int i = 0; i < def->ntargets; i++)
-		bench_check_privileges(&def->workload, def->targets[i].relid);
-	def->target_node = pstrdup(bench_target_node(def, router));
-	bench_check_target_keys(def, router);
-	bench_check_key_space(def, router, !PG_ARGISNULL(BENCH_ARG_ROWS));
-	route_close(router);
 }
 
 /* A text argument, or a fallback when it is NULL. */

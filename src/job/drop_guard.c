@@ -11,7 +11,7 @@
  * would drop petagen, refuses while a load job has a live run.  Other DDL
  * does not fire it, and the statements that drop something else return at
  * once.  A drop it lets through removes the database's routing files of
- * leaf jobs when its transaction commits (leafroute.c).
+ * leaf jobs when its transaction commits (leafdir.c).
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -26,6 +26,7 @@
 #include "catalog.h"
 #include "job/ledger.h"
 #include "job/live.h"
+#include "load/leafdir.h"
 #include "load/leafroute.h"
 
 /* What a statement must name to drop petagen. */

@@ -54,8 +54,10 @@
 #include "job/options.h"
 #include "job/pending.h"
 #include "job/preflight.h"
+#include "job/refusals.h"
 #include "load/frozen.h"
 #include "load/indexes.h"
+#include "load/leafdir.h"
 #include "load/leafload.h"
 #include "load/leafroute.h"
 #include "load/leafstorage.h"
@@ -138,7 +140,7 @@ job_launch(const JobDef *def)
 }
 
 /*
- * Remove the routing files no job can use any more (leafroute.c); after
+ * Remove the routing files no job can use any more (leafdir.c); after
  * check_no_other_job(), so that no start() or resume() commits meanwhile.
  */
 static void

@@ -32,9 +32,10 @@
 #include "utils/lsyscache.h"
 
 #include "gen/keys.h"
+#include "job/finding.h"
 #include "job/method.h"
 #include "job/options.h"
-#include "job/preflight.h"
+#include "job/refusals.h"
 #include "load/disk.h"
 #include "load/leafload.h"
 #include "load/leafroute.h"

@@ -91,8 +91,8 @@ progress_complete_before(JobProgress *p, ProgressStep step)
 
 /*
  * A worker's recent rates: what it wrote since the sample it published at
- * rate_at over the time since then (worker.c keeps that sample one to two
- * windows old while it writes, so a paused worker's rates fall to 0).  A
+ * rate_at over the time since then (worker_slot.c keeps that sample one to
+ * two windows old while it writes, so a paused worker's rates fall to 0).  A
  * worker that has ended writes nothing; rows rolled back count as 0.
  */
 static void

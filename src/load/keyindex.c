@@ -5,7 +5,7 @@
  * Two callers look keys up in a leaf: the writer, for the duplicates of
  * hashed key modes (writer.c: the unique index on exactly ycsb_key, with
  * SnapshotSelf), and check()'s probe of whether a load's key space is
- * already in the table (preflight.c: any valid btree index whose first
+ * already in the table (preflight_keys.c: any valid btree index whose first
  * column is ycsb_key, with the statement's snapshot).  An index that
  * qualifies holds every row of the leaf: no expression, no predicate.  The
  * lookup compares with the equality operator of the index's own operator

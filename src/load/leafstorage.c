@@ -41,6 +41,7 @@
 #include "utils/rel.h"
 
 #include "compat.h"
+#include "load/leafdir.h"
 #include "load/leafroute.h"
 #include "load/leafstorage.h"
 

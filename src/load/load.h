@@ -11,17 +11,8 @@
 #define PETAGEN_LOAD_H
 
 #include "gen/spec.h"
+#include "load/loadstats.h"
 #include "utils/relcache.h"
-
-/* What a load did; all counters only grow. */
-typedef struct LoadStats
-{
-	int64		keys;			/* key numbers processed */
-	int64		rows;			/* rows written */
-	int64		bytes;			/* heap tuple bytes written */
-	int64		duplicates;		/* ycsb/go-ycsb keys skipped as duplicates */
-	int64		foreign;		/* keys skipped: their leaf is not local */
-} LoadStats;
 
 /*
  * Called after every flushed batch (at most every few thousand keys) with

@@ -9,7 +9,8 @@
 #ifndef PETAGEN_WRITER_H
 #define PETAGEN_WRITER_H
 
-#include "load/load.h"
+#include "gen/spec.h"
+#include "load/loadstats.h"
 #include "route/route.h"
 
 typedef struct Writer Writer;

@@ -1,0 +1,104 @@
+/*-------------------------------------------------------------------------
+ * finding.h
+ *		A finding of the preflight check, and the context one check run
+ *		gathers its findings in.  See finding.c and preflight.c.
+ *-------------------------------------------------------------------------
+ */
+#ifndef PETAGEN_FINDING_H
+#define PETAGEN_FINDING_H
+
+#include <sys/types.h>
+
+#include "nodes/pg_list.h"
+
+#include "gen/keys.h"
+#include "job/jobdef.h"
+#include "load/disk.h"
+#include "route/route.h"
+
+typedef enum CheckSeverity
+{
+	CHECK_INFO,
+	CHECK_WARNING,
+	CHECK_ERROR
+} CheckSeverity;
+
+/* One row of petagen.check(). */
+typedef struct CheckFinding
+{
+	CheckSeverity severity;
+	int			sqlstate;		/* for an error: the errcode start() raises */
+	char	   *object;
+	char	   *finding;		/* "topic: what was found" */
+	char	   *hint;			/* or NULL */
+} CheckFinding;
+
+/* Warn when an estimate takes more than this share of the room. */
+#define CHECK_MARGIN		0.90
+
+/*
+ * How to lower the disk reserve, on every major: before 17 ALTER SYSTEM
+ * and SHOW know a petagen.* setting only once the library is loaded in the
+ * session (or preloaded), and ALTER SYSTEM cannot share a transaction.
+ */
+#define CHECK_RESERVE_RECIPE \
+	"The reserve is the larger of the job's disk_reserve (petagen.alter() changes a job's) and the setting petagen.disk_reserve; to lower the setting, run LOAD 'petagen'; then ALTER SYSTEM SET petagen.disk_reserve = '100MB'; then SELECT pg_reload_conf(); as separate statements in one session."
+
+/* What the sample and the page layout say about one leaf. */
+typedef struct LeafEstimate
+{
+	double		rows;
+	double		keylen;			/* average key bytes */
+	double		heap;			/* heap bytes */
+	double		index;			/* bytes of all its indexes */
+} LeafEstimate;
+
+/* One filesystem the load writes, and what lands on it. */
+typedef struct CheckSpace
+{
+	dev_t		dev;
+	char		path[MAXPGPATH];	/* a directory on it */
+	List	   *names;			/* tablespaces on it, and "pg_wal" */
+	double		heap;
+	double		index;
+	double		wal;
+} CheckSpace;
+
+/* What the probe of the key space found in the local leaves. */
+typedef struct KeyProbe
+{
+	bool		skipped;		/* the role may not read ycsb_key */
+	int			probed;			/* key numbers looked up in a local leaf */
+	int			present;		/* of them, already in the table */
+	int64		first_seq;		/* the first one present */
+	char		first_key[KEYS_MAX_LEN + 1];
+	const char *first_leaf;
+	int			unindexed;		/* local leaves with rows but no key index */
+	const char *first_unindexed;
+} KeyProbe;
+
+/* Everything one check run gathers. */
+typedef struct CheckCtx
+{
+	const JobDef *def;
+	const char *table;
+	List	   *findings;
+	Router	   *router;
+	LeafEstimate *leaves;
+	int			nlocal;
+	int			nautovacuum;	/* local leaves with autovacuum enabled */
+	int32		max_age;		/* oldest relfrozenxid age of a local leaf */
+	double		local_rows;
+	double		heap;
+	double		index;
+	int			nspaces;
+	CheckSpace	spaces[DISK_MAX_TARGETS];
+	KeyProbe	probe;
+} CheckCtx;
+
+extern void check_add(CheckCtx *ctx, CheckSeverity severity, int sqlstate,
+					  const char *object, const char *hint,
+					  const char *fmt,...) pg_attribute_printf(6, 7);
+extern char *check_size(double bytes);
+
+#endif							/* PETAGEN_FINDING_H */

@@ -1,0 +1,391 @@
+/*-------------------------------------------------------------------------
+ * preflight_space.c
+ *		The estimates of the preflight check (preflight.c): how the load's
+ *		rows spread over the leaves, the bytes of their heaps, indexes and
+ *		WAL, and their findings: routing, leaves, relation size, index
+ *		tablespace, and space per filesystem.
+ *
+ * Estimates come from a sample of key numbers (10,000, or 100 per leaf up
+ * to a million) spread evenly over the key space, routed as the load routes them (route.c), so every partitioning
+ * strategy is estimated the same way.  Sizes follow the page layout: heap
+ * tuple header, packed varlenas, line pointers and fillfactor per page;
+ * btree leaf tuples filled to the index fillfactor for ascending keys and
+ * ~70% for random ones; WAL about the heap plus index bytes, of which
+ * pg_wal holds at most max_wal_size at a time.  TOAST is not modelled.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+#include <sys/stat.h>
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/nbtree.h"
+#include "access/table.h"
+#include "access/transam.h"
+#include "access/xlog.h"
+#include "catalog/pg_am_d.h"
+#include "commands/tablespace.h"
+#include "miscadmin.h"
+#include "storage/bufpage.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+
+#include "catalog.h"
+#include "compat.h"
+#include "job/options.h"
+#include "job/preflight_int.h"
+#include "load/disk.h"
+#include "route/route.h"
+
+/* Key numbers routed to estimate the leaves' shares: at least, per leaf, at most. */
+#define CHECK_MIN_SAMPLES	10000
+#define CHECK_LEAF_SAMPLES	100
+#define CHECK_MAX_SAMPLES	1000000
+
+/* Fill of btree leaf pages under random inserts (about ln 2). */
+#define CHECK_RANDOM_FILL	0.70
+
+/* Key number i of n spread evenly over 0 .. rows-1. */
+int64
+check_sample_seq(int64 rows, int64 n, int64 i)
+{
+	return (rows / n) * i + (rows % n) * i / n;
+}
+
+/* Route a sample of the key space: each leaf's rows and average key length. */
+void
+check_sample(CheckCtx *ctx)
+{
+	int64		rows = ctx->def->rows;
+	int64		n = Min(rows, Min(CHECK_MAX_SAMPLES,
+								  Max(CHECK_MIN_SAMPLES,
+									  (int64) CHECK_LEAF_SAMPLES * route_nleaves(ctx->router))));
+	text	   *key = palloc(VARHDRSZ + KEYS_MAX_LEN + 1);
+	int64		unrouted = 0;
+	int64		first_unrouted = -1;
+	char		first_key[KEYS_MAX_LEN + 1];
+
+	for (int64 i = 0; i < n; i++)
+	{
+		int64		seq = check_sample_seq(rows, n, i);
+		int			len = keys_format(&ctx->def->spec.keys, seq, VARDATA(key));
+		int			leaf;
+
+		if ((i & 1023) == 0)
+			CHECK_FOR_INTERRUPTS();
+		SET_VARSIZE(key, VARHDRSZ + len);
+		leaf = route_key(ctx->router, PointerGetDatum(key));
+		if (leaf == ROUTE_ELSEWHERE)
+			continue;			/* another partition's key */
+		if (leaf < 0)
+		{
+			if (unrouted++ == 0)
+			{
+				first_unrouted = seq;
+				memcpy(first_key, VARDATA(key), len);
+				first_key[len] = '\0';
+			}
+			continue;
+		}
+		ctx->leaves[leaf].rows += 1;
+		ctx->leaves[leaf].keylen += len;
+	}
+	for (int i = 0; i < route_nleaves(ctx->router); i++)
+	{
+		LeafEstimate *est = &ctx->leaves[i];
+
+		if (est->rows > 0)
+			est->keylen /= est->rows;
+		est->rows = est->rows * (double) rows / n;
+	}
+	if (unrouted > 0)
+		check_add(ctx, CHECK_ERROR, ERRCODE_CHECK_VIOLATION, ctx->table,
+				  "Create the missing partitions (or a DEFAULT partition), or load a key space the partitions cover.",
+				  "routing: no partition accepts about %.0f%% of the key space, the first being key number " INT64_FORMAT " (\"%s\"): the load would fail there",
+				  100.0 * unrouted / n, first_unrouted, first_key);
+}
+
+/* Bytes a text value of len bytes takes in a heap or index tuple. */
+static double
+check_varlena(double len)
+{
+	return len + (len <= VARATT_SHORT_MAX - VARHDRSZ_SHORT ? VARHDRSZ_SHORT : VARHDRSZ);
+}
+
+/* Estimated heap bytes of a leaf holding est->rows rows. */
+static double
+check_heap_bytes(Relation rel, const RowShape *shape, const LeafEstimate *est,
+				 int fieldlength)
+{
+	double		data = check_varlena(est->keylen) +
+		shape->nfields * check_varlena(fieldlength);
+	bool		dropped = shape->natts > shape->nfields + 1;
+	Size		hoff = MAXALIGN(SizeofHeapTupleHeader +
+								(dropped ? BITMAPLEN(shape->natts) : 0));
+	double		item = MAXALIGN((Size) (hoff + data)) + sizeof(ItemIdData);
+	double		room = BLCKSZ - SizeOfPageHeaderData -
+		BLCKSZ * (100 - RelationGetFillFactor(rel, HEAP_DEFAULT_FILLFACTOR)) / 100;
+	double		per_page = Min(floor(room / item), MaxHeapTuplesPerPage);
+
+	if (per_page < 1)
+		return est->rows * item * BLCKSZ / (BLCKSZ - SizeOfPageHeaderData);
+	return ceil(est->rows / per_page) * BLCKSZ;
+}
+
+/* Do keys arrive in ascending text order, so that btree pages fill up? */
+static bool
+check_keys_ascend(const GenSpec *spec, int64 rows)
+{
+	return spec->keys.mode == KEYS_ORDERED &&
+		keys_max_len(&spec->keys, rows - 1) ==
+		spec->keys.prefixlen + spec->keys.zeropadding;
+}
+
+/* Estimated bytes of one index of a leaf holding est->rows rows. */
+static double
+check_index_bytes(Relation index, const RowShape *shape,
+				  const LeafEstimate *est, const CheckCtx *ctx)
+{
+	Form_pg_index form = index->rd_index;
+	double		width = sizeof(IndexTupleData);
+	double		fill = CHECK_RANDOM_FILL;
+	double		item;
+	double		per_page;
+
+	for (int i = 0; i < form->indnatts; i++)
+	{
+		AttrNumber	att = form->indkey.values[i];
+
+		width += check_varlena(att == 0 || att - 1 == shape->key_att ?
+							   est->keylen : ctx->def->spec.fieldlength);
+	}
+	item = MAXALIGN((Size) width) + sizeof(ItemIdData);
+	if (index->rd_rel->relam == BTREE_AM_OID &&
+		check_keys_ascend(&ctx->def->spec, ctx->def->rows))
+		fill = BTGetFillFactor(index) / 100.0;
+	per_page = Max(1, floor((BLCKSZ - SizeOfPageHeaderData -
+							 MAXALIGN(sizeof(BTPageOpaqueData))) * fill / item));
+	return ceil(est->rows / per_page) * BLCKSZ;
+}
+
+/* Add bytes to the filesystem holding path; name it after a tablespace. */
+static void
+check_space_add(CheckCtx *ctx, const char *path, const char *name,
+				double heap, double index, double wal)
+{
+	struct stat st;
+	CheckSpace *space = NULL;
+	ListCell   *lc;
+
+	if (stat(path, &st) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not stat directory \"%s\": %m", path)));
+	for (int i = 0; i < ctx->nspaces && space == NULL; i++)
+		if (ctx->spaces[i].dev == st.st_dev)
+			space = &ctx->spaces[i];
+	if (space == NULL)
+	{
+		if (ctx->nspaces == DISK_MAX_TARGETS)
+			return;
+		space = &ctx->spaces[ctx->nspaces++];
+		memset(space, 0, sizeof(*space));
+		space->dev = st.st_dev;
+		strlcpy(space->path, path, MAXPGPATH);
+	}
+	space->heap += heap;
+	space->index += index;
+	space->wal += wal;
+	foreach(lc, space->names)
+		if (strcmp(lfirst(lc), name) == 0)
+			return;
+	space->names = lappend(space->names, pstrdup(name));
+}
+
+/* Add bytes to the filesystem of tablespace spcoid. */
+static void
+check_space_add_tablespace(CheckCtx *ctx, Oid spcoid, double heap,
+						   double index)
+{
+	char		path[MAXPGPATH];
+
+	disk_tablespace_path(spcoid, path);
+	check_space_add(ctx, path, get_tablespace_name(spcoid), heap, index, 0);
+}
+
+/* Warn about an index of a leaf that is not in its heap's tablespace. */
+static void
+check_index_tablespace(CheckCtx *ctx, const RouteLeaf *leaf, Oid indexid,
+					   Oid spcoid)
+{
+	const char *heap_ts = get_tablespace_name(leaf->heap_tablespace);
+
+	check_add(ctx, CHECK_WARNING, 0, get_rel_name(indexid),
+			  psprintf("ALTER INDEX %s SET TABLESPACE %s; puts it beside its table (quick while the index is small).",
+					   catalog_relation_name(indexid), quote_identifier(heap_ts)),
+			  "index tablespace: index \"%s\" of \"%s\" is in tablespace \"%s\", its table in \"%s\"",
+			  get_rel_name(indexid), get_rel_name(leaf->relid),
+			  get_tablespace_name(spcoid), heap_ts);
+}
+
+/* Estimate the indexes of a local leaf; flag those away from its heap. */
+static double
+check_leaf_indexes(CheckCtx *ctx, Relation rel, const RouteLeaf *leaf,
+				   const RowShape *shape, const LeafEstimate *est)
+{
+	List	   *indexes = RelationGetIndexList(rel);
+	double		total = 0;
+	ListCell   *lc;
+
+	foreach(lc, indexes)
+	{
+		Relation	index = index_open(lfirst_oid(lc), AccessShareLock);
+		Oid			spcoid = OidIsValid(index->rd_rel->reltablespace) ?
+			index->rd_rel->reltablespace : MyDatabaseTableSpace;
+		double		bytes = check_index_bytes(index, shape, est, ctx);
+
+		check_space_add_tablespace(ctx, spcoid, 0, bytes);
+		if (spcoid != leaf->heap_tablespace)
+			check_index_tablespace(ctx, leaf, lfirst_oid(lc), spcoid);
+		total += bytes;
+		index_close(index, AccessShareLock);
+	}
+	list_free(indexes);
+	return total;
+}
+
+/* Flag a leaf whose heap would pass, or come near, the relation size limit. */
+static void
+check_relation_size(CheckCtx *ctx, const RouteLeaf *leaf, double bytes)
+{
+	double		limit = (double) BLCKSZ * MaxBlockNumber;
+	char	   *hint;
+
+	if (bytes <= limit / 2)
+		return;
+	if (route_is_citus(ctx->router))
+		hint = psprintf("Distribute the table into more shards (alter_distributed_table(%s, shard_count => ...) on the coordinator, or citus.shard_count before create_distributed_table()): about %.0f shards on this node would keep each under half the limit.",
+						catalog_relation_literal(ctx->def->relid), ceil(ctx->heap / (limit / 2)) + 1);
+	else
+		hint = psprintf("Partition the table into more leaves: about %.0f leaves for this node's share would keep each under half the limit.",
+						ceil(ctx->heap / (limit / 2)) + 1);
+	if (bytes > limit)
+		check_add(ctx, CHECK_ERROR, ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+				  get_rel_name(leaf->relid), hint,
+				  "relation size: leaf \"%s\" would grow to about %s, past PostgreSQL's limit of %s per relation",
+				  get_rel_name(leaf->relid), check_size(bytes), check_size(limit));
+	else
+		check_add(ctx, CHECK_WARNING, 0, get_rel_name(leaf->relid), hint,
+				  "relation size: leaf \"%s\" would grow to about %s, over half PostgreSQL's limit of %s per relation",
+				  get_rel_name(leaf->relid), check_size(bytes), check_size(limit));
+}
+
+/* Estimate each local leaf; note its autovacuum and freeze state. */
+void
+check_leaves(CheckCtx *ctx)
+{
+	int			nleaves = route_nleaves(ctx->router);
+
+	for (int i = 0; i < nleaves; i++)
+	{
+		const RouteLeaf *leaf = route_leaf(ctx->router, i);
+		LeafEstimate *est = &ctx->leaves[i];
+		Relation	rel;
+		RowShape	shape;
+		StdRdOptions *options;
+
+		if (!leaf->local)
+			continue;
+		rel = table_open(leaf->relid, NoLock);	/* locked by route_open() */
+		shape_from_tupdesc(RelationGetDescr(rel), RelationGetRelationName(rel),
+						   &shape);
+		est->heap = check_heap_bytes(rel, &shape, est, ctx->def->spec.fieldlength);
+		check_space_add_tablespace(ctx, leaf->heap_tablespace, est->heap, 0);
+		est->index = check_leaf_indexes(ctx, rel, leaf, &shape, est);
+		ctx->nlocal++;
+		ctx->local_rows += est->rows;
+		ctx->heap += est->heap;
+		ctx->index += est->index;
+		options = (StdRdOptions *) rel->rd_options;
+		if (options == NULL || options->autovacuum.enabled)
+			ctx->nautovacuum++;
+		if (TransactionIdIsNormal(rel->rd_rel->relfrozenxid))
+			ctx->max_age = Max(ctx->max_age,
+							   (int32) (ReadNextTransactionId() - rel->rd_rel->relfrozenxid));
+		table_close(rel, NoLock);
+	}
+	check_add(ctx, CHECK_INFO, 0, ctx->table,
+			  nleaves > ctx->nlocal ?
+			  "Run the same petagen.start() on the nodes that store the foreign leaves." : NULL,
+			  "leaves: %d local and %d foreign; this node writes about %.0f of the " INT64_FORMAT " rows (%.1f%%)",
+			  ctx->nlocal, nleaves - ctx->nlocal, ctx->local_rows,
+			  ctx->def->rows, 100.0 * ctx->local_rows / ctx->def->rows);
+	for (int i = 0; i < nleaves; i++)
+		if (route_leaf(ctx->router, i)->local)
+			check_relation_size(ctx, route_leaf(ctx->router, i),
+								ctx->leaves[i].heap);
+}
+
+/* The bytes of WAL the load writes in all. */
+double
+check_wal_total(const CheckCtx *ctx)
+{
+	/* new storage in the loading transaction: WAL only with wal_level > minimal */
+	if (ctx->def->leaf_method && wal_level == WAL_LEVEL_MINIMAL)
+		return 0;
+	return ctx->heap + ctx->index;
+}
+
+/* Sort tablespace names. */
+static int
+check_name_cmp(const ListCell *a, const ListCell *b)
+{
+	return strcmp(lfirst(a), lfirst(b));
+}
+
+/* One finding per filesystem: the estimate against free space and reserve. */
+void
+check_spaces(CheckCtx *ctx)
+{
+	char		wal_path[MAXPGPATH];
+	int64		reserve = job_reserve(ctx->def);
+
+	snprintf(wal_path, MAXPGPATH, "%s/pg_wal", DataDir);
+	check_space_add(ctx, wal_path, "pg_wal", 0, 0,
+					Min(check_wal_total(ctx), (double) max_wal_size_mb * 1024 * 1024));
+	for (int i = 0; i < ctx->nspaces; i++)
+	{
+		CheckSpace *space = &ctx->spaces[i];
+		double		need = space->heap + space->index + space->wal;
+		double		room = (double) disk_free(space->path) - reserve;
+		StringInfoData names;
+		ListCell   *lc;
+		CheckSeverity severity = CHECK_INFO;
+		const char *hint = NULL;
+
+		initStringInfo(&names);
+		list_sort(space->names, check_name_cmp);
+		foreach(lc, space->names)
+			appendStringInfo(&names, "%s%s", names.len ? ", " : "",
+							 (char *) lfirst(lc));
+		if (need > room)
+		{
+			severity = CHECK_ERROR;
+			hint = "Free space there, move leaves with their indexes to larger tablespaces (ALTER TABLE ... SET TABLESPACE, ALTER INDEX ... SET TABLESPACE), lower the disk reserve, or load fewer rows. "
+				CHECK_RESERVE_RECIPE;
+		}
+		else if (need > room * CHECK_MARGIN)
+		{
+			severity = CHECK_WARNING;
+			hint = "Less than 10% would be left above the reserve: free space or spread the leaves over more tablespaces before a long load.";
+		}
+		check_add(ctx, severity, ERRCODE_DISK_FULL, names.data, hint,
+				  "space: this node's share needs about %s on this filesystem (heap %s, indexes %s, WAL %s); %s are free and the disk reserve keeps %s",
+				  check_size(need), check_size(space->heap),
+				  check_size(space->index), check_size(space->wal),
+				  check_size(disk_free(space->path)), check_size(reserve));
+	}
+}

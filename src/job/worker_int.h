@@ -1,0 +1,73 @@
+/*-------------------------------------------------------------------------
+ * worker_int.h
+ *		What the files of a load job's background worker share: the
+ *		worker's context, and the functions worker.c calls from
+ *		worker_slot.c (its slot and pace), worker_route.c (a leaf job's
+ *		routing phase) and worker_index.c (the indexing phase).  Not for
+ *		use outside the worker; see worker.c.
+ *-------------------------------------------------------------------------
+ */
+#ifndef PETAGEN_WORKER_INT_H
+#define PETAGEN_WORKER_INT_H
+
+#include "debug_pause.h"
+#include "job/live.h"
+#include "load/disk.h"
+#include "load/frozen.h"
+#include "load/leafroute.h"
+
+/* Everything one worker knows. */
+typedef struct WorkerCtx
+{
+	WorkerArgs	args;
+	JobDef		def;
+	JobShared  *shared;
+	WorkerSlot *slot;
+	bits8	   *done;			/* chunks in the ledger before this run */
+	DiskTargets disk;
+	MemoryContext cxt;
+	LoadStats	total;			/* this worker, this run, committed chunks */
+	int64		chunk_base_rows;	/* slot counters when the chunk began */
+	int64		chunk_base_bytes;
+	int64		chunk_base_keys;
+	TimestampTz rate_at;		/* last rate sample, published at the next */
+	int64		rate_rows;
+	int64		rate_bytes;
+	int64		throttle_rate;	/* the max_rate the throttle counts under */
+	TimestampTz throttle_at;	/* since when: the cap was set */
+	int64		throttle_bytes; /* slot bytes then */
+	FrozenIntent intent;		/* of the frozen chunk being written */
+	Oid		   *leaves;			/* a leaf job's local leaves, by leaf number */
+	int			nlocal;
+	LeafRouting route_files;	/* its routing files as the run began: see
+								 * worker_route_range() */
+	bool		stopping;
+	bool		routing;		/* counted in shared->routing */
+	bool		loading;		/* counted in shared->loading */
+	bool		left;			/* no longer counted in shared->active */
+	char		error[JOB_TEXT_LEN];
+} WorkerCtx;
+
+/* worker_slot.c */
+extern void worker_set_state(WorkerCtx *ctx, JobState state, const char *reason);
+extern void worker_set_unit(WorkerCtx *ctx, int64 unit, int64 nkeys, Oid leaf);
+extern void worker_set_error(WorkerCtx *ctx, const char *message);
+extern void worker_set_current_index(WorkerCtx *ctx, const char *name);
+extern void worker_sleep(long ms);
+extern void worker_wait_for_room(WorkerCtx *ctx, int64 need);
+extern void worker_sample_rate(WorkerCtx *ctx);
+extern void worker_check_stop(WorkerCtx *ctx);
+extern void worker_debug_pause(WorkerCtx *ctx, DebugPausePoint point, int64 chunk);
+extern void worker_progress(void *arg, const LoadStats *so_far);
+extern void worker_log_progress(WorkerCtx *ctx, const LoadStats *st);
+
+/* worker_route.c */
+extern void worker_routing_init(WorkerCtx *ctx, LeafRouting *routing);
+extern void worker_leave_routing(WorkerCtx *ctx);
+extern bool worker_route(WorkerCtx *ctx);
+
+/* worker_index.c */
+extern void worker_index_phase(WorkerCtx *ctx);
+extern bool worker_build_rest(WorkerCtx *ctx);
+
+#endif							/* PETAGEN_WORKER_INT_H */
