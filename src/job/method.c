@@ -34,7 +34,7 @@
 #include "gen/keys.h"
 #include "job/finding.h"
 #include "job/method.h"
-#include "job/options.h"
+#include "job/sizing.h"
 #include "job/refusals.h"
 #include "load/disk.h"
 #include "load/leafload.h"

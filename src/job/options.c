@@ -25,22 +25,11 @@
 #include "load/leafload.h"
 #include "job/method.h"
 #include "job/options.h"
+#include "job/sizing.h"
 #include "petagen.h"
 
-/* The chunk size rule of job_default_chunk_rows(). */
-#define JOB_CHUNKS_PER_WORKER	4
-#define JOB_CHUNK_ROWS_MIN		1000
-#define JOB_CHUNK_ROWS_MAX		100000
 /* Largest chunk_rows a caller may ask for. */
 #define JOB_CHUNK_ROWS_LIMIT	100000000
-/*
- * A leaf job's chunk_rows is the size of its routing ranges, one file each
- * (leafroute.c): by default about JOB_CHUNKS_PER_WORKER per worker within
- * LEAF_RANGE_ROWS_MIN (options.h) .. LEAF_RANGE_ROWS_MAX, and never below
- * the minimum, so that a job of 10^12 keys writes at most 10^8 files (10^6
- * by default).
- */
-#define LEAF_RANGE_ROWS_MAX		1000000
 
 /* The names of start()'s arguments, as errors name them. */
 static const char *const start_arg_names[START_NARGS] = {
@@ -113,40 +102,6 @@ options_size(FunctionCallInfo fcinfo, StartArg arg, int64 none)
 	if (PG_ARGISNULL(arg))
 		return none;
 	return options_size_bytes(PG_GETARG_TEXT_PP(arg), start_arg_names[arg]);
-}
-
-/*
- * The disk reserve in force for a job, in bytes: the setting's, which the
- * DBA sets for every job, or the job's own if that is larger.  A job may
- * raise the reserve, never lower it below the setting.
- */
-int64
-job_reserve(const JobDef *def)
-{
-	return Max(def->disk_reserve, (int64) petagen_disk_reserve_mb * 1024 * 1024);
-}
-
-/* The number of chunks of chunk_rows key numbers in 0 .. rows-1. */
-int64
-job_nchunks(int64 rows, int64 chunk_rows)
-{
-	return rows / chunk_rows + (rows % chunk_rows != 0);
-}
-
-/*
- * The chunk size of a job that names none: about JOB_CHUNKS_PER_WORKER
- * chunks per worker, so that a small load keeps every worker busy, within
- * JOB_CHUNK_ROWS_MIN .. JOB_CHUNK_ROWS_MAX (one transaction each), or for
- * a leaf job LEAF_RANGE_ROWS_MIN .. LEAF_RANGE_ROWS_MAX (one file each).
- */
-int64
-job_default_chunk_rows(const JobDef *def)
-{
-	int64		per_chunk = (def->rows - 1) / ((int64) def->nworkers * JOB_CHUNKS_PER_WORKER) + 1;
-
-	if (def->leaf_method)
-		return Min(Max(per_chunk, LEAF_RANGE_ROWS_MIN), LEAF_RANGE_ROWS_MAX);
-	return Min(Max(per_chunk, JOB_CHUNK_ROWS_MIN), JOB_CHUNK_ROWS_MAX);
 }
 
 /* Raise an error if a leaf job's ranges would be too small: too many files. */

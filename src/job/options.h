@@ -10,6 +10,7 @@
 #include "fmgr.h"
 
 #include "job/jobdef.h"
+#include "job/sizing.h"
 
 /* start()'s arguments in SQL order; check() takes all but force. */
 typedef enum StartArg
@@ -33,12 +34,6 @@ typedef enum StartArg
 	START_NARGS
 } StartArg;
 
-/*
- * The smallest chunk_rows of a leaf job: its routing ranges, one file each
- * (options.c).
- */
-#define LEAF_RANGE_ROWS_MIN		10000
-
 /* check() takes no force: its method argument is where start() has force. */
 #define CHECK_ARG_METHOD START_ARG_FORCE
 
@@ -49,8 +44,5 @@ extern void options_check_not_null(FunctionCallInfo fcinfo, StartArg arg,
 								   const char *funcname);
 extern void options_check_job_arg(FunctionCallInfo fcinfo, const char *funcname);
 extern int64 options_size_bytes(text *arg, const char *argname);
-extern int64 job_nchunks(int64 rows, int64 chunk_rows);
-extern int64 job_default_chunk_rows(const JobDef *def);
-extern int64 job_reserve(const JobDef *def);
 
 #endif							/* PETAGEN_OPTIONS_H */
