@@ -66,7 +66,7 @@ static void
 status_phase_starts(int64 job, PhaseStarts starts)
 {
 	Oid			types[1] = {INT8OID};
-	Datum		values[SW_PHASE] = {Int64GetDatum(job)};
+	Datum		values[1] = {Int64GetDatum(job)};
 	CatalogScope scope;
 	uint64		n;
 
