@@ -2,13 +2,16 @@
  * catalog.c
  *		The one way petagen runs SQL: SPI inside a catalog scope.
  *
- * The job catalog (petagen.jobs, chunks, chunk_intents, job_indexes,
- * progress_log, bench_results) is written only by petagen's own code:
- * roles get SELECT at most, and a write runs as the owner of the catalog
- * (the owner of petagen.jobs, the role that created the extension) with
- * SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION, as
- * PostgreSQL runs maintenance commands as a table's owner.  Reads and the
- * statements on the user's tables run as the current role.
+ * The job catalog is petagen.jobs, chunks, progress_log (ledger.c and
+ * ledger_chunks.c), chunk_intents (frozen.c), job_indexes (indexes.c),
+ * job_shards (citus_shards.c) and bench_results (bench_results.c,
+ * bench_forget.c; bench.c draws its ids).  It is written only by
+ * petagen's own code: roles get SELECT at most, and a write runs as the
+ * owner of the catalog (the owner of petagen.jobs, the role that created
+ * the extension) with SECURITY_LOCAL_USERID_CHANGE |
+ * SECURITY_RESTRICTED_OPERATION, as PostgreSQL runs maintenance commands
+ * as a table's owner.  Reads and the statements on the user's tables run
+ * as the current role.
  *
  * Every scope pins search_path to CATALOG_SEARCH_PATH, so that no
  * operator, function or table another role created in a schema of the
@@ -16,8 +19,19 @@
  * calling backend as in the workers.  Names a user passes are resolved
  * with the caller's search_path before a scope is entered.
  *
- * Inside a scope, catalog_exec() runs one statement and catalog_value() /
- * catalog_text() read its result: the one SPI helper of the module.
+ * Inside a scope, catalog_exec() (or catalog_read(), read-only in the
+ * caller's snapshot) runs one statement and catalog_value(),
+ * catalog_text() and catalog_int8() read its result by the column names
+ * catalog.h describes.  No other file calls SPI, but for these named
+ * exceptions:
+ *	- bench_worker.c: the benchmark's measured statements, prepared once
+ *	  per worker and run per operation in its own SPI connection and
+ *	  transaction, so that a run times the operation and nothing else;
+ *	- verify_fdw.c: verify's probes of a remote leaf, a plan prepared once
+ *	  and run per batch of keys;
+ *	- bench.c's bench_next_id(), which draws a bench_results id inside a
+ *	  scope with SPI_execute: to become a catalog_exec() with bench.c's
+ *	  split.
  *
  * catalog_finish() restores the user id, the security context and the
  * search_path; on an error the (sub)transaction abort restores all three
@@ -104,6 +118,23 @@ catalog_relation_literal(Oid relid)
 }
 
 /*
+ * Run one statement with arguments inside a scope, read-only or not, for
+ * at most limit rows (0: all); raise an error unless SPI returns `expect`.
+ */
+static uint64
+catalog_run(const char *sql, int nargs, Oid *types, Datum *values,
+			const char *nulls, bool read_only, long limit, int expect)
+{
+	int			rc = SPI_execute_with_args(sql, nargs, types, values, nulls,
+										   read_only, limit);
+
+	if (rc != expect)
+		elog(ERROR, "petagen: SPI statement failed (%s): %s",
+			 SPI_result_code_string(rc), sql);
+	return SPI_processed;
+}
+
+/*
  * Run one statement with arguments inside a scope; raise an error unless
  * SPI returns `expect`.  Returns the number of rows processed.
  */
@@ -111,13 +142,19 @@ uint64
 catalog_exec(const char *sql, int nargs, Oid *types, Datum *values,
 			 const char *nulls, int expect)
 {
-	int			rc = SPI_execute_with_args(sql, nargs, types, values, nulls,
-										   false, 0);
+	return catalog_run(sql, nargs, types, values, nulls, false, 0, expect);
+}
 
-	if (rc != expect)
-		elog(ERROR, "petagen: SPI statement failed (%s): %s",
-			 SPI_result_code_string(rc), sql);
-	return SPI_processed;
+/*
+ * Run one read-only SELECT inside a scope, in the snapshot of the calling
+ * statement, for at most limit rows; returns the number of rows read.
+ */
+uint64
+catalog_read(const char *sql, int nargs, Oid *types, Datum *values,
+			 long limit)
+{
+	return catalog_run(sql, nargs, types, values, NULL, true, limit,
+					   SPI_OK_SELECT);
 }
 
 /* Column col (1-based) of result row `row` of the last statement. */
@@ -135,4 +172,23 @@ catalog_text(uint64 row, int col, MemoryContext cxt)
 	char	   *s = SPI_getvalue(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, col);
 
 	return s ? MemoryContextStrdup(cxt, s) : NULL;
+}
+
+/* Int8 column col of result row `row` of the last statement; 0 for NULL. */
+int64
+catalog_int8(uint64 row, int col)
+{
+	bool		isnull;
+	Datum		d = catalog_value(row, col, &isnull);
+
+	return isnull ? 0 : DatumGetInt64(d);
+}
+
+/* Does petagen's table `table` have column `column` (a 0.1 catalog may not)? */
+bool
+catalog_has_column(const char *table, const char *column)
+{
+	Oid			relid = get_relname_relid(table, get_namespace_oid("petagen", false));
+
+	return get_attnum(relid, column) != InvalidAttrNumber;
 }

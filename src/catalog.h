@@ -11,6 +11,16 @@
 /* The search_path of every statement petagen runs, and of its workers. */
 #define CATALOG_SEARCH_PATH "pg_catalog, pg_temp"
 
+/*
+ * Statements name what they read and fill: the columns of a result are
+ * read by an Anum_<statement>_<column> enum (1-based, as attribute numbers
+ * in PostgreSQL's catalog headers) declared beside the statement, and the
+ * values[] of $1..$n filled by an Arg_<statement>_<parameter> enum (0-based:
+ * values[Arg_x] is $(Arg_x + 1)).  A result of one column reads it as
+ * CATALOG_ONLY_COLUMN.
+ */
+#define CATALOG_ONLY_COLUMN 1
+
 /* What catalog_connect() changed, for catalog_finish() to restore. */
 typedef struct CatalogScope
 {
@@ -26,7 +36,11 @@ extern char *catalog_relation_name(Oid relid);
 extern char *catalog_relation_literal(Oid relid);
 extern uint64 catalog_exec(const char *sql, int nargs, Oid *types,
 						   Datum *values, const char *nulls, int expect);
+extern uint64 catalog_read(const char *sql, int nargs, Oid *types,
+						   Datum *values, long limit);
 extern Datum catalog_value(uint64 row, int col, bool *isnull);
 extern char *catalog_text(uint64 row, int col, MemoryContext cxt);
+extern int64 catalog_int8(uint64 row, int col);
+extern bool catalog_has_column(const char *table, const char *column);
 
 #endif							/* PETAGEN_CATALOG_H */

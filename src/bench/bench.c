@@ -213,7 +213,7 @@ bench_next_id(void)
 					"'petagen.bench_results', 'id'))", false, 1) != SPI_OK_SELECT)
 		elog(ERROR, "petagen: could not draw a bench_results id");
 	id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
-									 1, &isnull));
+									 CATALOG_ONLY_COLUMN, &isnull));
 	catalog_finish(&scope);
 	return id;
 }

@@ -51,6 +51,13 @@ bench_check_owner(int64 id, Oid run_by)
 			 errhint("Only superusers and roles with the privileges of that role may call petagen.forget_bench() on it.")));
 }
 
+/* bench_lock_runs()'s target list. */
+enum
+{
+	Anum_forget_id = 1,
+	Anum_forget_run_by,
+};
+
 /*
  * Lock the runs petagen.forget_bench(id) removes and check that the
  * current role may remove each; raise an error if there is none.
@@ -76,8 +83,8 @@ bench_lock_runs(int64 id)
 	{
 		bool		isnull;
 
-		ids[i] = DatumGetInt64(catalog_value(i, 1, &isnull));
-		owners[i] = DatumGetObjectId(catalog_value(i, 2, &isnull));
+		ids[i] = DatumGetInt64(catalog_value(i, Anum_forget_id, &isnull));
+		owners[i] = DatumGetObjectId(catalog_value(i, Anum_forget_run_by, &isnull));
 	}
 	catalog_finish(&scope);
 	if (n == 0)

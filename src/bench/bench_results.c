@@ -41,8 +41,40 @@
 #define BENCH_SWEEP_COLS	18	/* bench_sweep()'s rows end with the sweep id */
 /* Significant digits of a latency. */
 #define BENCH_LATENCY_DIGITS	3
-/* Parameters of the INSERT into petagen.bench_results; the last 3 for label and settings. */
-#define BENCH_RECORD_ARGS	30
+/*
+ * The parameters of the INSERT into petagen.bench_results, values[Arg_x]
+ * being $(Arg_x + 1); the last 3, from label on, for label and settings.
+ */
+enum
+{
+	Arg_record_id,
+	Arg_record_sweep,
+	Arg_record_kind,
+	Arg_record_workers,
+	Arg_record_duration,
+	Arg_record_warmup,
+	Arg_record_table,
+	Arg_record_target,
+	Arg_record_target_node,
+	Arg_record_distribution,
+	Arg_record_options,
+	Arg_record_operations,
+	Arg_record_tps,
+	Arg_record_errors,
+	Arg_record_not_found,
+	Arg_record_ops,				/* BENCH_NOPS: reads .. rmws */
+	Arg_record_p50_us = Arg_record_ops + BENCH_NOPS,	/* bench_latencies()'s */
+	Arg_record_p95_us,
+	Arg_record_p99_us,
+	Arg_record_p999_us,
+	Arg_record_max_us,
+	Arg_record_started_at,
+	Arg_record_run_by,
+	Arg_record_label,
+	Arg_record_synchronous_commit,
+	Arg_record_cores,
+	BENCH_RECORD_ARGS
+};
 /* The values of label and settings in that INSERT. */
 #define BENCH_SETTINGS_SQL \
 	", $28, pg_catalog.jsonb_build_object(" \
@@ -173,11 +205,29 @@ bench_cores(void)
 void
 bench_record(const BenchDef *def, const BenchResult *res, int64 sweep)
 {
-	Oid			types[BENCH_RECORD_ARGS] = {INT8OID, INT8OID, TEXTOID, INT4OID, INTERVALOID,
-		INTERVALOID, TEXTOID, TEXTARRAYOID, TEXTOID, TEXTOID, TEXTOID, INT8OID,
-		FLOAT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID,
-		FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, TIMESTAMPTZOID, OIDOID,
-	TEXTOID, TEXTOID, INT4OID};
+	Oid			types[BENCH_RECORD_ARGS] = {
+		[Arg_record_id] = INT8OID,
+		[Arg_record_sweep] = INT8OID,
+		[Arg_record_kind] = TEXTOID,
+		[Arg_record_workers] = INT4OID,
+		[Arg_record_duration] = INTERVALOID,
+		[Arg_record_warmup] = INTERVALOID,
+		[Arg_record_table] = TEXTOID,
+		[Arg_record_target] = TEXTARRAYOID,
+		[Arg_record_target_node] = TEXTOID,
+		[Arg_record_distribution] = TEXTOID,
+		[Arg_record_options] = TEXTOID,
+		[Arg_record_operations] = INT8OID,
+		[Arg_record_tps] = FLOAT8OID,
+		[Arg_record_errors] = INT8OID,
+		[Arg_record_not_found] = INT8OID,
+		/* the ops and latencies in their loops below */
+		[Arg_record_started_at] = TIMESTAMPTZOID,
+		[Arg_record_run_by] = OIDOID,
+		[Arg_record_label] = TEXTOID,
+		[Arg_record_synchronous_commit] = TEXTOID,
+		[Arg_record_cores] = INT4OID,
+	};
 	Datum		values[BENCH_RECORD_ARGS];
 	char		nulls[BENCH_RECORD_ARGS];
 	Datum	   *names = palloc(sizeof(Datum) * def->ntargets);
@@ -188,35 +238,41 @@ bench_record(const BenchDef *def, const BenchResult *res, int64 sweep)
 	for (int i = 0; i < def->ntargets; i++)
 		names[i] = CStringGetTextDatum(bench_target_name(def, &def->targets[i]));
 	memset(nulls, ' ', sizeof(nulls));
-	values[0] = Int64GetDatum(res->id);
-	values[1] = Int64GetDatum(sweep);
-	nulls[1] = sweep > 0 ? ' ' : 'n';
-	values[2] = CStringGetTextDatum(bench_kind_name(def->workload.kind));
-	values[3] = Int32GetDatum(res->nworkers);
-	values[4] = bench_duration(def, res);
-	values[5] = IntervalPGetDatum(def->warmup);
-	values[6] = CStringGetTextDatum(bench_relname(def->relid));
-	values[7] = PointerGetDatum(construct_array(names, def->ntargets, TEXTOID, -1,
-												false, TYPALIGN_INT));
-	values[8] = CStringGetTextDatum(def->target_node);
-	values[9] = CStringGetTextDatum(dist_name(def->workload.distribution));
-	values[10] = CStringGetTextDatum(bench_options_json(def, res));
-	values[11] = Int64GetDatum(res->operations);
-	values[12] = Float8GetDatum(bench_tps(res));
-	values[13] = Int64GetDatum(res->errors);
-	values[14] = Int64GetDatum(res->not_found);
+	values[Arg_record_id] = Int64GetDatum(res->id);
+	values[Arg_record_sweep] = Int64GetDatum(sweep);
+	nulls[Arg_record_sweep] = sweep > 0 ? ' ' : 'n';
+	values[Arg_record_kind] = CStringGetTextDatum(bench_kind_name(def->workload.kind));
+	values[Arg_record_workers] = Int32GetDatum(res->nworkers);
+	values[Arg_record_duration] = bench_duration(def, res);
+	values[Arg_record_warmup] = IntervalPGetDatum(def->warmup);
+	values[Arg_record_table] = CStringGetTextDatum(bench_relname(def->relid));
+	values[Arg_record_target] = PointerGetDatum(construct_array(names, def->ntargets, TEXTOID, -1,
+																false, TYPALIGN_INT));
+	values[Arg_record_target_node] = CStringGetTextDatum(def->target_node);
+	values[Arg_record_distribution] = CStringGetTextDatum(dist_name(def->workload.distribution));
+	values[Arg_record_options] = CStringGetTextDatum(bench_options_json(def, res));
+	values[Arg_record_operations] = Int64GetDatum(res->operations);
+	values[Arg_record_tps] = Float8GetDatum(bench_tps(res));
+	values[Arg_record_errors] = Int64GetDatum(res->errors);
+	values[Arg_record_not_found] = Int64GetDatum(res->not_found);
 	for (int op = 0; op < BENCH_NOPS; op++)
-		values[15 + op] = Int64GetDatum(res->ops[op]);
-	measured = bench_latencies(res, &values[20]);
-	for (int i = 20; i < 25; i++)
+	{
+		types[Arg_record_ops + op] = INT8OID;
+		values[Arg_record_ops + op] = Int64GetDatum(res->ops[op]);
+	}
+	measured = bench_latencies(res, &values[Arg_record_p50_us]);
+	for (int i = Arg_record_p50_us; i <= Arg_record_max_us; i++)
+	{
+		types[i] = FLOAT8OID;
 		nulls[i] = measured ? ' ' : 'n';
-	values[25] = TimestampTzGetDatum(res->started_at);
-	values[26] = ObjectIdGetDatum(GetUserId());
-	values[27] = CStringGetTextDatum(def->label ? def->label : "");
-	nulls[27] = def->label ? ' ' : 'n';
-	values[28] = CStringGetTextDatum(res->synchronous_commit);
-	values[29] = Int32GetDatum(cores);
-	nulls[29] = cores > 0 ? ' ' : 'n';
+	}
+	values[Arg_record_started_at] = TimestampTzGetDatum(res->started_at);
+	values[Arg_record_run_by] = ObjectIdGetDatum(GetUserId());
+	values[Arg_record_label] = CStringGetTextDatum(def->label ? def->label : "");
+	nulls[Arg_record_label] = def->label ? ' ' : 'n';
+	values[Arg_record_synchronous_commit] = CStringGetTextDatum(res->synchronous_commit);
+	values[Arg_record_cores] = Int32GetDatum(cores);
+	nulls[Arg_record_cores] = cores > 0 ? ' ' : 'n';
 	catalog_connect(&scope, true);
 	catalog_exec(psprintf("INSERT INTO petagen.bench_results (id, sweep, kind, workers,"
 						  " duration, warmup, \"table\", target, target_node, distribution,"
@@ -228,7 +284,7 @@ bench_record(const BenchDef *def, const BenchResult *res, int64 sweep)
 						  " $25, $26, $27::pg_catalog.regrole, pg_catalog.clock_timestamp()%s)",
 						  def->record_settings ? ", label, settings" : "",
 						  def->record_settings ? BENCH_SETTINGS_SQL : ""),
-				 def->record_settings ? BENCH_RECORD_ARGS : BENCH_RECORD_ARGS - 3,
+				 def->record_settings ? BENCH_RECORD_ARGS : Arg_record_label,
 				 types, values, nulls, SPI_OK_INSERT);
 	catalog_finish(&scope);
 }

@@ -90,7 +90,7 @@ void
 citus_shards_record(int64 job, Oid relid)
 {
 	char	   *ids = citus_shards_local(relid);
-	Oid			types[2] = {INT8OID, TEXTOID};
+	Oid			types[2] = {INT8OID, TEXTOID};	/* $1: the job, $2: the shards */
 	Datum		values[2];
 	CatalogScope scope;
 
@@ -121,7 +121,7 @@ citus_shards_check(int64 job, Oid relid)
 	catalog_exec("SELECT '{' || coalesce(pg_catalog.string_agg(shard::text, ','"
 				 " ORDER BY shard), '') || '}' FROM petagen.job_shards WHERE job = $1",
 				 1, types, values, NULL, SPI_OK_SELECT);
-	recorded = catalog_text(0, 1, CurrentMemoryContext);
+	recorded = catalog_text(0, CATALOG_ONLY_COLUMN, CurrentMemoryContext);
 	if (strcmp(recorded, ids) != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),

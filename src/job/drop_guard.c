@@ -37,6 +37,14 @@ typedef struct DropGuardTarget
 	Oid			schema_owner;
 } DropGuardTarget;
 
+/* drop_guard_target()'s target list. */
+enum
+{
+	Anum_target_schema = 1,
+	Anum_target_owner,
+	Anum_target_schema_owner,
+};
+
 /* Read petagen's schema and owners from the catalogs into target. */
 static void
 drop_guard_target(DropGuardTarget *target)
@@ -51,9 +59,9 @@ drop_guard_target(DropGuardTarget *target)
 				 " JOIN pg_catalog.pg_namespace n ON n.oid = x.extnamespace"
 				 " WHERE x.extname = 'petagen'",
 				 0, NULL, NULL, NULL, SPI_OK_SELECT);
-	target->schema = catalog_text(0, 1, cxt);
-	target->owner = DatumGetObjectId(catalog_value(0, 2, &isnull));
-	target->schema_owner = DatumGetObjectId(catalog_value(0, 3, &isnull));
+	target->schema = catalog_text(0, Anum_target_schema, cxt);
+	target->owner = DatumGetObjectId(catalog_value(0, Anum_target_owner, &isnull));
+	target->schema_owner = DatumGetObjectId(catalog_value(0, Anum_target_schema_owner, &isnull));
 	catalog_finish(&scope);
 }
 

@@ -1,58 +1,69 @@
 /*-------------------------------------------------------------------------
  * ledger.c
- *		The job catalog's owner: every statement on petagen.jobs (one row
- *		per job), petagen.chunks (one row per loaded chunk, committed with
- *		the chunk's rows) and petagen.progress_log (the load's history,
- *		each row naming the job's phase where the catalog has that column:
- *		a 0.1 catalog, before ALTER EXTENSION UPDATE, has not).
+ *		The job rows: every statement on petagen.jobs (one row per job),
+ *		from start()'s INSERT to forget()'s DELETE, and the last
+ *		progress_log row a run's end adds.  The chunks and the progress a
+ *		running load records are ledger_chunks.c's; both are declared in
+ *		ledger.h.
  *
  * Reads run as the current role; writes as the catalog owner (catalog.c),
  * so that roles need no more than SELECT on these tables and every row in
  * them was written by petagen.  Every statement runs with search_path
- * pinned.  The other catalog tables have one owner each as well:
- * chunk_intents is frozen.c's, job_indexes indexes.c's, bench_results
- * bench.c's.
+ * pinned, and reads its result columns and fills its parameters by name
+ * (the Anum_ and Arg_ enums beside it).  The other catalog tables have one
+ * owner each as well: chunk_intents is frozen.c's, job_indexes
+ * indexes.c's, job_shards citus_shards.c's, bench_results bench_results.c's
+ * and bench_forget.c's.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "access/xact.h"
-#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
-#include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 
 #include "catalog.h"
 #include "gen/keys.h"
 #include "job/ledger.h"
 
-/* Int8 of column col of the first result row (0 for NULL). */
-static int64
-ledger_int8(int col)
-{
-	bool		isnull;
-	Datum		d = catalog_value(0, col, &isnull);
-
-	return isnull ? 0 : DatumGetInt64(d);
-}
-
-/* The int8 first column of the first n result rows, in an array in cxt. */
+/* The int8 one column of the first n result rows, in an array in cxt. */
 static int64 *
 ledger_int8_rows(int n, MemoryContext cxt)
 {
 	int64	   *values = MemoryContextAlloc(cxt, sizeof(int64) * Max(n, 1));
 
 	for (int i = 0; i < n; i++)
-	{
-		bool		isnull;
-
-		values[i] = DatumGetInt64(catalog_value(i, 1, &isnull));
-	}
+		values[i] = catalog_int8(i, CATALOG_ONLY_COLUMN);
 	return values;
 }
+
+/* job_read()'s target list. */
+enum
+{
+	Anum_job_read_table = 1,
+	Anum_job_read_rows,
+	Anum_job_read_workers,
+	Anum_job_read_run,
+	Anum_job_read_chunk_rows,
+	Anum_job_read_keys,
+	Anum_job_read_seed,
+	Anum_job_read_fieldlength,
+	Anum_job_read_prefix,
+	Anum_job_read_zeropadding,
+	Anum_job_read_disk_reserve,
+	Anum_job_read_max_rate,
+	Anum_job_read_started_by,
+	Anum_job_read_state,
+	Anum_job_read_dsm_handle,
+	Anum_job_read_xmin,
+	Anum_job_read_frozen,
+	Anum_job_read_indexes_after,
+	Anum_job_read_leaf_method,
+	Anum_job_read_route_token,
+};
 
 /* Fill def from the first result row of job_read()'s query. */
 static void
@@ -63,29 +74,31 @@ ledger_fill_def(int64 job, JobDef *def, MemoryContext cxt)
 
 	MemoryContextSwitchTo(cxt);
 	def->job = job;
-	def->relid = DatumGetObjectId(catalog_value(0, 1, &isnull));
-	def->rows = ledger_int8(2);
-	def->nworkers = DatumGetInt32(catalog_value(0, 3, &isnull));
-	def->run = DatumGetInt32(catalog_value(0, 4, &isnull));
-	def->chunk_rows = ledger_int8(5);
-	spec_init(&def->spec, catalog_text(0, 6, cxt), catalog_text(0, 9, cxt),
-			  DatumGetInt32(catalog_value(0, 10, &isnull)), ledger_int8(7),
-			  DatumGetInt32(catalog_value(0, 8, &isnull)));
-	def->disk_reserve = DatumGetInt64(catalog_value(0, 11, &isnull));
+	def->relid = DatumGetObjectId(catalog_value(0, Anum_job_read_table, &isnull));
+	def->rows = catalog_int8(0, Anum_job_read_rows);
+	def->nworkers = DatumGetInt32(catalog_value(0, Anum_job_read_workers, &isnull));
+	def->run = DatumGetInt32(catalog_value(0, Anum_job_read_run, &isnull));
+	def->chunk_rows = catalog_int8(0, Anum_job_read_chunk_rows);
+	spec_init(&def->spec, catalog_text(0, Anum_job_read_keys, cxt),
+			  catalog_text(0, Anum_job_read_prefix, cxt),
+			  DatumGetInt32(catalog_value(0, Anum_job_read_zeropadding, &isnull)),
+			  catalog_int8(0, Anum_job_read_seed),
+			  DatumGetInt32(catalog_value(0, Anum_job_read_fieldlength, &isnull)));
+	def->disk_reserve = DatumGetInt64(catalog_value(0, Anum_job_read_disk_reserve, &isnull));
 	if (isnull)
 		def->disk_reserve = -1;
-	def->max_rate = ledger_int8(12);
-	def->owner = DatumGetObjectId(catalog_value(0, 13, &isnull));
-	state = catalog_text(0, 14, cxt);
+	def->max_rate = catalog_int8(0, Anum_job_read_max_rate);
+	def->owner = DatumGetObjectId(catalog_value(0, Anum_job_read_started_by, &isnull));
+	state = catalog_text(0, Anum_job_read_state, cxt);
 	strlcpy(def->state, state ? state : "", sizeof(def->state));
-	def->handle = (dsm_handle) DatumGetInt64(catalog_value(0, 15, &isnull));
+	def->handle = (dsm_handle) DatumGetInt64(catalog_value(0, Anum_job_read_dsm_handle, &isnull));
 	if (isnull)
 		def->handle = DSM_HANDLE_INVALID;
-	def->ours = TransactionIdIsCurrentTransactionId(DatumGetTransactionId(catalog_value(0, 16, &isnull)));
-	def->frozen = DatumGetBool(catalog_value(0, 17, &isnull));
-	def->indexes_after = DatumGetBool(catalog_value(0, 18, &isnull));
-	def->leaf_method = DatumGetBool(catalog_value(0, 19, &isnull));
-	def->route_token = ledger_int8(20);
+	def->ours = TransactionIdIsCurrentTransactionId(DatumGetTransactionId(catalog_value(0, Anum_job_read_xmin, &isnull)));
+	def->frozen = DatumGetBool(catalog_value(0, Anum_job_read_frozen, &isnull));
+	def->indexes_after = DatumGetBool(catalog_value(0, Anum_job_read_indexes_after, &isnull));
+	def->leaf_method = DatumGetBool(catalog_value(0, Anum_job_read_leaf_method, &isnull));
+	def->route_token = catalog_int8(0, Anum_job_read_route_token);
 }
 
 /* Read job `job` from petagen.jobs into def; false if missing and missing_ok. */
@@ -178,6 +191,13 @@ ledger_resumable_tokens(int *ntokens)
 	return tokens;
 }
 
+/* The target list of the statements below that find a job: it, then its table. */
+enum
+{
+	Anum_job_ref_job = 1,
+	Anum_job_ref_table,
+};
+
 /* The job whose key space a table holds: its newest done job, else its newest; 0 if none. */
 int64
 ledger_newest_job_of(Oid relid)
@@ -191,7 +211,7 @@ ledger_newest_job_of(Oid relid)
 	if (catalog_exec("SELECT job FROM petagen.jobs WHERE \"table\" = $1"
 					 " ORDER BY state = 'done' DESC, job DESC LIMIT 1",
 					 1, types, values, NULL, SPI_OK_SELECT) > 0)
-		job = ledger_int8(1);
+		job = catalog_int8(0, Anum_job_ref_job);
 	catalog_finish(&scope);
 	return job;
 }
@@ -230,8 +250,8 @@ ledger_running_conflict(Oid relid, int64 except_job, int64 *other_job,
 						 2, types, values, NULL, SPI_OK_SELECT) > 0;
 	if (found)
 	{
-		*other_job = ledger_int8(1);
-		*other_relid = DatumGetObjectId(catalog_value(0, 2, &isnull));
+		*other_job = catalog_int8(0, Anum_job_ref_job);
+		*other_relid = DatumGetObjectId(catalog_value(0, Anum_job_ref_table, &isnull));
 	}
 	catalog_finish(&scope);
 	return found;
@@ -261,20 +281,45 @@ ledger_written_since(Oid relid, int64 job, Oid *other_relid)
 					 " ORDER BY job DESC LIMIT 1",
 					 2, types, values, NULL, SPI_OK_SELECT) > 0)
 	{
-		other = ledger_int8(1);
-		*other_relid = DatumGetObjectId(catalog_value(0, 2, &isnull));
+		other = catalog_int8(0, Anum_job_ref_job);
+		*other_relid = DatumGetObjectId(catalog_value(0, Anum_job_ref_table, &isnull));
 	}
 	catalog_finish(&scope);
 	return other;
 }
 
 /*
- * The INSERT of a job's row.  A job started through 0.2's start() names
- * its method, route token (NULL for a chunk job) and why that method
- * (def->method_reason); one started through 0.1's start(), which a catalog
- * still at 0.1 has (the library is 0.2, ALTER EXTENSION UPDATE not yet
- * run), names none: that catalog has none of these columns.
+ * The parameters of a job's INSERT: values[Arg_insert_job_x] is $(x + 1).
+ * A job started through 0.2's start() names its method, route token (NULL
+ * for a chunk job) and why that method (def->method_reason); one started
+ * through 0.1's start(), which a catalog still at 0.1 has (the library is
+ * 0.2, ALTER EXTENSION UPDATE not yet run), names none: that catalog has
+ * none of these columns, the last INSERT_JOB_NARGS - INSERT_JOB_NARGS_01.
  */
+enum
+{
+	Arg_insert_job_table,
+	Arg_insert_job_rows,
+	Arg_insert_job_workers,
+	Arg_insert_job_chunk_rows,
+	Arg_insert_job_keys,
+	Arg_insert_job_seed,
+	Arg_insert_job_fieldlength,
+	Arg_insert_job_prefix,
+	Arg_insert_job_zeropadding,
+	Arg_insert_job_disk_reserve,
+	Arg_insert_job_max_rate,
+	Arg_insert_job_started_by,
+	Arg_insert_job_frozen,
+	Arg_insert_job_indexes,
+	INSERT_JOB_NARGS_01,
+	Arg_insert_job_method = INSERT_JOB_NARGS_01,
+	Arg_insert_job_route_token,
+	Arg_insert_job_method_reason,
+	INSERT_JOB_NARGS
+};
+
+/* The INSERT of a job's row, with col and param the 0.2 columns or none. */
 #define LEDGER_INSERT_JOB(col, param) \
 	"INSERT INTO petagen.jobs (\"table\", rows, workers," \
 	" chunk_rows, keys, seed, fieldlength, prefix, zeropadding," \
@@ -286,46 +331,63 @@ ledger_written_since(Oid relid, int64 job, Oid *other_relid)
 void
 ledger_insert_job(JobDef *def)
 {
-	Oid			types[17] = {OIDOID, INT8OID, INT4OID, INT8OID, TEXTOID, INT8OID,
-	INT4OID, TEXTOID, INT4OID, INT8OID, INT8OID, OIDOID, BOOLOID, TEXTOID, TEXTOID,
-	INT8OID, TEXTOID};
-	Datum		values[17];
-	char		nulls[17];
+	Oid			types[INSERT_JOB_NARGS] = {
+		[Arg_insert_job_table] = OIDOID,
+		[Arg_insert_job_rows] = INT8OID,
+		[Arg_insert_job_workers] = INT4OID,
+		[Arg_insert_job_chunk_rows] = INT8OID,
+		[Arg_insert_job_keys] = TEXTOID,
+		[Arg_insert_job_seed] = INT8OID,
+		[Arg_insert_job_fieldlength] = INT4OID,
+		[Arg_insert_job_prefix] = TEXTOID,
+		[Arg_insert_job_zeropadding] = INT4OID,
+		[Arg_insert_job_disk_reserve] = INT8OID,
+		[Arg_insert_job_max_rate] = INT8OID,
+		[Arg_insert_job_started_by] = OIDOID,
+		[Arg_insert_job_frozen] = BOOLOID,
+		[Arg_insert_job_indexes] = TEXTOID,
+		[Arg_insert_job_method] = TEXTOID,
+		[Arg_insert_job_route_token] = INT8OID,
+		[Arg_insert_job_method_reason] = TEXTOID,
+	};
+	Datum		values[INSERT_JOB_NARGS] = {
+		[Arg_insert_job_table] = ObjectIdGetDatum(def->relid),
+		[Arg_insert_job_rows] = Int64GetDatum(def->rows),
+		[Arg_insert_job_workers] = Int32GetDatum(def->nworkers),
+		[Arg_insert_job_chunk_rows] = Int64GetDatum(def->chunk_rows),
+		[Arg_insert_job_keys] = CStringGetTextDatum(keys_mode_name(def->spec.keys.mode)),
+		[Arg_insert_job_seed] = Int64GetDatum((int64) def->spec.seed),
+		[Arg_insert_job_fieldlength] = Int32GetDatum(def->spec.fieldlength),
+		[Arg_insert_job_prefix] = CStringGetTextDatum(def->spec.keys.prefix),
+		[Arg_insert_job_zeropadding] = Int32GetDatum(def->spec.keys.zeropadding),
+		[Arg_insert_job_disk_reserve] = Int64GetDatum(def->disk_reserve),
+		[Arg_insert_job_max_rate] = Int64GetDatum(def->max_rate),
+		[Arg_insert_job_started_by] = ObjectIdGetDatum(def->owner),
+		[Arg_insert_job_frozen] = BoolGetDatum(def->frozen),
+		[Arg_insert_job_indexes] = CStringGetTextDatum(def->indexes_after ? "after" : "maintain"),
+		[Arg_insert_job_method] = CStringGetTextDatum(def->leaf_method ? "leaf" : "chunk"),
+		[Arg_insert_job_route_token] = Int64GetDatum(def->route_token),
+		[Arg_insert_job_method_reason] = CStringGetTextDatum(def->method_reason ? def->method_reason : ""),
+	};
+	char		nulls[INSERT_JOB_NARGS];
 	CatalogScope scope;
 
 	memset(nulls, ' ', sizeof(nulls));
-	values[0] = ObjectIdGetDatum(def->relid);
-	values[1] = Int64GetDatum(def->rows);
-	values[2] = Int32GetDatum(def->nworkers);
-	values[3] = Int64GetDatum(def->chunk_rows);
-	values[4] = CStringGetTextDatum(keys_mode_name(def->spec.keys.mode));
-	values[5] = Int64GetDatum((int64) def->spec.seed);
-	values[6] = Int32GetDatum(def->spec.fieldlength);
-	values[7] = CStringGetTextDatum(def->spec.keys.prefix);
-	values[8] = Int32GetDatum(def->spec.keys.zeropadding);
-	values[9] = Int64GetDatum(def->disk_reserve);
-	values[10] = Int64GetDatum(def->max_rate);
-	values[11] = ObjectIdGetDatum(def->owner);
-	values[12] = BoolGetDatum(def->frozen);
-	values[13] = CStringGetTextDatum(def->indexes_after ? "after" : "maintain");
-	values[14] = CStringGetTextDatum(def->leaf_method ? "leaf" : "chunk");
-	values[15] = Int64GetDatum(def->route_token);
-	values[16] = CStringGetTextDatum(def->method_reason ? def->method_reason : "");
 	if (def->disk_reserve < 0)
-		nulls[9] = 'n';
+		nulls[Arg_insert_job_disk_reserve] = 'n';
 	if (def->max_rate <= 0)
-		nulls[10] = 'n';
+		nulls[Arg_insert_job_max_rate] = 'n';
 	if (!def->leaf_method)
-		nulls[15] = 'n';
+		nulls[Arg_insert_job_route_token] = 'n';
 	catalog_connect(&scope, true);
 	if (def->method_reason != NULL)
 		catalog_exec(LEDGER_INSERT_JOB(", method, route_token, method_reason",
-									   ", $15, $16, $17"), 17,
+									   ", $15, $16, $17"), INSERT_JOB_NARGS,
 					 types, values, nulls, SPI_OK_INSERT_RETURNING);
 	else
-		catalog_exec(LEDGER_INSERT_JOB("", ""), 14, types, values, nulls,
-					 SPI_OK_INSERT_RETURNING);
-	def->job = ledger_int8(1);
+		catalog_exec(LEDGER_INSERT_JOB("", ""), INSERT_JOB_NARGS_01, types,
+					 values, nulls, SPI_OK_INSERT_RETURNING);
+	def->job = catalog_int8(0, CATALOG_ONLY_COLUMN);
 	catalog_finish(&scope);
 	def->run = 1;
 }
@@ -334,15 +396,6 @@ ledger_insert_job(JobDef *def)
  * Run one write on a job's row: $1 is the job, then the arguments given;
  * returns the number of rows written.
  */
-/* Does petagen's table `table` have column `column` (a 0.1 catalog may not)? */
-static bool
-ledger_has_column(const char *table, const char *column)
-{
-	Oid			relid = get_relname_relid(table, get_namespace_oid("petagen", false));
-
-	return get_attnum(relid, column) != InvalidAttrNumber;
-}
-
 static uint64
 ledger_update_job(const char *sql, int nargs, Oid *types, Datum *values)
 {
@@ -363,7 +416,7 @@ ledger_set_handle(int64 job, dsm_handle handle)
 	Datum		values[2] = {Int64GetDatum(job), Int64GetDatum((int64) handle)};
 
 	/* started_at keeps the first run's start; a 0.1 catalog has no run_started_at */
-	ledger_update_job(ledger_has_column("jobs", "run_started_at") ?
+	ledger_update_job(catalog_has_column("jobs", "run_started_at") ?
 					  "UPDATE petagen.jobs SET dsm_handle = $2,"
 					  " started_at = coalesce(started_at, pg_catalog.now()),"
 					  " run_started_at = pg_catalog.now() WHERE job = $1" :
@@ -372,6 +425,13 @@ ledger_set_handle(int64 job, dsm_handle handle)
 					  " WHERE job = $1",
 					  2, types, values);
 }
+
+/* ledger_resume_run()'s RETURNING list. */
+enum
+{
+	Anum_resume_max_rate = 1,
+	Anum_resume_disk_reserve,
+};
 
 /*
  * Record a new run (def's run and nworkers) of def's job; read back into
@@ -397,8 +457,8 @@ ledger_resume_run(JobDef *def)
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("load job " INT64_FORMAT " does not exist", def->job),
 				 errdetail("It was removed with petagen.forget() while it was being resumed.")));
-	def->max_rate = ledger_int8(1);
-	def->disk_reserve = DatumGetInt64(catalog_value(0, 2, &isnull));
+	def->max_rate = catalog_int8(0, Anum_resume_max_rate);
+	def->disk_reserve = DatumGetInt64(catalog_value(0, Anum_resume_disk_reserve, &isnull));
 	if (isnull)
 		def->disk_reserve = -1;
 	catalog_finish(&scope);
@@ -441,20 +501,44 @@ ledger_mark_stopped(int64 job)
 }
 
 
+/*
+ * The parameters of a run's end: values[Arg_end_x] is $(x + 1); the last
+ * progress_log row takes the job and, as its phase, the state.
+ */
+enum
+{
+	Arg_end_job,
+	Arg_end_run,
+	Arg_end_state,
+	Arg_end_error,
+	END_NARGS
+};
+
 /* Record the end of a run (its final state's name) in petagen.jobs and a last progress_log row. */
 void
 ledger_record_end(int64 job, int32 run, const char *state, const char *error)
 {
-	Oid			types[4] = {INT8OID, INT4OID, TEXTOID, TEXTOID};
-	Datum		values[4];
-	char		nulls[4] = {' ', ' ', ' ', error ? ' ' : 'n'};
+	Oid			types[END_NARGS] = {
+		[Arg_end_job] = INT8OID,
+		[Arg_end_run] = INT4OID,
+		[Arg_end_state] = TEXTOID,
+		[Arg_end_error] = TEXTOID,
+	};
+	Datum		values[END_NARGS] = {
+		[Arg_end_job] = Int64GetDatum(job),
+		[Arg_end_run] = Int32GetDatum(run),
+		[Arg_end_state] = CStringGetTextDatum(state),
+		[Arg_end_error] = error ? CStringGetTextDatum(error) : (Datum) 0,
+	};
+	char		nulls[END_NARGS] = {
+		[Arg_end_job] = ' ',
+		[Arg_end_run] = ' ',
+		[Arg_end_state] = ' ',
+		[Arg_end_error] = error ? ' ' : 'n',
+	};
 	bool		phases;
 	CatalogScope scope;
 
-	values[0] = Int64GetDatum(job);
-	values[1] = Int32GetDatum(run);
-	values[2] = CStringGetTextDatum(state);
-	values[3] = error ? CStringGetTextDatum(error) : (Datum) 0;
 	catalog_connect(&scope, true);
 	catalog_exec("UPDATE petagen.jobs SET state = $3,"
 				 " finished_at = pg_catalog.now(),"
@@ -464,209 +548,16 @@ ledger_record_end(int64 job, int32 run, const char *state, const char *error)
 				 " WHERE job = $1 AND run = $2",
 				 4, types, values, nulls, SPI_OK_UPDATE);
 	/* a last progress_log row, so the history ends where the job did, and how */
-	phases = ledger_has_column("progress_log", "phase");
+	phases = catalog_has_column("progress_log", "phase");
 	catalog_exec(psprintf("INSERT INTO petagen.progress_log (job, keys_done,"
 						  " rows_written, bytes, logged_at%s)"
 						  " SELECT $1, coalesce(sum(keys), 0), coalesce(sum(rows_written), 0),"
 						  " coalesce(sum(bytes), 0), pg_catalog.clock_timestamp()%s"
 						  " FROM petagen.chunks WHERE job = $1",
 						  phases ? ", phase" : "", phases ? ", $3" : ""),
-				 phases ? 3 : 1, types, values, nulls, SPI_OK_INSERT);
+				 phases ? Arg_end_state + 1 : Arg_end_job + 1, types, values,
+				 nulls, SPI_OK_INSERT);
 	catalog_finish(&scope);
-}
-
-/* Sum the ledger of a job and read its last run and last error into sum. */
-void
-ledger_summary(int64 job, LedgerSummary *sum)
-{
-	Oid			types[1] = {INT8OID};
-	Datum		values[1] = {Int64GetDatum(job)};
-	bool		isnull;
-	Datum		d;
-	CatalogScope scope;
-
-	memset(sum, 0, sizeof(*sum));
-	catalog_connect(&scope, false);
-	catalog_exec("SELECT coalesce(sum(c.keys), 0)::int8,"
-				 " coalesce(sum(c.rows_written), 0)::int8,"
-				 " coalesce(sum(c.bytes), 0)::int8,"
-				 " coalesce(sum(c.duplicates), 0)::int8,"
-				 " extract(epoch FROM j.finished_at - coalesce((to_jsonb(j)"
-				 " ->> 'run_started_at')::timestamptz, j.started_at))::float8,"
-				 " coalesce(sum(c.rows_written) FILTER (WHERE c.run = j.run), 0)::float8,"
-				 " coalesce(sum(c.bytes) FILTER (WHERE c.run = j.run), 0)::float8,"
-				 " j.last_error, j.last_error_at, j.started_at, j.finished_at"
-				 " FROM petagen.jobs j LEFT JOIN petagen.chunks c USING (job)"
-				 " WHERE j.job = $1 GROUP BY j.job",
-				 1, types, values, NULL, SPI_OK_SELECT);
-	if (SPI_processed > 0)
-	{
-		char	   *err = catalog_text(0, 8, CurrentMemoryContext);
-
-		sum->keys = ledger_int8(1);
-		sum->rows = ledger_int8(2);
-		sum->bytes = ledger_int8(3);
-		sum->duplicates = ledger_int8(4);
-		d = catalog_value(0, 5, &isnull);
-		sum->run_seconds = isnull ? 0 : DatumGetFloat8(d);
-		sum->run_rows = DatumGetFloat8(catalog_value(0, 6, &isnull));
-		sum->run_bytes = DatumGetFloat8(catalog_value(0, 7, &isnull));
-		if (err)
-			strlcpy(sum->last_error, err, JOB_TEXT_LEN);
-		d = catalog_value(0, 9, &isnull);
-		sum->last_error_at = isnull ? 0 : DatumGetTimestampTz(d);
-		d = catalog_value(0, 10, &isnull);
-		sum->started_at = isnull ? 0 : DatumGetTimestampTz(d);
-		d = catalog_value(0, 11, &isnull);
-		sum->finished_at = isnull ? 0 : DatumGetTimestampTz(d);
-	}
-	catalog_finish(&scope);
-}
-
-/*
- * Insert the ledger row of a chunk a worker finished, in its transaction;
- * a leaf job's chunk is local leaf number `chunk`, relation leaf (else
- * InvalidOid).
- */
-void
-ledger_record_chunk(const JobDef *def, int32 worker, int64 chunk,
-					Oid leaf, const LoadStats *st)
-{
-	Oid			types[10] = {INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID,
-	INT8OID, INT4OID, INT4OID, OIDOID};
-	Datum		values[10];
-	CatalogScope scope;
-
-	values[0] = Int64GetDatum(def->job);
-	values[1] = Int64GetDatum(chunk);
-	values[2] = Int64GetDatum(st->keys);
-	values[3] = Int64GetDatum(st->rows);
-	values[4] = Int64GetDatum(st->bytes);
-	values[5] = Int64GetDatum(st->duplicates);
-	values[6] = Int64GetDatum(st->foreign);
-	values[7] = Int32GetDatum(worker);
-	values[8] = Int32GetDatum(def->run);
-	values[9] = ObjectIdGetDatum(leaf);
-	catalog_connect(&scope, true);
-	/* only a leaf job names the leaf column (a 0.1 catalog has none) */
-	if (OidIsValid(leaf))
-		catalog_exec("INSERT INTO petagen.chunks (job, chunk, keys, rows_written,"
-					 " bytes, duplicates, foreign_skipped, worker, run, leaf)"
-					 " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-					 10, types, values, NULL, SPI_OK_INSERT);
-	else
-		catalog_exec("INSERT INTO petagen.chunks (job, chunk, keys, rows_written,"
-					 " bytes, duplicates, foreign_skipped, worker, run)"
-					 " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-					 9, types, values, NULL, SPI_OK_INSERT);
-	catalog_finish(&scope);
-}
-
-/*
- * Add a progress_log row with the job's live totals, stamped now, in the
- * current transaction; phase: what the job is doing (routing, loading,
- * indexing).
- */
-void
-ledger_log_progress(int64 job, const LoadStats *live, const char *phase)
-{
-	Oid			types[5] = {INT8OID, INT8OID, INT8OID, INT8OID, TEXTOID};
-	Datum		values[5] = {Int64GetDatum(job), Int64GetDatum(live->keys),
-		Int64GetDatum(live->rows), Int64GetDatum(live->bytes),
-		CStringGetTextDatum(phase)};
-	bool		phases;
-	CatalogScope scope;
-
-	catalog_connect(&scope, true);
-	/* logged_at: the moment of these totals, not when the transaction began */
-	phases = ledger_has_column("progress_log", "phase");
-	catalog_exec(psprintf("INSERT INTO petagen.progress_log (job, keys_done,"
-						  " rows_written, bytes, logged_at%s)"
-						  " VALUES ($1, $2, $3, $4, pg_catalog.clock_timestamp()%s)",
-						  phases ? ", phase" : "", phases ? ", $5" : ""),
-				 phases ? 5 : 4, types, values, NULL, SPI_OK_INSERT);
-	catalog_finish(&scope);
-}
-
-/* Set bit c of done (nchunks bits) for every chunk c of job in the ledger. */
-void
-ledger_done_chunks(int64 job, int64 nchunks, uint8 *done)
-{
-	Oid			types[1] = {INT8OID};
-	Datum		values[1] = {Int64GetDatum(job)};
-	uint64		n;
-	CatalogScope scope;
-
-	catalog_connect(&scope, false);
-	n = catalog_exec("SELECT chunk FROM petagen.chunks WHERE job = $1",
-					 1, types, values, NULL, SPI_OK_SELECT);
-	for (uint64 i = 0; i < n; i++)
-	{
-		bool		isnull;
-		int64		chunk = DatumGetInt64(catalog_value(i, 1, &isnull));
-
-		if ((i & 65535) == 0)
-			CHECK_FOR_INTERRUPTS();
-		if (chunk >= 0 && chunk < nchunks)
-			done[chunk / 8] |= 1 << (chunk % 8);
-	}
-	catalog_finish(&scope);
-}
-
-/*
- * The first leaf number in a leaf job's ledger whose leaf is not leaves[]
- * at that number now (nleaves of them), or -1; *was set to its leaf then.
- */
-int64
-ledger_moved_leaf(int64 job, const Oid *leaves, int nleaves, Oid *was)
-{
-	Oid			types[1] = {INT8OID};
-	Datum		values[1] = {Int64GetDatum(job)};
-	int64		moved = -1;
-	uint64		n;
-	CatalogScope scope;
-
-	catalog_connect(&scope, false);
-	n = catalog_exec("SELECT chunk, leaf FROM petagen.chunks"
-					 " WHERE job = $1 AND leaf IS NOT NULL ORDER BY chunk",
-					 1, types, values, NULL, SPI_OK_SELECT);
-	for (uint64 i = 0; i < n && moved < 0; i++)
-	{
-		bool		isnull;
-		int64		chunk = DatumGetInt64(catalog_value(i, 1, &isnull));
-		Oid			leaf = DatumGetObjectId(catalog_value(i, 2, &isnull));
-
-		if (chunk < 0 || chunk >= nleaves || leaves[chunk] != leaf)
-		{
-			moved = chunk;
-			*was = leaf;
-		}
-	}
-	catalog_finish(&scope);
-	return moved;
-}
-
-/* The int8 that query sql ($1: job) returns about job's ledger. */
-static int64
-ledger_job_int8(const char *sql, int64 job)
-{
-	Oid			types[1] = {INT8OID};
-	Datum		values[1] = {Int64GetDatum(job)};
-	int64		n;
-	CatalogScope scope;
-
-	catalog_connect(&scope, false);
-	catalog_exec(sql, 1, types, values, NULL, SPI_OK_SELECT);
-	n = ledger_int8(1);
-	catalog_finish(&scope);
-	return n;
-}
-
-/* The number of chunks of job in the ledger. */
-int64
-ledger_count_chunks(int64 job)
-{
-	return ledger_job_int8("SELECT count(*) FROM petagen.chunks WHERE job = $1", job);
 }
 
 /* Run sql, whose $1 is job, as the catalog owner; it must return expect. */
@@ -694,14 +585,6 @@ ledger_lock_job(int64 job)
 {
 	ledger_exec_job("SELECT FROM petagen.jobs WHERE job = $1 FOR NO KEY UPDATE",
 					job, SPI_OK_SELECT);
-}
-
-/* One more than the highest chunk number of job in the ledger (0 if none). */
-int64
-ledger_chunk_bound(int64 job)
-{
-	return ledger_job_int8("SELECT COALESCE(max(chunk) + 1, 0) FROM petagen.chunks"
-						   " WHERE job = $1", job);
 }
 
 /*
@@ -738,14 +621,14 @@ ledger_record_interruption(int64 job, const char *reason)
 	char	   *at = NULL;
 	CatalogScope scope;
 
-	if (!ledger_has_column("jobs", "interrupted_reason"))
+	if (!catalog_has_column("jobs", "interrupted_reason"))
 		return NULL;
 	catalog_connect(&scope, true);
 	if (catalog_exec("UPDATE petagen.jobs j SET interrupted_at = " LEDGER_LAST_PROGRESS ","
 					 " interrupted_reason = $2 WHERE job = $1 AND state = 'running'"
 					 " RETURNING interrupted_at::timestamptz(0)::text",
 					 2, types, values, NULL, SPI_OK_UPDATE_RETURNING) > 0)
-		at = catalog_text(0, 1, cxt);
+		at = catalog_text(0, CATALOG_ONLY_COLUMN, cxt);
 	catalog_finish(&scope);
 	return at;
 }
@@ -771,7 +654,7 @@ ledger_interruption(int64 job, char *buf, Size len)
 					 " (to_jsonb(j) ->> 'interrupted_at')::timestamptz) r(reason, at)"
 					 " WHERE j.job = $1 AND r.at >= " LEDGER_LAST_PROGRESS,
 					 1, types, values, NULL, SPI_OK_SELECT) > 0 &&
-		(reason = catalog_text(0, 1, CurrentMemoryContext)) != NULL)
+		(reason = catalog_text(0, CATALOG_ONLY_COLUMN, CurrentMemoryContext)) != NULL)
 		strlcpy(buf, reason, len);
 	catalog_finish(&scope);
 }

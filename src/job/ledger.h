@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  * ledger.h
  *		Every statement petagen runs on petagen.jobs, petagen.chunks and
- *		petagen.progress_log.  See ledger.c.
+ *		petagen.progress_log: the job rows (ledger.c) and the chunks and
+ *		progress of a running load (ledger_chunks.c).
  *-------------------------------------------------------------------------
  */
 #ifndef PETAGEN_LEDGER_H
@@ -26,6 +27,7 @@ typedef struct LedgerSummary
 	TimestampTz finished_at;	/* the last run's end; 0 if none */
 } LedgerSummary;
 
+/* ledger.c */
 extern bool job_read(int64 job, JobDef *def, bool missing_ok);
 extern int64 *ledger_running_job_ids(int *njobs);
 extern int64 *ledger_listed_job_ids(int *njobs);
@@ -42,6 +44,12 @@ extern void ledger_alter_job(int64 job, int32 nworkers, int64 max_rate,
 extern void ledger_mark_stopped(int64 job);
 extern void ledger_record_end(int64 job, int32 run, const char *state,
 							  const char *error);
+extern void ledger_lock_job(int64 job);
+extern void ledger_delete_job(int64 job);
+extern char *ledger_record_interruption(int64 job, const char *reason);
+extern void ledger_interruption(int64 job, char *buf, Size len);
+
+/* ledger_chunks.c */
 extern void ledger_summary(int64 job, LedgerSummary *sum);
 extern void ledger_record_chunk(const JobDef *def, int32 worker, int64 chunk,
 								Oid leaf, const LoadStats *st);
@@ -51,10 +59,6 @@ extern void ledger_done_chunks(int64 job, int64 nchunks, uint8 *done);
 extern int64 ledger_moved_leaf(int64 job, const Oid *leaves, int nleaves,
 							   Oid *was);
 extern int64 ledger_count_chunks(int64 job);
-extern void ledger_lock_job(int64 job);
 extern int64 ledger_chunk_bound(int64 job);
-extern void ledger_delete_job(int64 job);
-extern char *ledger_record_interruption(int64 job, const char *reason);
-extern void ledger_interruption(int64 job, char *buf, Size len);
 
 #endif							/* PETAGEN_LEDGER_H */

@@ -54,12 +54,19 @@ typedef enum StatusWorkersCol
 /* When each phase of a job first began (0: not yet). */
 typedef TimestampTz PhaseStarts[NSTEPS];
 
+/* status_phase_starts()'s target list. */
+enum
+{
+	Anum_phase_start_phase = 1,
+	Anum_phase_start_at,
+};
+
 /* Read from progress_log when each phase of job began. */
 static void
 status_phase_starts(int64 job, PhaseStarts starts)
 {
 	Oid			types[1] = {INT8OID};
-	Datum		values[SW_PHASE] = {Int64GetDatum(job)};
+	Datum		values[1] = {Int64GetDatum(job)};
 	CatalogScope scope;
 	uint64		n;
 
@@ -71,9 +78,9 @@ status_phase_starts(int64 job, PhaseStarts starts)
 					 1, types, values, NULL, SPI_OK_SELECT);
 	for (uint64 row = 0; row < n; row++)
 	{
-		char	   *phase = catalog_text(row, 1, CurrentMemoryContext);
+		char	   *phase = catalog_text(row, Anum_phase_start_phase, CurrentMemoryContext);
 		bool		isnull;
-		Datum		at = catalog_value(row, 2, &isnull);
+		Datum		at = catalog_value(row, Anum_phase_start_at, &isnull);
 
 		for (int i = 0; i < NSTEPS && phase != NULL; i++)
 			if (strcmp(phase, progress_step_name(i)) == 0)

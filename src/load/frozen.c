@@ -210,6 +210,14 @@ frozen_repair_leaf(Oid leafid, BlockNumber from, TransactionId bound)
 	return removed;
 }
 
+/* frozen_read_intent()'s target list. */
+enum
+{
+	Anum_intent_leaves = 1,
+	Anum_intent_from_blocks,
+	Anum_intent_xid_bound,
+};
+
 /* Read the intent of a chunk into intent (arrays in cxt); false if none. */
 static bool
 frozen_read_intent(int64 job, int64 chunk, MemoryContext cxt,
@@ -223,18 +231,14 @@ frozen_read_intent(int64 job, int64 chunk, MemoryContext cxt,
 	int			n;
 	MemoryContext old;
 
-	if (SPI_execute_with_args("SELECT leaves, from_blocks, xid_bound"
-							  " FROM petagen.chunk_intents WHERE job = $1 AND chunk = $2",
-							  2, types, values, NULL, true, 1) != SPI_OK_SELECT)
-		elog(ERROR, "petagen: could not read the intent of chunk " INT64_FORMAT, chunk);
-	if (SPI_processed == 0)
+	if (catalog_read("SELECT leaves, from_blocks, xid_bound"
+					 " FROM petagen.chunk_intents WHERE job = $1 AND chunk = $2",
+					 2, types, values, 1) == 0)
 		return false;
 	old = MemoryContextSwitchTo(cxt);
-	deconstruct_array(DatumGetArrayTypeP(SPI_getbinval(SPI_tuptable->vals[0],
-													   SPI_tuptable->tupdesc, 1, &isnull)),
+	deconstruct_array(DatumGetArrayTypeP(catalog_value(0, Anum_intent_leaves, &isnull)),
 					  OIDOID, sizeof(Oid), true, TYPALIGN_INT, &leaves, NULL, &n);
-	deconstruct_array(DatumGetArrayTypeP(SPI_getbinval(SPI_tuptable->vals[0],
-													   SPI_tuptable->tupdesc, 2, &isnull)),
+	deconstruct_array(DatumGetArrayTypeP(catalog_value(0, Anum_intent_from_blocks, &isnull)),
 					  INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
 					  &blocks, NULL, &n);
 	intent->nleaves = n;
@@ -245,8 +249,7 @@ frozen_read_intent(int64 job, int64 chunk, MemoryContext cxt,
 		intent->leaves[i] = DatumGetObjectId(leaves[i]);
 		intent->from_blocks[i] = (BlockNumber) DatumGetInt64(blocks[i]);
 	}
-	intent->xid_bound = DatumGetFullTransactionId(SPI_getbinval(SPI_tuptable->vals[0],
-																SPI_tuptable->tupdesc, 3, &isnull));
+	intent->xid_bound = DatumGetFullTransactionId(catalog_value(0, Anum_intent_xid_bound, &isnull));
 	MemoryContextSwitchTo(old);
 	return true;
 }
@@ -287,11 +290,7 @@ frozen_repair_job(int64 job)
 					 1, types, values, NULL, SPI_OK_SELECT);
 	chunks = MemoryContextAlloc(here, sizeof(int64) * Max(n, 1));
 	for (uint64 i = 0; i < n; i++)
-	{
-		bool		isnull;
-
-		chunks[i] = DatumGetInt64(catalog_value(i, 1, &isnull));
-	}
+		chunks[i] = catalog_int8(i, CATALOG_ONLY_COLUMN);
 	catalog_finish(&scope);
 	for (uint64 i = 0; i < n; i++)
 	{
@@ -340,14 +339,34 @@ frozen_new_intent(Oid relid, MemoryContext cxt, FrozenIntent *intent)
 	intent->xid_bound = ReadNextFullTransactionId();
 }
 
+/* The parameters of an intent's INSERT: values[Arg_intent_x] is $(x + 1). */
+enum
+{
+	Arg_intent_job,
+	Arg_intent_chunk,
+	Arg_intent_leaves,
+	Arg_intent_from_blocks,
+	Arg_intent_xid_bound,
+	Arg_intent_worker,
+	Arg_intent_run,
+	INTENT_NARGS
+};
+
 /* Store intent as the chunk's row of petagen.chunk_intents. */
 static void
 frozen_write_intent(int64 job, int64 chunk, int worker, int run,
 					const FrozenIntent *intent)
 {
-	Oid			types[7] = {INT8OID, INT8OID, OIDARRAYOID, INT8ARRAYOID, XID8OID,
-	INT4OID, INT4OID};
-	Datum		values[7];
+	Oid			types[INTENT_NARGS] = {
+		[Arg_intent_job] = INT8OID,
+		[Arg_intent_chunk] = INT8OID,
+		[Arg_intent_leaves] = OIDARRAYOID,
+		[Arg_intent_from_blocks] = INT8ARRAYOID,
+		[Arg_intent_xid_bound] = XID8OID,
+		[Arg_intent_worker] = INT4OID,
+		[Arg_intent_run] = INT4OID,
+	};
+	Datum		values[INTENT_NARGS];
 	Datum	   *leaves = palloc(sizeof(Datum) * Max(intent->nleaves, 1));
 	Datum	   *blocks = palloc(sizeof(Datum) * Max(intent->nleaves, 1));
 
@@ -356,16 +375,16 @@ frozen_write_intent(int64 job, int64 chunk, int worker, int run,
 		leaves[i] = ObjectIdGetDatum(intent->leaves[i]);
 		blocks[i] = Int64GetDatum((int64) intent->from_blocks[i]);
 	}
-	values[0] = Int64GetDatum(job);
-	values[1] = Int64GetDatum(chunk);
-	values[2] = PointerGetDatum(construct_array(leaves, intent->nleaves, OIDOID,
-												sizeof(Oid), true, TYPALIGN_INT));
-	values[3] = PointerGetDatum(construct_array(blocks, intent->nleaves, INT8OID,
-												sizeof(int64), FLOAT8PASSBYVAL,
-												TYPALIGN_DOUBLE));
-	values[4] = FullTransactionIdGetDatum(intent->xid_bound);
-	values[5] = Int32GetDatum(worker);
-	values[6] = Int32GetDatum(run);
+	values[Arg_intent_job] = Int64GetDatum(job);
+	values[Arg_intent_chunk] = Int64GetDatum(chunk);
+	values[Arg_intent_leaves] = PointerGetDatum(construct_array(leaves, intent->nleaves, OIDOID,
+																sizeof(Oid), true, TYPALIGN_INT));
+	values[Arg_intent_from_blocks] = PointerGetDatum(construct_array(blocks, intent->nleaves, INT8OID,
+																	 sizeof(int64), FLOAT8PASSBYVAL,
+																	 TYPALIGN_DOUBLE));
+	values[Arg_intent_xid_bound] = FullTransactionIdGetDatum(intent->xid_bound);
+	values[Arg_intent_worker] = Int32GetDatum(worker);
+	values[Arg_intent_run] = Int32GetDatum(run);
 	catalog_exec("INSERT INTO petagen.chunk_intents (job, chunk, leaves,"
 				 " from_blocks, xid_bound, worker, run)"
 				 " VALUES ($1, $2, $3, $4, $5, $6, $7)"
@@ -373,7 +392,7 @@ frozen_write_intent(int64 job, int64 chunk, int worker, int run,
 				 " from_blocks = EXCLUDED.from_blocks, xid_bound = EXCLUDED.xid_bound,"
 				 " worker = EXCLUDED.worker, run = EXCLUDED.run,"
 				 " written_at = pg_catalog.now()",
-				 7, types, values, NULL, SPI_OK_INSERT);
+				 INTENT_NARGS, types, values, NULL, SPI_OK_INSERT);
 }
 
 /*

@@ -104,6 +104,15 @@ static const char *const indexes_record_sql =
 " LEFT JOIN pg_catalog.pg_constraint con ON con.conindid = i.indexrelid"
 " AND con.conrelid = t.relid AND con.contype IN ('p', 'u')";
 
+/* indexes_record_sql's parameters: values[Arg_record_x] is $(x + 1). */
+enum
+{
+	Arg_record_job,
+	Arg_record_table,
+	Arg_record_shards,			/* a Citus table's local shards, else NULL */
+	RECORD_NARGS
+};
+
 /* The statement that drops index $2 of table $1, if it still exists. */
 static const char *const indexes_drop_sql =
 "SELECT CASE WHEN con.oid IS NULL"
@@ -128,6 +137,16 @@ static const char *const indexes_claim_sql =
 " WHERE j.job = $1 AND j.built_at IS NULL AND (NOT $2 OR j.stage = 0)"
 " ORDER BY j.stage, j.on_table::pg_catalog.oid, j.index_name"
 " LIMIT 1 FOR UPDATE OF j SKIP LOCKED";
+
+/* indexes_claim_sql's target list. */
+enum
+{
+	Anum_claim_on_table = 1,
+	Anum_claim_index_name,
+	Anum_claim_create_sql,
+	Anum_claim_constraint_sql,
+	Anum_claim_tablespace,
+};
 
 /* The indexes option of start(): true for 'after', false for 'maintain'. */
 bool
@@ -163,6 +182,13 @@ indexes_check(Oid relid, const GenSpec *spec)
 				 errhint("Run the job as the table's owner, or use indexes => 'maintain'.")));
 }
 
+/* indexes_check_exclusion()'s target list. */
+enum
+{
+	Anum_exclusion_name = 1,
+	Anum_exclusion_table,
+};
+
 /* Raise an error if the partition tree of relid has an exclusion constraint. */
 static void
 indexes_check_exclusion(Oid relid)
@@ -170,18 +196,16 @@ indexes_check_exclusion(Oid relid)
 	Oid			types[1] = {REGCLASSOID};
 	Datum		values[1] = {ObjectIdGetDatum(relid)};
 
-	if (SPI_execute_with_args("SELECT c.conname::text, c.conrelid::pg_catalog.regclass::text"
-							  " FROM " INDEXES_TREE("$1") " t"
-							  " JOIN pg_catalog.pg_constraint c ON c.conrelid = t.relid"
-							  " WHERE c.contype = 'x' LIMIT 1",
-							  1, types, values, NULL, true, 1) != SPI_OK_SELECT)
-		elog(ERROR, "petagen: could not read the constraints of the table");
-	if (SPI_processed > 0)
+	if (catalog_read("SELECT c.conname::text, c.conrelid::pg_catalog.regclass::text"
+					 " FROM " INDEXES_TREE("$1") " t"
+					 " JOIN pg_catalog.pg_constraint c ON c.conrelid = t.relid"
+					 " WHERE c.contype = 'x' LIMIT 1",
+					 1, types, values, 1) > 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("indexes => 'after' cannot set aside exclusion constraint \"%s\" of %s",
-						SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1),
-						SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2)),
+						catalog_text(0, Anum_exclusion_name, CurrentMemoryContext),
+						catalog_text(0, Anum_exclusion_table, CurrentMemoryContext)),
 				 errhint("Drop the constraint for the load, or use indexes => 'maintain'.")));
 }
 
@@ -193,11 +217,9 @@ indexes_drop_one(Oid table, const char *name)
 	Datum		values[2] = {ObjectIdGetDatum(table), CStringGetTextDatum(name)};
 	char	   *drop;
 
-	if (SPI_execute_with_args(indexes_drop_sql, 2, types, values, NULL, false, 1) != SPI_OK_SELECT)
-		elog(ERROR, "petagen: could not look up index \"%s\"", name);
-	if (SPI_processed == 0)
+	if (catalog_exec(indexes_drop_sql, 2, types, values, NULL, SPI_OK_SELECT) == 0)
 		return;					/* went with its parent's */
-	drop = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+	drop = catalog_text(0, CATALOG_ONLY_COLUMN, CurrentMemoryContext);
 	catalog_exec(drop, 0, NULL, NULL, NULL, SPI_OK_UTILITY);
 }
 
@@ -220,6 +242,13 @@ indexes_citus_shards(Oid relid, bool *isnull)
 										   TYPALIGN_INT));
 }
 
+/* The target list of the indexes indexes_set_aside() drops. */
+enum
+{
+	Anum_set_aside_on_table = 1,
+	Anum_set_aside_index_name,
+};
+
 /*
  * Record and drop the indexes of relid's partition tree (a Citus table's
  * local shards) for job (in start()).
@@ -227,9 +256,16 @@ indexes_citus_shards(Oid relid, bool *isnull)
 void
 indexes_set_aside(int64 job, Oid relid)
 {
-	Oid			types[3] = {INT8OID, REGCLASSOID, OIDARRAYOID};
-	Datum		values[3] = {Int64GetDatum(job), ObjectIdGetDatum(relid), (Datum) 0};
-	char		nulls[3] = {' ', ' ', ' '};
+	Oid			types[RECORD_NARGS] = {
+		[Arg_record_job] = INT8OID,
+		[Arg_record_table] = REGCLASSOID,
+		[Arg_record_shards] = OIDARRAYOID,
+	};
+	Datum		values[RECORD_NARGS] = {
+		[Arg_record_job] = Int64GetDatum(job),
+		[Arg_record_table] = ObjectIdGetDatum(relid),
+	};
+	char		nulls[RECORD_NARGS] = {' ', ' ', ' '};
 	bool		no_shards;
 	uint64		n;
 	Oid		   *tables;
@@ -237,28 +273,27 @@ indexes_set_aside(int64 job, Oid relid)
 	CatalogScope scope;
 	CatalogScope owner_scope;
 
-	values[2] = indexes_citus_shards(relid, &no_shards);
-	nulls[2] = no_shards ? 'n' : ' ';
+	values[Arg_record_shards] = indexes_citus_shards(relid, &no_shards);
+	nulls[Arg_record_shards] = no_shards ? 'n' : ' ';
 	catalog_connect(&scope, false);
 	citus_meta_allow_shard_ddl();
 	indexes_check_exclusion(relid);
 	/* definitions spelled with the pinned search_path the workers run */
 	catalog_connect(&owner_scope, true);
-	catalog_exec(indexes_record_sql, 3, types, values, nulls, SPI_OK_INSERT);
+	catalog_exec(indexes_record_sql, RECORD_NARGS, types, values, nulls,
+				 SPI_OK_INSERT);
 	catalog_finish(&owner_scope);
-	catalog_exec("SELECT on_table::pg_catalog.oid, index_name::text"
-				 " FROM petagen.job_indexes WHERE job = $1 ORDER BY stage DESC",
-				 1, types, values, NULL, SPI_OK_SELECT);
-	n = SPI_processed;
+	n = catalog_exec("SELECT on_table::pg_catalog.oid, index_name::text"
+					 " FROM petagen.job_indexes WHERE job = $1 ORDER BY stage DESC",
+					 Arg_record_job + 1, types, values, NULL, SPI_OK_SELECT);
 	tables = palloc(sizeof(Oid) * (n + 1));
 	names = palloc(sizeof(char *) * (n + 1));
 	for (uint64 i = 0; i < n; i++)
 	{
 		bool		isnull;
 
-		tables[i] = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
-												   SPI_tuptable->tupdesc, 1, &isnull));
-		names[i] = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2);
+		tables[i] = DatumGetObjectId(catalog_value(i, Anum_set_aside_on_table, &isnull));
+		names[i] = catalog_text(i, Anum_set_aside_index_name, CurrentMemoryContext);
 	}
 	/* parents first: their attached indexes go with them */
 	for (uint64 i = 0; i < n; i++)
@@ -266,20 +301,19 @@ indexes_set_aside(int64 job, Oid relid)
 	catalog_finish(&scope);
 }
 
-/* Copy the claimed row of the last SPI query into ib (in cxt). */
+/* Copy the claimed row of the last statement into ib (in cxt). */
 static void
 indexes_copy_claim(IndexBuild *ib, MemoryContext cxt)
 {
-	HeapTuple	row = SPI_tuptable->vals[0];
-	TupleDesc	desc = SPI_tuptable->tupdesc;
 	bool		isnull;
-	char	   *constraint_sql = SPI_getvalue(row, desc, 4);
 
-	ib->on_table = DatumGetObjectId(SPI_getbinval(row, desc, 1, &isnull));
-	strlcpy(ib->name, SPI_getvalue(row, desc, 2), NAMEDATALEN);
-	ib->create_sql = MemoryContextStrdup(cxt, SPI_getvalue(row, desc, 3));
-	ib->constraint_sql = constraint_sql ? MemoryContextStrdup(cxt, constraint_sql) : NULL;
-	strlcpy(ib->tablespace, SPI_getvalue(row, desc, 5), NAMEDATALEN);
+	ib->on_table = DatumGetObjectId(catalog_value(0, Anum_claim_on_table, &isnull));
+	strlcpy(ib->name, catalog_text(0, Anum_claim_index_name, CurrentMemoryContext),
+			NAMEDATALEN);
+	ib->create_sql = catalog_text(0, Anum_claim_create_sql, cxt);
+	ib->constraint_sql = catalog_text(0, Anum_claim_constraint_sql, cxt);
+	strlcpy(ib->tablespace, catalog_text(0, Anum_claim_tablespace, CurrentMemoryContext),
+			NAMEDATALEN);
 }
 
 /*
@@ -297,9 +331,8 @@ indexes_claim(int64 job, bool leaves_only, IndexBuild *ib)
 
 	/* FOR UPDATE of a catalog row: as the catalog owner */
 	catalog_connect(&scope, true);
-	if (SPI_execute_with_args(indexes_claim_sql, 2, types, values, NULL, false, 1) != SPI_OK_SELECT)
-		elog(ERROR, "petagen: could not claim an index of job " INT64_FORMAT, job);
-	found = SPI_processed > 0;
+	found = catalog_exec(indexes_claim_sql, 2, types, values, NULL,
+						 SPI_OK_SELECT) > 0;
 	if (found)
 		indexes_copy_claim(ib, cxt);
 	catalog_finish(&scope);
@@ -346,6 +379,17 @@ indexes_run(const char *sql, Oid relid, const char *name)
 	catalog_exec(sql, 0, NULL, NULL, NULL, SPI_OK_UTILITY);
 }
 
+/* The parameters of an index's "built" UPDATE: values[Arg_built_x] is $(x + 1). */
+enum
+{
+	Arg_built_job,
+	Arg_built_on_table,
+	Arg_built_index_name,
+	Arg_built_by,
+	Arg_built_tablespace,
+	BUILT_NARGS
+};
+
 /*
  * Build a claimed index in its heap's tablespace, as the current role (the
  * job's owner), and mark it built (as the catalog owner).
@@ -353,15 +397,22 @@ indexes_run(const char *sql, Oid relid, const char *name)
 void
 indexes_build(int64 job, const IndexBuild *ib, int worker)
 {
-	Oid			types[5] = {INT8OID, OIDOID, TEXTOID, INT4OID, TEXTOID};
-	Datum		values[5];
+	Oid			types[BUILT_NARGS] = {
+		[Arg_built_job] = INT8OID,
+		[Arg_built_on_table] = OIDOID,
+		[Arg_built_index_name] = TEXTOID,
+		[Arg_built_by] = INT4OID,
+		[Arg_built_tablespace] = TEXTOID,
+	};
+	Datum		values[BUILT_NARGS] = {
+		[Arg_built_job] = Int64GetDatum(job),
+		[Arg_built_on_table] = ObjectIdGetDatum(ib->on_table),
+		[Arg_built_index_name] = CStringGetTextDatum(ib->name),
+		[Arg_built_by] = Int32GetDatum(worker),
+		[Arg_built_tablespace] = CStringGetTextDatum(ib->tablespace),
+	};
 	CatalogScope scope;
 
-	values[0] = Int64GetDatum(job);
-	values[1] = ObjectIdGetDatum(ib->on_table);
-	values[2] = CStringGetTextDatum(ib->name);
-	values[3] = Int32GetDatum(worker);
-	values[4] = CStringGetTextDatum(ib->tablespace);
 	catalog_connect(&scope, false);
 	(void) set_config_option("default_tablespace", ib->tablespace, PGC_USERSET,
 							 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
@@ -374,9 +425,16 @@ indexes_build(int64 job, const IndexBuild *ib, int worker)
 	catalog_exec("UPDATE petagen.job_indexes SET built_at = pg_catalog.now(),"
 				 " built_by = $4, tablespace = NULLIF($5, '')"
 				 " WHERE job = $1 AND on_table = $2 AND index_name = $3",
-				 5, types, values, NULL, SPI_OK_UPDATE);
+				 BUILT_NARGS, types, values, NULL, SPI_OK_UPDATE);
 	catalog_finish(&scope);
 }
+
+/* indexes_progress()'s target list. */
+enum
+{
+	Anum_progress_built = 1,
+	Anum_progress_total,
+};
 
 /* Count the indexes job set aside, and how many of them are built. */
 void
@@ -390,8 +448,8 @@ indexes_progress(int64 job, int64 *built, int64 *total)
 	catalog_connect(&scope, false);
 	catalog_exec("SELECT count(built_at), count(*) FROM petagen.job_indexes"
 				 " WHERE job = $1", 1, types, values, NULL, SPI_OK_SELECT);
-	*built = DatumGetInt64(catalog_value(0, 1, &isnull));
-	*total = DatumGetInt64(catalog_value(0, 2, &isnull));
+	*built = DatumGetInt64(catalog_value(0, Anum_progress_built, &isnull));
+	*total = DatumGetInt64(catalog_value(0, Anum_progress_total, &isnull));
 	catalog_finish(&scope);
 }
 

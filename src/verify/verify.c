@@ -153,11 +153,17 @@ verify_count_rows(Oid relid)
 
 	catalog_connect(&scope, false);
 	catalog_exec(sql, 0, NULL, NULL, NULL, SPI_OK_SELECT);
-	n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
-									1, &isnull));
+	n = DatumGetInt64(catalog_value(0, CATALOG_ONLY_COLUMN, &isnull));
 	catalog_finish(&scope);
 	return n;
 }
+
+/* The target list of master_run_on_worker() that verify_count_shard() reads. */
+enum
+{
+	Anum_run_on_worker_success = 1,
+	Anum_run_on_worker_result,
+};
 
 /*
  * count(*) of the Citus shard of table relid on another node (leaf->node is
@@ -187,8 +193,8 @@ verify_count_shard(Oid relid, const RouteLeaf *leaf)
 	catalog_exec("SELECT success, result FROM pg_catalog.master_run_on_worker("
 				 "ARRAY[$1], ARRAY[$2], ARRAY[$3], false)",
 				 3, types, values, NULL, SPI_OK_SELECT);
-	success = DatumGetBool(catalog_value(0, 1, &isnull)) && !isnull;
-	result = catalog_text(0, 2, CurrentMemoryContext);
+	success = DatumGetBool(catalog_value(0, Anum_run_on_worker_success, &isnull)) && !isnull;
+	result = catalog_text(0, Anum_run_on_worker_result, CurrentMemoryContext);
 	catalog_finish(&scope);
 	if (!success)
 		ereport(ERROR,
