@@ -28,10 +28,7 @@
  *	  per worker and run per operation in its own SPI connection and
  *	  transaction, so that a run times the operation and nothing else;
  *	- verify_fdw.c: verify's probes of a remote leaf, a plan prepared once
- *	  and run per batch of keys;
- *	- bench.c's bench_next_id(), which draws a bench_results id inside a
- *	  scope with SPI_execute: to become a catalog_exec() with bench.c's
- *	  split.
+ *	  and run per batch of keys.
  *
  * catalog_finish() restores the user id, the security context and the
  * search_path; on an error the (sub)transaction abort restores all three

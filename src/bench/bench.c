@@ -204,16 +204,13 @@ bench_read_args(FunctionCallInfo fcinfo, BenchDef *def)
 static int64
 bench_next_id(void)
 {
-	bool		isnull;
 	int64		id;
 	CatalogScope scope;
 
 	catalog_connect(&scope, true);
-	if (SPI_execute("SELECT pg_catalog.nextval(pg_catalog.pg_get_serial_sequence("
-					"'petagen.bench_results', 'id'))", false, 1) != SPI_OK_SELECT)
-		elog(ERROR, "petagen: could not draw a bench_results id");
-	id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
-									 CATALOG_ONLY_COLUMN, &isnull));
+	catalog_exec("SELECT pg_catalog.nextval(pg_catalog.pg_get_serial_sequence("
+				 "'petagen.bench_results', 'id'))", 0, NULL, NULL, NULL, SPI_OK_SELECT);
+	id = catalog_int8(0, CATALOG_ONLY_COLUMN);
 	catalog_finish(&scope);
 	return id;
 }
