@@ -69,6 +69,9 @@ static const char *const bench_arg_names[] = {
 	"kind", "workers", "duration", "warmup", "table"
 };
 
+/* Where bench() and bench_sweep() declare the generation arguments. */
+static const GenArgs bench_gen_args = SPEC_GEN_ARGS(BENCH_ARG_);
+
 /* The workers of a run, for the callback that terminates them with the caller. */
 typedef struct BenchLeader
 {
@@ -91,13 +94,6 @@ bench_interval_us(const Interval *iv, const char *argname)
 				 errmsg("%s is out of range", argname),
 				 errhint("A benchmark's %s is at most 365 days.", argname)));
 	return us;
-}
-
-/* A text argument, or a fallback when it is NULL. */
-static char *
-bench_text_arg(FunctionCallInfo fcinfo, int argno, char *fallback)
-{
-	return PG_ARGISNULL(argno) ? fallback : text_to_cstring(PG_GETARG_TEXT_PP(argno));
 }
 
 /* The key space: from the newest load job of the table, overridden by options. */
@@ -126,13 +122,7 @@ bench_key_space(BenchDef *def, FunctionCallInfo fcinfo)
 		ereport(ERROR,
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 				 errmsg("rows must be at least 1")));
-	spec_init(&def->spec,
-			  bench_text_arg(fcinfo, BENCH_ARG_KEYS,
-							 (char *) keys_mode_name(job.spec.keys.mode)),
-			  bench_text_arg(fcinfo, BENCH_ARG_PREFIX, job.spec.keys.prefix),
-			  PG_ARGISNULL(BENCH_ARG_ZEROPADDING) ? job.spec.keys.zeropadding : PG_GETARG_INT32(BENCH_ARG_ZEROPADDING),
-			  PG_ARGISNULL(BENCH_ARG_SEED) ? (int64) job.spec.seed : PG_GETARG_INT64(BENCH_ARG_SEED),
-			  PG_ARGISNULL(BENCH_ARG_FIELDLENGTH) ? job.spec.fieldlength : PG_GETARG_INT32(BENCH_ARG_FIELDLENGTH));
+	spec_read_args(fcinfo, &bench_gen_args, &job.spec, &def->spec);
 }
 
 /* Raise an error unless the keys and values the run writes fit the table. */

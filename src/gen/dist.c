@@ -393,6 +393,20 @@ dist_next(DistChooser *ch, DistRng *rng, int64 last)
 	pg_unreachable();
 }
 
+/* The arguments of petagen.draw(), in SQL order. */
+typedef enum DrawArg
+{
+	DRAW_ARG_DISTRIBUTION,
+	DRAW_ARG_ITEMS,
+	DRAW_ARG_N,
+	DRAW_ARG_SEED,
+	DRAW_ARG_ZIPFIAN_CONSTANT,	/* the five parameters dist_read_params() reads */
+	DRAW_ARG_HOTSPOTDATAFRACTION,
+	DRAW_ARG_HOTSPOTOPNFRACTION,
+	DRAW_ARG_EXPONENTIALPERCENTILE,
+	DRAW_ARG_EXPONENTIALFRAC
+} DrawArg;
+
 PG_FUNCTION_INFO_V1(petagen_draw);
 /*
  * petagen.draw(distribution, items, n, seed, zipfian_constant,
@@ -402,8 +416,13 @@ PG_FUNCTION_INFO_V1(petagen_draw);
 Datum
 petagen_draw(PG_FUNCTION_ARGS)
 {
-	static const char *const argnames[] = {"distribution", "items", "n", "seed"};
-	static const int param_args[] = {4, 5, 6, 7, 8};
+	static const char *const argnames[] = {
+		[DRAW_ARG_DISTRIBUTION] = "distribution", [DRAW_ARG_ITEMS] = "items",
+		[DRAW_ARG_N] = "n", [DRAW_ARG_SEED] = "seed"
+	};
+	static const int param_args[] = {DRAW_ARG_ZIPFIAN_CONSTANT,
+		DRAW_ARG_HOTSPOTDATAFRACTION, DRAW_ARG_HOTSPOTOPNFRACTION,
+	DRAW_ARG_EXPONENTIALPERCENTILE, DRAW_ARG_EXPONENTIALFRAC};
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	DistChooser ch;
 	DistParams	params;
@@ -417,8 +436,8 @@ petagen_draw(PG_FUNCTION_ARGS)
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("argument \"%s\" of petagen.draw() must not be null",
 							argnames[i])));
-	items = PG_GETARG_INT64(1);
-	n = PG_GETARG_INT32(2);
+	items = PG_GETARG_INT64(DRAW_ARG_ITEMS);
+	n = PG_GETARG_INT32(DRAW_ARG_N);
 	if (items < 1 || n < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -430,9 +449,10 @@ petagen_draw(PG_FUNCTION_ARGS)
 				 errdetail("petagen.draw() returns its key numbers as one set, kept in memory or in temporary files."),
 				 errhint("Draw in several calls with different seeds.")));
 	dist_read_params(fcinfo, param_args, "petagen.draw()", &params);
-	dist_init(&ch, dist_parse(text_to_cstring(PG_GETARG_TEXT_PP(0))), items,
-			  &params);
-	dist_rng_seed(&rng, (uint64) PG_GETARG_INT64(3), 0);
+	dist_init(&ch,
+			  dist_parse(text_to_cstring(PG_GETARG_TEXT_PP(DRAW_ARG_DISTRIBUTION))),
+			  items, &params);
+	dist_rng_seed(&rng, (uint64) PG_GETARG_INT64(DRAW_ARG_SEED), 0);
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	for (int32 i = 0; i < n; i++)
 	{

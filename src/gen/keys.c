@@ -18,16 +18,14 @@
  * leave -2^63 negative; the Java client zero-pads in front of the minus
  * sign and go-ycsb (fmt's %0*d) behind it.  We reproduce both.
  *
- * Also the SQL functions petagen.key() and petagen.seq().
+ * The SQL functions petagen.key() and petagen.seq() are in keys_sql.c.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
-#include "fmgr.h"
 #include "mb/pg_wchar.h"
 #include "utils/builtins.h"
 
-#include "compat.h"
 #include "gen/keys.h"
 
 #define FNV_OFFSET_BASIS_64	UINT64CONST(0xCBF29CE484222325)
@@ -312,35 +310,4 @@ keys_parse(const KeySpec *spec, const char *key, int len)
 	if (spec->mode == KEYS_SCRAMBLED)
 		return (int64) keys_unscramble(value);
 	return (int64) value;
-}
-
-PG_FUNCTION_INFO_V1(petagen_key);
-/* petagen.key(seq, keys, prefix, zeropadding): the key of one key number. */
-Datum
-petagen_key(PG_FUNCTION_ARGS)
-{
-	int64		seq = PG_GETARG_INT64(0);
-	KeySpec		spec;
-	char		buf[KEYS_MAX_LEN + 1];
-	int			len;
-
-	keys_init_spec(&spec, text_to_cstring(PG_GETARG_TEXT_PP(1)),
-				   text_to_cstring(PG_GETARG_TEXT_PP(2)), PG_GETARG_INT32(3));
-	keys_check_seq(seq);
-	len = keys_format(&spec, seq, buf);
-	PG_RETURN_TEXT_P(cstring_to_text_with_len(buf, len));
-}
-
-PG_FUNCTION_INFO_V1(petagen_seq);
-/* petagen.seq(key, keys, prefix, zeropadding): the key number of one key. */
-Datum
-petagen_seq(PG_FUNCTION_ARGS)
-{
-	text	   *key = PG_GETARG_TEXT_PP(0);
-	KeySpec		spec;
-
-	keys_init_spec(&spec, text_to_cstring(PG_GETARG_TEXT_PP(1)),
-				   text_to_cstring(PG_GETARG_TEXT_PP(2)), PG_GETARG_INT32(3));
-	PG_RETURN_INT64(keys_parse(&spec, VARDATA_ANY(key),
-							   VARSIZE_ANY_EXHDR(key)));
 }

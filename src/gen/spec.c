@@ -6,6 +6,16 @@
  *
  * Counts and key numbers arrive as numeric, so that `rows => 8e11` works as
  * written; they are turned into int64 here with errors a DBA can act on.
+ *
+ * spec_read_args() and spec_read_keys() are the one reader of the
+ * generation arguments (keys, seed, fieldlength, prefix, zeropadding) for
+ * every SQL function that takes them: each caller passes where its
+ * declaration has them (GenArgs, from its enum of argument names).  The
+ * caller checks for NULL first, with errors naming the argument, or passes
+ * a fallback spec for the arguments not given (bench(): the key space of
+ * the table's load job).  An argument past PG_NARGS() is not given: the
+ * 0.1 declarations a server runs until ALTER EXTENSION petagen UPDATE may
+ * end before it.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -17,12 +27,10 @@
 
 #include "gen/spec.h"
 
-/* Validate the generation options into spec. */
-void
-spec_init(GenSpec *spec, const char *mode, const char *prefix,
-		  int zeropadding, int64 seed, int fieldlength)
+/* Validate the seed and field length into spec, its keys already set. */
+static void
+spec_set_values(GenSpec *spec, int64 seed, int fieldlength)
 {
-	keys_init_spec(&spec->keys, mode, prefix, zeropadding);
 	if (fieldlength <= 0 || fieldlength > SPEC_MAX_FIELDLENGTH)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -31,6 +39,98 @@ spec_init(GenSpec *spec, const char *mode, const char *prefix,
 				 errhint("YCSB's default fieldlength is 100.")));
 	spec->seed = (uint64) seed;
 	spec->fieldlength = fieldlength;
+}
+
+/* Validate the generation options into spec. */
+void
+spec_init(GenSpec *spec, const char *mode, const char *prefix,
+		  int zeropadding, int64 seed, int fieldlength)
+{
+	keys_init_spec(&spec->keys, mode, prefix, zeropadding);
+	spec_set_values(spec, seed, fieldlength);
+}
+
+/* Is generation argument argno given: declared, within PG_NARGS(), not NULL? */
+static bool
+spec_arg_given(FunctionCallInfo fcinfo, int argno)
+{
+	return argno != SPEC_NO_ARG && argno < PG_NARGS() && !PG_ARGISNULL(argno);
+}
+
+/* Raise an error for a generation argument neither given nor defaulted. */
+static void
+spec_arg_missing(FunctionCallInfo fcinfo, int argno)
+{
+	/* callers check for NULL first: this is a caller's mistake */
+	elog(ERROR, "generation argument %d of the function with OID %u is missing",
+		 argno, fcinfo->flinfo->fn_oid);
+}
+
+/* Text generation argument argno, or fallback (NULL: none) when not given. */
+static const char *
+spec_text_arg(FunctionCallInfo fcinfo, int argno, const char *fallback)
+{
+	if (spec_arg_given(fcinfo, argno))
+		return text_to_cstring(PG_GETARG_TEXT_PP(argno));
+	if (fallback == NULL)
+		spec_arg_missing(fcinfo, argno);
+	return fallback;
+}
+
+/*
+ * Integer generation argument argno as a Datum, or fallback when it is not
+ * given; have_fallback false: the caller has checked that it is given.
+ */
+static Datum
+spec_int_arg(FunctionCallInfo fcinfo, int argno, bool have_fallback,
+			 Datum fallback)
+{
+	if (spec_arg_given(fcinfo, argno))
+		return PG_GETARG_DATUM(argno);
+	if (!have_fallback)
+		spec_arg_missing(fcinfo, argno);
+	return fallback;
+}
+
+/*
+ * Read and validate keys, prefix and zeropadding at the positions args
+ * names into keys; those not given take fallback's (NULL: all are given).
+ */
+void
+spec_read_keys(FunctionCallInfo fcinfo, const GenArgs *args,
+			   const KeySpec *fallback, KeySpec *keys)
+{
+	const char *mode = spec_text_arg(fcinfo, args->keys,
+									 fallback ? keys_mode_name(fallback->mode) : NULL);
+	const char *prefix = spec_text_arg(fcinfo, args->prefix,
+									   fallback ? fallback->prefix : NULL);
+	int32		zeropadding =
+		DatumGetInt32(spec_int_arg(fcinfo, args->zeropadding, fallback != NULL,
+								   Int32GetDatum(fallback ? fallback->zeropadding : 0)));
+
+	Assert(keys != fallback);
+	keys_init_spec(keys, mode, prefix, zeropadding);
+}
+
+/*
+ * Read and validate all the generation arguments at the positions args
+ * names into spec; those not given take fallback's (NULL: all are given).
+ */
+void
+spec_read_args(FunctionCallInfo fcinfo, const GenArgs *args,
+			   const GenSpec *fallback, GenSpec *spec)
+{
+	bool		have = fallback != NULL;
+	int64		seed =
+		DatumGetInt64(spec_int_arg(fcinfo, args->seed, have,
+								   Int64GetDatum(have ? (int64) fallback->seed : 0)));
+	int32		fieldlength =
+		DatumGetInt32(spec_int_arg(fcinfo, args->fieldlength, have,
+								   Int32GetDatum(have ? fallback->fieldlength : 0)));
+
+	spec_read_keys(fcinfo, args, fallback ? &fallback->keys : NULL,
+				   &spec->keys);
+	spec_set_values(spec, seed, fieldlength);
 }
 
 /* Raise an error unless keys up to last_seq and the fields fit the columns. */
@@ -130,6 +230,9 @@ static const char *const range_arg_names[RANGE_NARGS] = {
 	"zeropadding"
 };
 
+/* Where rows() and load() declare the generation arguments. */
+static const GenArgs range_gen_args = SPEC_GEN_ARGS(RANGE_ARG_);
+
 /*
  * Read and validate the range and generation arguments of rows() and
  * load(); null_table_ok for rows(), whose table argument is NULL::table.
@@ -143,10 +246,5 @@ spec_range_args(FunctionCallInfo fcinfo, const char *funcname,
 	*first = spec_count_arg(PG_GETARG_NUMERIC(RANGE_ARG_FIRST), "first");
 	*count = spec_count_arg(PG_GETARG_NUMERIC(RANGE_ARG_COUNT), "count");
 	spec_check_range(*first, *count);
-	spec_init(spec,
-			  text_to_cstring(PG_GETARG_TEXT_PP(RANGE_ARG_KEYS)),
-			  text_to_cstring(PG_GETARG_TEXT_PP(RANGE_ARG_PREFIX)),
-			  PG_GETARG_INT32(RANGE_ARG_ZEROPADDING),
-			  PG_GETARG_INT64(RANGE_ARG_SEED),
-			  PG_GETARG_INT32(RANGE_ARG_FIELDLENGTH));
+	spec_read_args(fcinfo, &range_gen_args, NULL, spec);
 }

@@ -1,6 +1,7 @@
 /*-------------------------------------------------------------------------
  * spec.h
- *		What to generate: key spelling, seed and field length, validated
+ *		What to generate: key spelling, seed and field length, read from
+ *		the SQL arguments of every function that takes them, validated
  *		against a table's shape and a range of key numbers.
  *-------------------------------------------------------------------------
  */
@@ -33,8 +34,36 @@ typedef struct GenSpec
 #define SPEC_DEFAULT_SEED			0
 #define SPEC_DEFAULT_FIELDLENGTH	100
 
+/*
+ * Where one SQL function declares each generation argument, counted from 0
+ * as PG_GETARG_*() counts; SPEC_NO_ARG for one it does not take (key(),
+ * seq() and verify() take no seed and no fieldlength).  Each entry point
+ * fills this from its own enum of argument names, by SPEC_GEN_ARGS(P_) or
+ * SPEC_KEY_ARGS(P_) where the enum names them P_KEYS, P_SEED, ...
+ */
+#define SPEC_NO_ARG (-1)
+typedef struct GenArgs
+{
+	int			keys;
+	int			seed;
+	int			fieldlength;
+	int			prefix;
+	int			zeropadding;
+} GenArgs;
+
+/* All five generation arguments, named p##KEYS .. p##ZEROPADDING. */
+#define SPEC_GEN_ARGS(p) \
+	{p##KEYS, p##SEED, p##FIELDLENGTH, p##PREFIX, p##ZEROPADDING}
+/* The key spelling only: keys, prefix and zeropadding. */
+#define SPEC_KEY_ARGS(p) \
+	{p##KEYS, SPEC_NO_ARG, SPEC_NO_ARG, p##PREFIX, p##ZEROPADDING}
+
 extern void spec_init(GenSpec *spec, const char *mode, const char *prefix,
 					  int zeropadding, int64 seed, int fieldlength);
+extern void spec_read_keys(FunctionCallInfo fcinfo, const GenArgs *args,
+						   const KeySpec *fallback, KeySpec *keys);
+extern void spec_read_args(FunctionCallInfo fcinfo, const GenArgs *args,
+						   const GenSpec *fallback, GenSpec *spec);
 extern void spec_check_shape(const GenSpec *spec, const RowShape *shape,
 							 int64 last_seq, const char *name);
 extern int64 spec_count_arg(Numeric value, const char *argname);

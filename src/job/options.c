@@ -2,9 +2,10 @@
  * options.c
  *		Reading petagen.start()'s and petagen.check()'s arguments into a
  *		JobDef: each argument by its name (options.h), each checked with an
- *		error that names it, and the rules for the settings a caller may
- *		leave out (chunk size, disk reserve).  petagen.disk_reserve is a
- *		floor: a job's disk_reserve may raise it, not lower it.  alter()
+ *		error that names it, the generation arguments through spec.c's
+ *		reader (spec_read_args()), and the rules for the settings a caller
+ *		may leave out (chunk size, disk reserve).  petagen.disk_reserve is
+ *		a floor: a job's disk_reserve may raise it, not lower it.  alter()
  *		parses its sizes here too.
  *
  * The SQL declarations (sql/objects/start.sql, check.sql) hold the
@@ -49,6 +50,9 @@ static const char *const start_arg_names[START_NARGS] = {
 	[START_ARG_FORCE] = "force",
 	[START_ARG_METHOD] = "method",
 };
+
+/* Where start() and check() declare the generation arguments. */
+static const GenArgs start_gen_args = SPEC_GEN_ARGS(START_ARG_);
 
 /* Raise an error if argument arg is NULL. */
 void
@@ -205,11 +209,7 @@ options_parse(FunctionCallInfo fcinfo, const char *funcname,
 	def->nworkers = PG_GETARG_INT32(START_ARG_WORKERS);
 	launch_check_worker_count(def->nworkers);
 	def->relid = guard_table_name(PG_GETARG_TEXT_PP(START_ARG_TABLE));
-	spec_init(&def->spec, text_to_cstring(PG_GETARG_TEXT_PP(START_ARG_KEYS)),
-			  text_to_cstring(PG_GETARG_TEXT_PP(START_ARG_PREFIX)),
-			  PG_GETARG_INT32(START_ARG_ZEROPADDING),
-			  PG_GETARG_INT64(START_ARG_SEED),
-			  PG_GETARG_INT32(START_ARG_FIELDLENGTH));
+	spec_read_args(fcinfo, &start_gen_args, NULL, &def->spec);
 	/* the disk reserve before the method: 'auto' weighs the routing files */
 	def->disk_reserve = options_size(fcinfo, START_ARG_DISK_RESERVE, -1);
 	def->max_rate = options_size(fcinfo, START_ARG_MAX_RATE, 0);

@@ -74,6 +74,19 @@
 /* Fewer keys than this are verified without parallel workers. */
 #define VERIFY_PARALLEL_MIN_KEYS 262144
 
+/* The arguments of petagen.verify(table, rows, ...), in SQL order. */
+typedef enum VerifyArg
+{
+	VERIFY_ARG_TABLE,
+	VERIFY_ARG_ROWS,
+	VERIFY_ARG_KEYS,
+	VERIFY_ARG_PREFIX,
+	VERIFY_ARG_ZEROPADDING
+} VerifyArg;
+
+/* Where verify(table, rows, ...) declares the key spelling. */
+static const GenArgs verify_gen_args = SPEC_KEY_ARGS(VERIFY_ARG_);
+
 /* What verify knows of one leaf. */
 typedef struct VerifyLeaf
 {
@@ -385,12 +398,11 @@ PG_FUNCTION_INFO_V1(petagen_verify);
 Datum
 petagen_verify(PG_FUNCTION_ARGS)
 {
-	int64		rows = spec_count_arg(PG_GETARG_NUMERIC(1), "rows");
+	int64		rows = spec_count_arg(PG_GETARG_NUMERIC(VERIFY_ARG_ROWS), "rows");
 	KeySpec		keys;
 
-	keys_init_spec(&keys, text_to_cstring(PG_GETARG_TEXT_PP(2)),
-				   text_to_cstring(PG_GETARG_TEXT_PP(3)), PG_GETARG_INT32(4));
-	verify_table(fcinfo, PG_GETARG_OID(0), rows, &keys,
+	spec_read_keys(fcinfo, &verify_gen_args, NULL, &keys);
+	verify_table(fcinfo, PG_GETARG_OID(VERIFY_ARG_TABLE), rows, &keys,
 				 max_parallel_workers_per_gather);
 	return (Datum) 0;
 }

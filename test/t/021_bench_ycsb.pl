@@ -3,9 +3,10 @@
 # the operation mix follows the proportions given (one worker and a fixed
 # operation count make the run deterministic: its random stream is seeded
 # by the run's id); hotspot, sequential and exponential runs find every key;
-# a label and the settings are recorded; and a benchmark of a key space the
+# a label and the settings are recorded; a benchmark of a key space the
 # table no longer holds (TRUNCATE, then a small load()) warns before it
-# starts and, having missed keys, when it ends.
+# starts and, having missed keys, when it ends; and the generation arguments
+# not given are the table's load job's.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -99,5 +100,25 @@ like($err, qr/WARNING:  benchmark run \d+ did not find \d+ of the keys its 1000 
 ($out, $err) = bench(q{'select', workers => 1, operationcount => 100, rows => 1000},
 	'not_found');
 is("$out|$err", '0|', 'rows => 1000 matching the table: every key found, no warning');
+
+# Given no keys, prefix, zeropadding or fieldlength, bench() spells keys and
+# writes field values as the table's load job did (spec.c's reader falls back
+# on the job's spec): an ordered, prefixed, padded key space with 20-byte
+# fields, which the defaults would neither find nor fit.
+$node->safe_psql('postgres',
+	q{SELECT petagen.create_table('spelled', 2, fieldlength => 20)});
+my $spelled = $node->safe_psql('postgres',
+	q{SELECT petagen.start(2000, workers => 1, "table" => 'spelled', keys => 'ordered',
+	  prefix => 'k', zeropadding => 12, fieldlength => 20, seed => 7)});
+is($node->safe_psql('postgres', "SELECT petagen.wait($spelled, '120s')"),
+	'done', 'load of spelled done');
+($out, $err) = bench(q{'ycsb-a', workers => 1, operationcount => 1000, "table" => 'spelled'},
+	'operations, errors, not_found');
+is("$out|$err", '1000|0|0|',
+	"bench() takes the load job's keys, prefix, zeropadding and fieldlength: every key found, no warning");
+($out, $err) = bench(q{'select', workers => 1, operationcount => 500, "table" => 'spelled', fieldlength => 20},
+	'operations, errors, not_found');
+is("$out|$err", '500|0|0|',
+	"fieldlength given, bench() still takes the job's keys, prefix and zeropadding: every key found");
 
 done_testing();
