@@ -397,6 +397,9 @@ bench_merge(BenchShared *shared, BenchResult *res)
 		}
 		res->errors += slot->errors;
 		res->not_found += slot->not_found;
+		res->integrity_errors += slot->integrity_errors;
+		res->insert_end = Max(res->insert_end, shared->insert_base +
+							  (int64) slot->insert_candidates * shared->nworkers);
 		last_ns = Max(last_ns, slot->last_ns);
 		if (slot->error[0])
 			strlcpy(res->last_error, slot->error, BENCH_TEXT_LEN);
@@ -460,6 +463,7 @@ bench_run(FunctionCallInfo fcinfo, const BenchDef *def, int nworkers,
 		sweep = res->id;
 	bench_record(def, res, sweep);
 	bench_warn_not_found(res);
+	bench_warn_integrity(res);
 	bench_return_row(fcinfo, def, res, sweep);
 	return res->id;
 }

@@ -13,9 +13,14 @@
  * the worker has exited, except for the atomic state.  Inserts (YCSB d
  * and e) claim logical insert numbers from a shared counter and publish
  * the key number of each committed insert in a ring, which the latest
- * distribution reads.  With operationcount, a worker claims each measured
+ * distribution reads; each worker's inserts are key numbers insert_base +
+ * i * nworkers + its index, i counting up (insert_candidates of them
+ * drawn), so a run inserts only key numbers from insert_base up to
+ * insert_base + nworkers * the most a worker drew.  With operationcount, a worker claims each measured
  * operation from a shared counter before it runs it, so exactly
- * operationcount operations (successful or not) are measured.
+ * operationcount operations (successful or not) are measured.  With
+ * dataintegrity, a worker compares the fields of the rows it reads with
+ * the generator's (bench_integrity.c).
  *-------------------------------------------------------------------------
  */
 #ifndef PETAGEN_BENCH_H
@@ -78,6 +83,7 @@ typedef struct BenchWorkload
 	int32		minscanlength;
 	int32		maxscanlength;
 	bool		scanzipfian;	/* scanlengthdistribution zipfian, else uniform */
+	bool		dataintegrity;	/* check the fields read, write checkable ones */
 } BenchWorkload;
 
 /* What a worker is doing, as bench() sees it. */
@@ -96,6 +102,8 @@ typedef struct BenchSlot
 	uint64		ops[BENCH_NOPS];	/* measured operations, by type */
 	uint64		errors;
 	uint64		not_found;
+	uint64		integrity_errors;	/* rows read whose fields differ */
+	uint64		insert_candidates;	/* of the worker's insert stripe, drawn */
 	uint64		last_ns;		/* end of the last measured operation */
 	char		error[BENCH_TEXT_LEN];	/* the last error message */
 	Hist		hist;			/* latencies in nanoseconds */

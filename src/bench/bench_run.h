@@ -30,7 +30,7 @@ typedef struct BenchDef
 	GenSpec		spec;
 	int64		job;			/* the load job the key space is from, or 0 */
 	const char *label;			/* or NULL */
-	bool		record_settings;	/* bench_results has label and settings */
+	bool		record_settings;	/* bench_results has label, settings, integrity_errors */
 } BenchDef;
 
 /* What a run measured. */
@@ -42,6 +42,8 @@ typedef struct BenchResult
 	uint64		operations;
 	uint64		errors;
 	uint64		not_found;
+	uint64		integrity_errors;	/* with dataintegrity: rows read wrong */
+	int64		insert_end;		/* inserted key numbers are below this */
 	double		seconds;
 	int			terminated;
 	char		last_error[BENCH_TEXT_LEN];
@@ -54,5 +56,6 @@ extern void bench_record(const BenchDef *def, const BenchResult *res, int64 swee
 extern void bench_return_row(FunctionCallInfo fcinfo, const BenchDef *def,
 							 const BenchResult *res, int64 sweep);
 extern void bench_warn_not_found(const BenchResult *res);
+extern void bench_warn_integrity(const BenchResult *res);
 
 #endif							/* PETAGEN_BENCH_RUN_H */
