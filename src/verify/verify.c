@@ -20,7 +20,8 @@
  * kind.  No sort of the heap is needed.  From any node of a cluster this
  * checks the whole key space, and each leaf's row says which node holds
  * it.  petagen.verify(job) does the same for the table and key space
- * recorded for a load job.
+ * recorded for a load job, and says which of the extra rows benchmark runs
+ * inserted (verify_bench.c).
  *
  * A Citus table's leaves are its shards (route.c routes as Citus does): a
  * shard on this node is checked exactly like a local leaf; a shard on
@@ -65,6 +66,7 @@
 #include "route/citus_meta.h"
 #include "route/route.h"
 #include "gen/spec.h"
+#include "verify/verify_bench.h"
 #include "verify/verify_diff.h"
 #include "verify/verify_fdw.h"
 #include "verify/verify_par.h"
@@ -338,8 +340,8 @@ verify_open_leaves(Oid relid, Router *router, VerifyLeaf *leaves,
 	return nworkers;
 }
 
-/* Finish a leaf of table relid: its probes; close it and emit its row. */
-static void
+/* Finish a leaf of table relid: its probes; close it and emit its row; its extra rows. */
+static int64
 verify_finish_leaf(ReturnSetInfo *rsinfo, Oid relid, const RouteLeaf *leaf,
 				   VerifyLeaf *vl)
 {
@@ -354,13 +356,14 @@ verify_finish_leaf(ReturnSetInfo *rsinfo, Oid relid, const RouteLeaf *leaf,
 			verify_count_shard(relid, leaf);
 	}
 	verify_emit(rsinfo, leaf, vl);
+	return vl->rows - vl->found;
 }
 
 /*
  * Verify key numbers 0 .. rows-1 of table relid, with up to nworkers
- * parallel workers: a result row per leaf.
+ * parallel workers: a result row per leaf; the extra rows of all leaves.
  */
-static void
+static int64
 verify_table(FunctionCallInfo fcinfo, Oid relid, int64 rows,
 			 const KeySpec *keys, int nworkers)
 {
@@ -370,6 +373,7 @@ verify_table(FunctionCallInfo fcinfo, Oid relid, int64 rows,
 	VerifyPrint *prints;
 	FdwProbe  **remote;
 	int			nleaves;
+	int64		extra = 0;
 
 	guard_table(relid);
 	verify_check_visible(relid);
@@ -386,8 +390,9 @@ verify_table(FunctionCallInfo fcinfo, Oid relid, int64 rows,
 	if (verify_compare_leaves(leaves, prints, nleaves))
 		verify_probe_keys(router, leaves, keys, rows);
 	for (int i = 0; i < nleaves; i++)
-		verify_finish_leaf(rsinfo, relid, route_leaf(router, i), &leaves[i]);
+		extra += verify_finish_leaf(rsinfo, relid, route_leaf(router, i), &leaves[i]);
 	route_close(router);
+	return extra;
 }
 
 PG_FUNCTION_INFO_V1(petagen_verify);
@@ -413,6 +418,7 @@ Datum
 petagen_verify_job(PG_FUNCTION_ARGS)
 {
 	JobDef		def;
+	int64		extra;
 
 	job_read(PG_GETARG_INT64(0), &def, false);
 	if (!OidIsValid(get_rel_namespace(def.relid)))
@@ -423,6 +429,7 @@ petagen_verify_job(PG_FUNCTION_ARGS)
 				 errdetail("The job loaded the relation with OID %u, which no longer exists.",
 						   def.relid),
 				 errhint("To check another table against the same key space, call petagen.verify(table, rows, keys, prefix, zeropadding).")));
-	verify_table(fcinfo, def.relid, def.rows, &def.spec.keys, def.nworkers);
+	extra = verify_table(fcinfo, def.relid, def.rows, &def.spec.keys, def.nworkers);
+	verify_note_bench_inserts(&def, catalog_relation_name(def.relid), extra);
 	return (Datum) 0;
 }
