@@ -22,9 +22,10 @@
  * load job of the table, a finished one first; explicit options override
  * it; bench() warns when the target leaves lack the first, middle or
  * last key of that key space.  Inserted keys (YCSB d and e) are key
- * numbers from rows + id * 2^40 on, id being the run's bench_results id,
- * striped across the workers: no two runs and no two workers insert the
- * same key number.  The workload's arguments are read in bench_params.c,
+ * numbers from the end of the load's (bench_key_end(), rows) + id * 2^40
+ * on, id being the run's bench_results id, striped across the workers:
+ * no two runs and no two workers insert the same key number, and none
+ * is one of the load's.  The workload's arguments are read in bench_params.c,
  * the target leaves resolved and checked in bench_targets.c; the run is
  * reported in bench_results.c.
  *-------------------------------------------------------------------------
@@ -222,7 +223,7 @@ bench_create_shared(const BenchDef *def, int64 id, int nworkers)
 	shared->role = GetUserId();
 	shared->rows = def->rows;
 	shared->spec = def->spec;
-	shared->insert_base = def->rows + id * BENCH_INSERT_STRIDE;
+	shared->insert_base = bench_insert_base(def, id);
 	shared->nworkers = nworkers;
 	shared->ntargets = def->ntargets;
 	pg_atomic_init_u32(&shared->go, 0);
@@ -435,7 +436,7 @@ static void
 bench_check_insert_room(const BenchDef *def, int64 id)
 {
 	if (bench_does(&def->workload, BENCH_OP_INSERT) &&
-		(id + 1) > (KEYS_MAX_SEQ - def->rows) / BENCH_INSERT_STRIDE)
+		(id + 1) > (KEYS_MAX_SEQ - bench_key_end(def)) / BENCH_INSERT_STRIDE)
 		ereport(ERROR,
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 				 errmsg("no room left in the key space for the inserts of run " INT64_FORMAT, id),

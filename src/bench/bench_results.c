@@ -134,7 +134,7 @@ bench_options_json(const BenchDef *def, const BenchResult *res)
 		bench_json_text(&buf, "field_updated", "one random field per update (YCSB writeallfields=false)");
 	if (bench_does(&def->workload, BENCH_OP_INSERT))
 		appendStringInfo(&buf, ", \"insert_base\": " INT64_FORMAT ", \"insert_end\": " INT64_FORMAT,
-						 def->rows + res->id * BENCH_INSERT_STRIDE, res->insert_end);
+						 bench_insert_base(def, res->id), res->insert_end);
 	appendStringInfo(&buf, ", \"seconds\": %.6f", res->seconds);
 	if (res->terminated > 0)
 		appendStringInfo(&buf, ", \"terminated_workers\": %d", res->terminated);

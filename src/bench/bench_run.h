@@ -52,6 +52,23 @@ typedef struct BenchResult
 	Hist		hist;
 } BenchResult;
 
+/*
+ * The end of the key numbers the load wrote (they are 0 .. rows-1): a
+ * run's inserts are key numbers from here on, outside them.
+ */
+static inline int64
+bench_key_end(const BenchDef *def)
+{
+	return def->rows;
+}
+
+/* The first key number run id inserts (bench.h: its stripe of 2^40). */
+static inline int64
+bench_insert_base(const BenchDef *def, int64 id)
+{
+	return bench_key_end(def) + id * BENCH_INSERT_STRIDE;
+}
+
 extern void bench_record(const BenchDef *def, const BenchResult *res, int64 sweep);
 extern void bench_return_row(FunctionCallInfo fcinfo, const BenchDef *def,
 							 const BenchResult *res, int64 sweep);
