@@ -23,7 +23,6 @@
 #include "postgres.h"
 
 #include "executor/spi.h"
-#include "utils/builtins.h"
 
 #include "bench/bench_integrity.h"
 
