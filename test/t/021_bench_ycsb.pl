@@ -26,10 +26,10 @@ $node->safe_psql('postgres', q{CREATE EXTENSION petagen; SELECT petagen.create_t
 my $job = $node->safe_psql('postgres', "SELECT petagen.start($rows, workers => 2)");
 is($node->safe_psql('postgres', "SELECT petagen.wait($job, '120s')"), 'done', 'load done');
 
-# Run a benchmark on the node: bench_on() of PetagenTest.
+# Run a benchmark on the node: run_bench() of PetagenTest.
 sub bench
 {
-	return bench_on($node, @_);
+	return run_bench($node, @_);
 }
 
 # operationcount: exactly that many operations over all workers, no timing.

@@ -11,7 +11,7 @@ use Time::HiRes qw(usleep);
 
 our @EXPORT = qw(skip_unless_contrib ycsb_table_sql seqscan_psql try_sql error_of set_setting
   set_debug_pause wait_for_debug_pause poll_after_crash check_load_exact
-  rows_off_frozen_pages routing_dir routing_files orphan_files count_within bench_on);
+  rows_off_frozen_pages routing_dir routing_files orphan_files count_within run_bench);
 
 # Skip the whole test unless this server has the contrib modules @modules
 # (the pgserver wheel's PostgreSQL 16 has none of its own: scripts/deps.sh).
@@ -66,7 +66,7 @@ sub error_of
 
 # Run petagen.bench($args) on $node as a test that it ran: its result
 # columns $columns joined by |, and what psql printed on stderr.
-sub bench_on
+sub run_bench
 {
 	my ($node, $args, $columns) = @_;
 	my ($rc, $stdout, $stderr) = $node->psql('postgres',
