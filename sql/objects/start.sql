@@ -14,11 +14,13 @@ CREATE OR REPLACE FUNCTION @extschema@.start(
     frozen boolean DEFAULT false,
     indexes text DEFAULT 'maintain',
     force boolean DEFAULT false,
-    method text DEFAULT 'auto')
+    method text DEFAULT 'auto',
+    fieldlengthdistribution text DEFAULT 'constant',
+    minfieldlength integer DEFAULT 1)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'petagen_start'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT;
-COMMENT ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, boolean, text) IS
+COMMENT ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, boolean, text, text, integer) IS
     'start a load job of the key numbers 0 .. rows-1 into a table, written by background workers with the chunk or the leaf method; returns the job id';
-REVOKE ALL ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, boolean, text) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, boolean, text) TO petagen_operator;
+REVOKE ALL ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, boolean, text, text, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.start(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, boolean, text, text, integer) TO petagen_operator;

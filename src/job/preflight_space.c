@@ -118,7 +118,7 @@ check_varlena(double len)
 /* Estimated heap bytes of a leaf holding est->rows rows. */
 static double
 check_heap_bytes(Relation rel, const RowShape *shape, const LeafEstimate *est,
-				 int fieldlength)
+				 double fieldlength)
 {
 	double		data = check_varlena(est->keylen) +
 		shape->nfields * check_varlena(fieldlength);
@@ -160,7 +160,7 @@ check_index_bytes(Relation index, const RowShape *shape,
 		AttrNumber	att = form->indkey.values[i];
 
 		width += check_varlena(att == 0 || att - 1 == shape->key_att ?
-							   est->keylen : ctx->def->spec.fieldlength);
+							   est->keylen : spec_mean_fieldlength(&ctx->def->spec));
 	}
 	item = MAXALIGN((Size) width) + sizeof(ItemIdData);
 	if (index->rd_rel->relam == BTREE_AM_OID &&
@@ -302,7 +302,8 @@ check_leaves(CheckCtx *ctx)
 		rel = table_open(leaf->relid, NoLock);	/* locked by route_open() */
 		shape_from_tupdesc(RelationGetDescr(rel), RelationGetRelationName(rel),
 						   &shape);
-		est->heap = check_heap_bytes(rel, &shape, est, ctx->def->spec.fieldlength);
+		est->heap = check_heap_bytes(rel, &shape, est,
+								 spec_mean_fieldlength(&ctx->def->spec));
 		check_space_add_tablespace(ctx, leaf->heap_tablespace, est->heap, 0);
 		est->index = check_leaf_indexes(ctx, rel, leaf, &shape, est);
 		ctx->nlocal++;

@@ -1,0 +1,72 @@
+-- Table shapes and field values of YCSB and BenchBase (issue 20, the load
+-- side): field length distributions, key ranges that start at first, and
+-- their bad inputs.  Every output here is a pure function of the arguments.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS petagen;
+RESET client_min_messages;
+CREATE SCHEMA shapes32;
+SET search_path = shapes32, public;
+SELECT ycsb_table('shapes32.t', 3);
+
+-- fieldlengthdistribution: constant (the default) is fieldlength; uniform
+-- and zipfian lie in minfieldlength .. fieldlength.
+SELECT min(length(field0)) AS min, max(length(field2)) AS max
+FROM petagen.rows(NULL::t, 0, 1000, fieldlength => 20);
+SELECT d, min(least(length(field0), length(field1), length(field2))) >= 5 AS min_ok,
+       max(greatest(length(field0), length(field1), length(field2))) <= 20 AS max_ok,
+       count(DISTINCT length(field1)) AS lengths
+FROM unnest(ARRAY['uniform', 'zipfian']) d,
+     LATERAL petagen.rows(NULL::t, 0, 2000, fieldlength => 20, minfieldlength => 5,
+                          fieldlengthdistribution => d)
+GROUP BY d ORDER BY d;
+-- uniform is flat: each of the 16 lengths about 1/16 of 3 x 8000 fields;
+-- zipfian (YCSB's constant 0.99) favours the shortest: length 5 most often.
+SELECT bool_and(n BETWEEN 1200 AND 1800) AS uniform_flat
+FROM (SELECT length(f) l, count(*) n
+      FROM petagen.rows(NULL::t, 0, 8000, fieldlength => 20, minfieldlength => 5,
+                        fieldlengthdistribution => 'uniform') r,
+           unnest(ARRAY[field0, field1, field2]) f GROUP BY 1) s;
+SELECT (array_agg(l ORDER BY n DESC))[1] AS most_common,
+       round(avg(l * n) * count(*) / sum(n)) AS mean
+FROM (SELECT length(f) l, count(*) n
+      FROM petagen.rows(NULL::t, 0, 8000, fieldlength => 20, minfieldlength => 5,
+                        fieldlengthdistribution => 'zipfian') r,
+           unnest(ARRAY[field0, field1, field2]) f GROUP BY 1) s;
+-- Deterministic: a field of length n is the first n characters of the
+-- constant field, and rows(0, 10) = rows(0, 5) + rows(5, 5).
+SELECT ycsb_key, field0, field1
+FROM petagen.rows(NULL::t, 0, 3, keys => 'ordered', fieldlength => 12,
+                  minfieldlength => 2, fieldlengthdistribution => 'uniform');
+SELECT bool_and(starts_with(c.field0, v.field0) AND starts_with(c.field2, v.field2)) AS prefixes
+FROM petagen.rows(NULL::t, 0, 500, fieldlength => 20) WITH ORDINALITY c
+JOIN petagen.rows(NULL::t, 0, 500, fieldlength => 20, fieldlengthdistribution => 'zipfian')
+     WITH ORDINALITY v USING (ordinality);
+SELECT (SELECT string_agg(t::text, '|' ORDER BY ycsb_key)
+        FROM petagen.rows(NULL::t, 0, 10, fieldlengthdistribution => 'uniform') t) =
+       (SELECT string_agg(t::text, '|' ORDER BY ycsb_key)
+        FROM (SELECT * FROM petagen.rows(NULL::t, 0, 5, fieldlengthdistribution => 'uniform')
+              UNION ALL
+              SELECT * FROM petagen.rows(NULL::t, 5, 5, fieldlengthdistribution => 'uniform')) t)
+       AS chunk_independent;
+-- load() writes what rows() returns.
+SELECT keys, rows_written FROM petagen.load('t', 0, 200, fieldlength => 30,
+    minfieldlength => 3, fieldlengthdistribution => 'zipfian');
+SELECT count(*) AS differ FROM (
+    SELECT * FROM t
+    EXCEPT
+    SELECT * FROM petagen.rows(NULL::t, 0, 200, fieldlength => 30, minfieldlength => 3,
+                               fieldlengthdistribution => 'zipfian')) d;
+TRUNCATE t;
+
+-- Bad field lengths.
+\set VERBOSITY terse
+SELECT * FROM petagen.rows(NULL::t, 0, 1, fieldlengthdistribution => 'pareto');
+SELECT * FROM petagen.rows(NULL::t, 0, 1, fieldlength => 10, minfieldlength => 11,
+                           fieldlengthdistribution => 'uniform');
+SELECT * FROM petagen.rows(NULL::t, 0, 1, minfieldlength => 0);
+SELECT * FROM petagen.rows(NULL::t, 0, 1, fieldlengthdistribution => NULL);
+SELECT petagen.start(10, 1, 'shapes32.t', fieldlengthdistribution => 'histogram');
+SELECT petagen.start(10, 1, 'shapes32.t', fieldlength => 50, minfieldlength => 51,
+                     fieldlengthdistribution => 'zipfian');
+SELECT severity, finding FROM petagen.check(10, 1, 'shapes32.t', minfieldlength => NULL);
+\set VERBOSITY default
