@@ -57,7 +57,10 @@ CREATE TABLE @extschema@.jobs (
     -- shortest field for uniform and zipfian (the longest is fieldlength)
     fieldlengthdistribution text NOT NULL DEFAULT 'constant'
         CHECK (fieldlengthdistribution IN ('constant', 'uniform', 'zipfian')),
-    minfieldlength integer NOT NULL DEFAULT 1
+    minfieldlength integer NOT NULL DEFAULT 1,
+    -- the first key number: the job loads first .. first+rows-1 (YCSB's
+    -- insertstart)
+    first bigint NOT NULL DEFAULT 0 CHECK (first >= 0)
 );
 COMMENT ON TABLE @extschema@.jobs IS
     'petagen load jobs; state "running" with no live worker is shown as interrupted by petagen.status()';

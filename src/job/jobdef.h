@@ -4,8 +4,9 @@
  *		shared memory that workers publish and status() reads, and the
  *		worker arguments.
  *
- * A job's key space 0 .. rows-1 is cut into chunks of chunk_rows key
- * numbers.  A chunk is loaded in one transaction that also inserts its row
+ * A job's key space first .. first+rows-1 (first: YCSB's insertstart,
+ * usually 0) is cut into chunks of chunk_rows key numbers, chunk c from
+ * first + c * chunk_rows (job_chunk_range()).  A chunk is loaded in one transaction that also inserts its row
  * into the ledger petagen.chunks, so the record of finished work commits
  * atomically with the data; resume() redoes exactly the chunks without a
  * ledger row.
@@ -142,6 +143,7 @@ typedef struct JobDef
 {
 	int64		job;
 	Oid			relid;
+	int64		first;			/* the first key number (YCSB's insertstart) */
 	int64		rows;
 	int32		nworkers;
 	int32		run;

@@ -51,6 +51,7 @@ static const char *const start_arg_names[START_NARGS] = {
 	[START_ARG_METHOD] = "method",
 	[START_ARG_FIELDLENGTHDISTRIBUTION] = "fieldlengthdistribution",
 	[START_ARG_MINFIELDLENGTH] = "minfieldlength",
+	[START_ARG_FIRST] = "first",
 };
 
 /* Where start() declares the generation arguments. */
@@ -192,13 +193,16 @@ options_check_method(const JobDef *def)
 }
 
 /*
- * Read the generation arguments into def; those after method (argument
- * method_arg) are one place earlier in check(), which takes no force.
+ * Read the generation arguments and the first key number into def; those
+ * after method (argument method_arg) are one place earlier in check(),
+ * which takes no force.
  */
 static void
 options_gen_args(FunctionCallInfo fcinfo, const char *funcname,
 				 StartArg method_arg, JobDef *def)
 {
+	int			first_arg = START_ARG_FIRST + method_arg - START_ARG_METHOD;
+
 	int			shift = method_arg - START_ARG_METHOD;
 	GenArgs		args = start_gen_args;
 
@@ -211,6 +215,9 @@ options_gen_args(FunctionCallInfo fcinfo, const char *funcname,
 					 errmsg("argument \"%s\" of %s must not be null",
 							start_arg_names[arg], funcname)));
 	spec_read_args(fcinfo, &args, NULL, &def->spec);
+	if (first_arg < PG_NARGS())
+		def->first = spec_count_arg(PG_GETARG_NUMERIC(first_arg), "first");
+	spec_check_range(def->first, def->rows);
 }
 
 /*

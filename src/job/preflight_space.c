@@ -48,11 +48,11 @@
 /* Fill of btree leaf pages under random inserts (about ln 2). */
 #define CHECK_RANDOM_FILL	0.70
 
-/* Key number i of n spread evenly over 0 .. rows-1. */
+/* Key number i of n spread evenly over the job's first .. first+rows-1. */
 int64
-check_sample_seq(int64 rows, int64 n, int64 i)
+check_sample_seq(const JobDef *def, int64 n, int64 i)
 {
-	return (rows / n) * i + (rows % n) * i / n;
+	return def->first + (def->rows / n) * i + (def->rows % n) * i / n;
 }
 
 /* Route a sample of the key space: each leaf's rows and average key length. */
@@ -70,7 +70,7 @@ check_sample(CheckCtx *ctx)
 
 	for (int64 i = 0; i < n; i++)
 	{
-		int64		seq = check_sample_seq(rows, n, i);
+		int64		seq = check_sample_seq(ctx->def, n, i);
 		int			len = keys_format(&ctx->def->spec.keys, seq, VARDATA(key));
 		int			leaf;
 
@@ -137,10 +137,10 @@ check_heap_bytes(Relation rel, const RowShape *shape, const LeafEstimate *est,
 
 /* Do keys arrive in ascending text order, so that btree pages fill up? */
 static bool
-check_keys_ascend(const GenSpec *spec, int64 rows)
+check_keys_ascend(const GenSpec *spec, int64 last_seq)
 {
 	return spec->keys.mode == KEYS_ORDERED &&
-		keys_max_len(&spec->keys, rows - 1) ==
+		keys_max_len(&spec->keys, last_seq) ==
 		spec->keys.prefixlen + spec->keys.zeropadding;
 }
 
@@ -164,7 +164,7 @@ check_index_bytes(Relation index, const RowShape *shape,
 	}
 	item = MAXALIGN((Size) width) + sizeof(ItemIdData);
 	if (index->rd_rel->relam == BTREE_AM_OID &&
-		check_keys_ascend(&ctx->def->spec, ctx->def->rows))
+		check_keys_ascend(&ctx->def->spec, job_last_seq(ctx->def)))
 		fill = BTGetFillFactor(index) / 100.0;
 	per_page = Max(1, floor((BLCKSZ - SizeOfPageHeaderData -
 							 MAXALIGN(sizeof(BTPageOpaqueData))) * fill / item));

@@ -70,3 +70,37 @@ SELECT petagen.start(10, 1, 'shapes32.t', fieldlength => 50, minfieldlength => 5
                      fieldlengthdistribution => 'zipfian');
 SELECT severity, finding FROM petagen.check(10, 1, 'shapes32.t', minfieldlength => NULL);
 \set VERBOSITY default
+
+-- first (YCSB's insertstart): the key space first .. first+rows-1.  Keys
+-- 100 .. 199 loaded: verify() of that range is ok, of 0 .. 99 all missing;
+-- check() finds the keys of a load over them and none past them.
+SELECT keys FROM petagen.load('t', 100, 100, keys => 'ordered');
+SELECT expected, present, missing, extra, duplicated, ok
+FROM petagen.verify('t', 100, keys => 'ordered', first => 100);
+SELECT expected, present, missing, extra, ok
+FROM petagen.verify('t', 100, keys => 'ordered');
+SELECT expected, present, missing, extra, ok
+FROM petagen.verify('t', 50, keys => 'ordered', first => 150);
+SELECT severity, finding FROM petagen.check(100, 1, 'shapes32.t', keys => 'ordered', first => 100)
+WHERE finding LIKE 'keys:%';
+SELECT severity, finding FROM petagen.check(100, 1, 'shapes32.t', keys => 'ordered', first => 200)
+WHERE finding LIKE 'keys:%';
+-- ordered keys past 10^k outgrow a narrow ycsb_key: key number 10004
+-- ("user10004") does not fit varchar(7).
+CREATE TABLE narrow (ycsb_key varchar(7) PRIMARY KEY, field0 text);
+SELECT severity, finding FROM petagen.check(10, 1, 'shapes32.narrow', keys => 'ordered', first => 9995)
+WHERE severity = 'error';
+DROP TABLE narrow;
+TRUNCATE t;
+
+-- Bad first.
+\set VERBOSITY terse
+SELECT petagen.start(10, 1, 'shapes32.t', first => -1);
+SELECT petagen.start(10, 1, 'shapes32.t', first => 1.5);
+SELECT petagen.start(10, 1, 'shapes32.t', first => 9223372036854775800);
+SELECT petagen.start(10, 1, 'shapes32.t', first => NULL);
+SELECT severity, finding FROM petagen.check(10, 1, 'shapes32.t', first => -1);
+SELECT * FROM petagen.verify('shapes32.t', 10, first => -5);
+SELECT * FROM petagen.verify('shapes32.t', 10, first => 9223372036854775800);
+\set VERBOSITY default
+SELECT count(*) AS jobs_left FROM petagen.jobs WHERE "table" = 'shapes32.t'::regclass;
