@@ -1,7 +1,9 @@
 /*-------------------------------------------------------------------------
  * rowgen.c
  *		Field values as a pure function of (seed, key number, column), and
- *		building whole rows for a YCSB-shaped row type.
+ *		building whole rows for a YCSB-shaped row type.  The column is the
+ *		number in the field's name: field1 of BenchBase's table (field1 ..
+ *		fieldN) is field1 of YCSB's (field0 .. fieldN-1).
  *
  * A field is seeded with xxHash's XXH3 over the key number and column
  * (sixteen little-endian bytes) with the job's seed, then expanded with a
@@ -158,9 +160,10 @@ rowgen_build_fields(RowGen *rg, int64 seq)
 	for (int f = 0; f < rg->shape->nfields; f++)
 	{
 		char	   *field = DatumGetPointer(rg->values[rg->shape->field_att[f]]);
-		int			len = rowgen_field_length(rg, seq, f);
+		int			column = rg->shape->field_base + f;
+		int			len = rowgen_field_length(rg, seq, column);
 
 		SET_VARSIZE(field, VARHDRSZ + len);
-		rowgen_fill_field(rg->spec.seed, seq, f, VARDATA(field), len);
+		rowgen_fill_field(rg->spec.seed, seq, column, VARDATA(field), len);
 	}
 }

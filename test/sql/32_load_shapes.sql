@@ -104,3 +104,22 @@ SELECT * FROM petagen.verify('shapes32.t', 10, first => -5);
 SELECT * FROM petagen.verify('shapes32.t', 10, first => 9223372036854775800);
 \set VERBOSITY default
 SELECT count(*) AS jobs_left FROM petagen.jobs WHERE "table" = 'shapes32.t'::regclass;
+
+-- BenchBase's numbering: fields field1 .. fieldN when there is no field0.
+-- Field fieldK holds the same value in either numbering.
+CREATE TABLE bb (ycsb_key varchar(64) PRIMARY KEY, field1 varchar(100),
+                 field2 varchar(100), field3 varchar(100));
+SELECT b.field1 = y.field1 AND b.field2 = y.field2 AND b.field3 IS NOT NULL AS same_fields,
+       length(b.field3) AS len
+FROM petagen.rows(NULL::bb, 7, 1) b, petagen.rows(NULL::t, 7, 1) y;
+SELECT keys, rows_written FROM petagen.load('bb', 0, 50);
+SELECT count(*) AS differ FROM (SELECT * FROM bb EXCEPT SELECT * FROM petagen.rows(NULL::bb, 0, 50)) d;
+SELECT ok FROM petagen.verify('bb', 50);
+DROP TABLE bb;
+CREATE TABLE bb_gap (ycsb_key text, field1 text, field3 text);
+CREATE TABLE bb_one (ycsb_key text, field1 text);
+\set VERBOSITY terse
+SELECT * FROM petagen.rows(NULL::bb_gap, 0, 1);
+\set VERBOSITY default
+SELECT length(field1) FROM petagen.rows(NULL::bb_one, 0, 1);
+DROP TABLE bb_gap, bb_one;
