@@ -118,6 +118,8 @@ bench_options_json(const BenchDef *def, const BenchResult *res)
 
 	initStringInfo(&buf);
 	appendStringInfo(&buf, "{\"rows\": " INT64_FORMAT, def->rows);
+	if (def->first > 0)
+		appendStringInfo(&buf, ", \"first\": " INT64_FORMAT, def->first);
 	bench_json_text(&buf, "keys", keys_mode_name(def->spec.keys.mode));
 	appendStringInfo(&buf, ", \"seed\": " INT64_FORMAT ", \"fieldlength\": %d",
 					 (int64) def->spec.seed, def->spec.fieldlength);
@@ -131,7 +133,7 @@ bench_options_json(const BenchDef *def, const BenchResult *res)
 		bench_json_text(&buf, "field_updated", "one random field per update (YCSB writeallfields=false)");
 	if (bench_does(&def->workload, BENCH_OP_INSERT))
 		appendStringInfo(&buf, ", \"insert_base\": " INT64_FORMAT,
-						 def->rows + res->id * BENCH_INSERT_STRIDE);
+						 def->first + def->rows + res->id * BENCH_INSERT_STRIDE);
 	appendStringInfo(&buf, ", \"seconds\": %.6f", res->seconds);
 	if (res->terminated > 0)
 		appendStringInfo(&buf, ", \"terminated_workers\": %d", res->terminated);

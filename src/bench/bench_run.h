@@ -26,6 +26,7 @@ typedef struct BenchDef
 	BenchTarget *targets;		/* sorted by leaf */
 	int			ntargets;
 	const char *target_node;
+	int64		first;			/* the key space: first .. first+rows-1 */
 	int64		rows;
 	GenSpec		spec;
 	int64		job;			/* the load job the key space is from, or 0 */

@@ -250,7 +250,7 @@ bench_draw(BenchCtx *ctx)
 	int64		n = dist_next(&ctx->chooser, &ctx->rng, shared->rows - 1 + inserted);
 
 	if (n < shared->rows)
-		return n;
+		return shared->first + n;
 	return bench_inserted_seq(shared, (uint64) (n - shared->rows));
 }
 

@@ -103,5 +103,43 @@ is(content_md5('high'),
 	content_md5('petagen.rows(NULL::high, 5e9, 20000)'),
 	'first => 5e9, leaf method: the table holds rows() of the range');
 
+# bench() takes the key space of the job, first included: every read finds
+# its key, no warning; inserts go past first + rows.
+my ($rc, $out, $err) = $node->psql('postgres',
+	q{SELECT operations, errors, not_found FROM petagen.bench('ycsb', workers => 1, "table" => 'high',
+	  operationcount => 2000, readproportion => 0.9, insertproportion => 0.1, updateproportion => 0)});
+is("$rc|$out", '0|2000|0|0', 'bench() of a job with first => 5e9: every read finds its key');
+is($err, '', 'bench() of a job with first => 5e9: no warning');
+is( $node->safe_psql('postgres',
+		q{SELECT (options->>'first')::bigint, (options->>'insert_base')::bigint >= 5e9 + 20000
+		  FROM petagen.bench_results ORDER BY id DESC LIMIT 1}),
+	'5000000000|t', 'bench() records first, and inserts past the key space');
+
+# BenchBase's numbering (field1 .. fieldN): loads with both methods, and
+# bench()'s updates and inserts name its columns.
+foreach my $method ('chunk', 'leaf')
+{
+	$node->safe_psql('postgres', qq{
+		CREATE TABLE bb_$method (ycsb_key varchar(64) PRIMARY KEY, field1 varchar(100),
+			field2 varchar(100), field3 varchar(100)) PARTITION BY HASH (ycsb_key);
+		CREATE TABLE bb_${method}_0 PARTITION OF bb_$method FOR VALUES WITH (MODULUS 2, REMAINDER 0);
+		CREATE TABLE bb_${method}_1 PARTITION OF bb_$method FOR VALUES WITH (MODULUS 2, REMAINDER 1);});
+	my $job = $node->safe_psql('postgres',
+		"SELECT petagen.start(5000, workers => 2, \"table\" => 'bb_$method', method => '$method')");
+	is($node->safe_psql('postgres', "SELECT petagen.wait($job, '180s')"),
+		'done', "field1 .. field3, $method method: the job is done");
+	is( $node->safe_psql('postgres',
+			"SELECT count(*) FILTER (WHERE ok) FROM petagen.verify(${job}::bigint)"),
+		'2', "field1 .. field3, $method method: verify() is ok on both leaves");
+	is(content_md5("bb_$method"),
+		content_md5("petagen.rows(NULL::bb_$method, 0, 5000)"),
+		"field1 .. field3, $method method: the table holds rows()'s rows");
+}
+($rc, $out, $err) = $node->psql('postgres',
+	q{SELECT operations, errors FROM petagen.bench('ycsb', workers => 1, "table" => 'bb_chunk',
+	  operationcount => 1000, readproportion => 0.5, updateproportion => 0.3, insertproportion => 0.2)});
+is("$rc|$out", '0|1000|0', 'bench() updates and inserts into field1 .. field3 without error')
+  or diag($err);
+
 $node->stop;
 done_testing();
