@@ -5,8 +5,12 @@
  * A YCSB-shaped table has a key column ycsb_key and field columns field0,
  * field1, ... fieldN-1 (YCSB's numbering; BenchBase's YCSB table numbers
  * them field1 ... fieldN: a table without field0 starts at field1), each
- * of type text or varchar(n), in any column order, and nothing else.  Dropped columns are ignored; generated columns
- * and any other column are refused, because petagen could not fill them.
+ * of type text or varchar(n), in any column order.  Any other column is
+ * an extra column, which the loaders fill as INSERT would (load/defaults.c:
+ * its default, identity or stored generated expression, else NULL) and
+ * rows() leaves NULL; one that is NOT NULL with none of these is refused,
+ * as INSERT would fail on it.  Dropped columns are ignored; ycsb_key and
+ * the fields must not be generated.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -71,6 +75,20 @@ shape_min_limit(int32 a, int32 b)
 	return Min(a, b);
 }
 
+/* Raise an error unless INSERT can fill extra column att without a value. */
+static void
+shape_check_extra(Form_pg_attribute att, const char *name)
+{
+	if (att->attnotnull && !att->atthasdef && !att->attidentity &&
+		!att->attgenerated)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
+				 errmsg("column \"%s\" of \"%s\" is NOT NULL and has no default",
+						NameStr(att->attname), name),
+				 errdetail("petagen fills ycsb_key and the field columns, and every other column as INSERT would when it is not named: with its default, else NULL."),
+				 errhint("Give the column a DEFAULT, or allow NULL in it.")));
+}
+
 /* The 0-based index of attribute ycsb_key, or an error. */
 static int
 shape_key_att(TupleDesc tupdesc, const char *name)
@@ -122,6 +140,8 @@ shape_from_tupdesc(TupleDesc tupdesc, const char *name, RowShape *shape)
 	shape->field_att = palloc(sizeof(int) * (tupdesc->natts + 1));
 	shape->key_maxchars = -1;
 	shape->field_maxchars = -1;
+	shape->nextra = 0;
+	shape->extra_att = palloc(sizeof(int) * Max(tupdesc->natts, 1));
 	for (int i = 0; i <= tupdesc->natts; i++)
 		shape->field_att[i] = -1;
 
@@ -140,11 +160,11 @@ shape_from_tupdesc(TupleDesc tupdesc, const char *name, RowShape *shape)
 		}
 		field = shape_field_number(attname, tupdesc->natts);
 		if (field < 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
-					 errmsg("column \"%s\" of \"%s\" is neither ycsb_key nor a field column",
-							attname, name),
-					 errhint(SHAPE_HINT)));
+		{
+			shape_check_extra(att, name);
+			shape->extra_att[shape->nextra++] = i;
+			continue;
+		}
 		shape->field_maxchars = shape_min_limit(shape->field_maxchars,
 												shape_char_limit(att, name));
 		shape->field_att[field] = i;

@@ -20,6 +20,8 @@ typedef struct RowShape
 								 * attribute index */
 	int32		key_maxchars;	/* varchar(n) limit of the key, or -1 */
 	int32		field_maxchars; /* smallest varchar(n) limit of a field, or -1 */
+	int			nextra;			/* other columns, filled as INSERT would */
+	int		   *extra_att;		/* their 0-based attribute indexes */
 } RowShape;
 
 extern void shape_from_tupdesc(TupleDesc tupdesc, const char *name,

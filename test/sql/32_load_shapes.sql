@@ -123,3 +123,30 @@ SELECT * FROM petagen.rows(NULL::bb_gap, 0, 1);
 \set VERBOSITY default
 SELECT length(field1) FROM petagen.rows(NULL::bb_one, 0, 1);
 DROP TABLE bb_gap, bb_one;
+
+-- Extra columns get what INSERT gives a column it does not name: the
+-- default (volatile ones per row), an identity, a stored generated
+-- expression over the row, else NULL; rows() leaves them NULL.
+CREATE SEQUENCE s32;
+CREATE TABLE ex (ycsb_key varchar(64) PRIMARY KEY, field0 varchar(100),
+                 created timestamptz DEFAULT now(), answer int DEFAULT 42,
+                 n bigint DEFAULT nextval('s32'), id bigint GENERATED ALWAYS AS IDENTITY,
+                 keylen int GENERATED ALWAYS AS (length(ycsb_key) + answer) STORED,
+                 note text);
+BEGIN;
+SELECT keys, rows_written FROM petagen.load('ex', 0, 20);
+SELECT count(*) AS rows, bool_and(created = now()) AS now, bool_and(answer = 42) AS answer,
+       count(DISTINCT n) AS serials, min(n) AS min_serial, count(DISTINCT id) AS identities,
+       bool_and(keylen = length(ycsb_key) + 42) AS generated, bool_and(note IS NULL) AS nulls
+FROM ex;
+COMMIT;
+SELECT count(*) AS differ FROM (
+    SELECT ycsb_key, field0 FROM ex
+    EXCEPT SELECT ycsb_key, field0 FROM petagen.rows(NULL::ex, 0, 20)) d;
+SELECT created, answer, n, id, keylen, note FROM petagen.rows(NULL::ex, 0, 1);
+DROP TABLE ex;
+DROP SEQUENCE s32;
+CREATE TABLE nn (ycsb_key text, field0 text, must int NOT NULL);
+SELECT * FROM petagen.rows(NULL::nn, 0, 1);
+SELECT petagen.start(10, 1, 'shapes32.nn');
+DROP TABLE nn;

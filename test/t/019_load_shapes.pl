@@ -141,5 +141,46 @@ foreach my $method ('chunk', 'leaf')
 is("$rc|$out", '0|1000|0', 'bench() updates and inserts into field1 .. field3 without error')
   or diag($err);
 
+# Extra columns, with both methods: DEFAULT now() (the load's transaction
+# time), DEFAULT 42, a stored generated column over the row, a nullable
+# column left NULL; the key and fields are rows()'s.
+foreach my $method ('chunk', 'leaf')
+{
+	$node->safe_psql('postgres', qq{
+		CREATE TABLE ex_$method (ycsb_key varchar(64) PRIMARY KEY, field0 varchar(100),
+			loaded_at timestamptz DEFAULT now(), answer int DEFAULT 42,
+			keylen int GENERATED ALWAYS AS (length(ycsb_key) + answer) STORED,
+			note text) PARTITION BY HASH (ycsb_key);
+		CREATE TABLE ex_${method}_0 PARTITION OF ex_$method FOR VALUES WITH (MODULUS 2, REMAINDER 0);
+		CREATE TABLE ex_${method}_1 PARTITION OF ex_$method FOR VALUES WITH (MODULUS 2, REMAINDER 1);});
+	my $before = $node->safe_psql('postgres', 'SELECT now()');
+	my $job = $node->safe_psql('postgres',
+		"SELECT petagen.start(4000, workers => 2, \"table\" => 'ex_$method', method => '$method')");
+	is($node->safe_psql('postgres', "SELECT petagen.wait($job, '180s')"),
+		'done', "extra columns, $method method: the job is done");
+	is( $node->safe_psql('postgres',
+			"SELECT count(*), bool_and(loaded_at >= '$before' AND loaded_at <= now()),"
+			  . " bool_and(answer = 42), bool_and(keylen = length(ycsb_key) + 42),"
+			  . " bool_and(note IS NULL) FROM ex_$method"),
+		'4000|t|t|t|t',
+		"extra columns, $method method: defaults, the generated column and NULL as INSERT gives them");
+	is( $node->safe_psql('postgres',
+			"SELECT md5(string_agg(md5(ycsb_key || field0), '' ORDER BY ycsb_key)) FROM ex_$method"),
+		$node->safe_psql('postgres',
+			"SELECT md5(string_agg(md5(ycsb_key || field0), '' ORDER BY ycsb_key))"
+			  . " FROM petagen.rows(NULL::ex_$method, 0, 4000)"),
+		"extra columns, $method method: key and fields are rows()'s");
+	is( $node->safe_psql('postgres',
+			"SELECT count(*) FILTER (WHERE ok) FROM petagen.verify(${job}::bigint)"),
+		'2', "extra columns, $method method: verify() is ok on both leaves");
+}
+like(
+	error_of(
+		$node,
+		q{CREATE TABLE nn (ycsb_key text PRIMARY KEY, field0 text, must int NOT NULL);
+		  SELECT petagen.start(10, 1, 'nn')}),
+	qr/^42P16: column "must" of "nn" is NOT NULL and has no default/,
+	'a NOT NULL column without default is refused, named');
+
 $node->stop;
 done_testing();
