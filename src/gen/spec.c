@@ -11,8 +11,8 @@
  * spec_read_args() and spec_read_keys() are the one reader of the
  * generation arguments (keys, seed, fieldlength, prefix, zeropadding,
  * fieldlengthdistribution, minfieldlength) for every SQL function that
- * takes them: each caller passes where its
- * declaration has them (GenArgs, from its enum of argument names).  The
+ * takes them: each caller passes where its declaration has them (GenArgs,
+ * from its enum of argument names).  The
  * caller checks for NULL first, with errors naming the argument, or passes
  * a fallback spec for the arguments not given (bench(): the key space of
  * the table's load job).  An argument past PG_NARGS() is not given: the
@@ -30,6 +30,11 @@
 #include "utils/fmgrprotos.h"
 
 #include "gen/spec.h"
+
+/* YCSB's ZipfianGenerator constant, which its field lengths use. */
+#define SPEC_ZIPFIAN_CONSTANT	0.99
+/* spec_power_sum() adds up to this many terms exactly. */
+#define SPEC_EXACT_SUM			1000
 
 static const char *const spec_fielddist_names[] = {
 	[FIELDLEN_CONSTANT] = "constant",
@@ -92,6 +97,23 @@ spec_set_lengths(GenSpec *spec, const char *fielddist, int minfieldlength)
 }
 
 /*
+ * sum i^-s for i = 1 .. n: the first SPEC_EXACT_SUM terms exactly, the
+ * rest as the integral over [SPEC_EXACT_SUM + 1/2, n + 1/2] (relative error
+ * below 10^-8 for the exponents used here).
+ */
+static double
+spec_power_sum(int n, double s)
+{
+	double		sum = 0;
+
+	for (int i = 1; i <= Min(n, SPEC_EXACT_SUM); i++)
+		sum += pow(i, -s);
+	if (n > SPEC_EXACT_SUM)
+		sum += (pow(n + 0.5, 1 - s) - pow(SPEC_EXACT_SUM + 0.5, 1 - s)) / (1 - s);
+	return sum;
+}
+
+/*
  * The mean length of a field: what a size estimate multiplies by.  For
  * zipfian, the mean of Zipf's law with YCSB's constant 0.99 over the
  * lengths, which YCSB's generator approximates.
@@ -100,21 +122,15 @@ double
 spec_mean_fieldlength(const GenSpec *spec)
 {
 	int			n = spec->fieldlength - spec->minfieldlength + 1;
-	double		weights = 0;
-	double		sum = 0;
 
 	if (spec->fielddist == FIELDLEN_CONSTANT)
 		return spec->fieldlength;
 	if (spec->fielddist == FIELDLEN_UNIFORM)
 		return (spec->minfieldlength + spec->fieldlength) / 2.0;
-	for (int i = 0; i < n; i++)
-	{
-		double		w = 1.0 / pow(i + 1, 0.99);
-
-		weights += w;
-		sum += w * i;
-	}
-	return spec->minfieldlength + sum / weights;
+	/* length minfieldlength + i - 1 has weight i^-0.99, i = 1 .. n */
+	return spec->minfieldlength - 1 +
+		spec_power_sum(n, SPEC_ZIPFIAN_CONSTANT - 1) /
+		spec_power_sum(n, SPEC_ZIPFIAN_CONSTANT);
 }
 
 /* Validate the generation options into spec. */
@@ -203,7 +219,6 @@ spec_read_args(FunctionCallInfo fcinfo, const GenArgs *args,
 	int32		fieldlength =
 		DatumGetInt32(spec_int_arg(fcinfo, args->fieldlength, have,
 								   Int32GetDatum(have ? fallback->fieldlength : 0)));
-
 	const char *fielddist =
 		spec_text_arg(fcinfo, args->fieldlengthdistribution,
 					  have ? spec_fielddist_name(fallback->fielddist) :
