@@ -201,9 +201,8 @@ static void
 options_gen_args(FunctionCallInfo fcinfo, const char *funcname,
 				 StartArg method_arg, JobDef *def)
 {
-	int			first_arg = START_ARG_FIRST + method_arg - START_ARG_METHOD;
-
 	int			shift = method_arg - START_ARG_METHOD;
+	int			first_arg = START_ARG_FIRST + shift;
 	GenArgs		args = start_gen_args;
 
 	args.fieldlengthdistribution += shift;

@@ -18,7 +18,7 @@
 #define JOB_CHUNK_ROWS_MIN		1000
 #define JOB_CHUNK_ROWS_MAX		100000
 
-/* The key numbers of chunk (a leaf job: routing range) `chunk` of def. */
+/* The key numbers of chunk `chunk` of def: first, and how many. */
 void
 job_chunk_range(const JobDef *def, int64 chunk, int64 *first, int64 *count)
 {
