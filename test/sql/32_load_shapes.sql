@@ -58,6 +58,15 @@ SELECT count(*) AS differ FROM (
                                fieldlengthdistribution => 'zipfian')) d;
 TRUNCATE t;
 
+-- check() sizes a load with the mean field length: the leaves it asks for
+-- to keep a huge load under the relation size limit shrink from constant
+-- to uniform to zipfian lengths.
+SELECT leaves[1] > leaves[2] AND leaves[2] > leaves[3] AS smaller_by_mean
+FROM (SELECT array_agg((regexp_match(hint, 'about (\d+) leaves'))[1]::int ORDER BY o) AS leaves
+      FROM unnest(ARRAY['constant', 'uniform', 'zipfian']) WITH ORDINALITY d(dist, o),
+           LATERAL petagen.check(1e14, 1, 'shapes32.t', fieldlengthdistribution => dist)
+      WHERE finding LIKE 'relation size:%') s;
+
 -- Bad field lengths.
 \set VERBOSITY terse
 SELECT * FROM petagen.rows(NULL::t, 0, 1, fieldlengthdistribution => 'pareto');

@@ -17,13 +17,23 @@ $node->init;
 $node->start;
 $node->safe_psql('postgres', q{CREATE EXTENSION petagen;});
 
-# The md5 of table $table's rows, and of rows() with the generation
-# arguments $args, ordered by key.
+# The md5 of the rows of $sql (a table, or a call of rows()), ordered by key.
 sub content_md5
 {
 	my ($sql) = @_;
 	return $node->safe_psql('postgres',
 		"SELECT md5(string_agg(md5(t::text), '' ORDER BY ycsb_key)) FROM $sql t");
+}
+
+# Create table $name with columns $columns, hash-partitioned on ycsb_key
+# into two leaves.
+sub hash_table
+{
+	my ($name, $columns) = @_;
+	$node->safe_psql('postgres', qq{
+		CREATE TABLE $name ($columns) PARTITION BY HASH (ycsb_key);
+		CREATE TABLE ${name}_0 PARTITION OF $name FOR VALUES WITH (MODULUS 2, REMAINDER 0);
+		CREATE TABLE ${name}_1 PARTITION OF $name FOR VALUES WITH (MODULUS 2, REMAINDER 1);});
 }
 
 # Job $job is done and verify() of it is ok on all 8 leaves.
@@ -119,11 +129,9 @@ is( $node->safe_psql('postgres',
 # bench()'s updates and inserts name its columns.
 foreach my $method ('chunk', 'leaf')
 {
-	$node->safe_psql('postgres', qq{
-		CREATE TABLE bb_$method (ycsb_key varchar(64) PRIMARY KEY, field1 varchar(100),
-			field2 varchar(100), field3 varchar(100)) PARTITION BY HASH (ycsb_key);
-		CREATE TABLE bb_${method}_0 PARTITION OF bb_$method FOR VALUES WITH (MODULUS 2, REMAINDER 0);
-		CREATE TABLE bb_${method}_1 PARTITION OF bb_$method FOR VALUES WITH (MODULUS 2, REMAINDER 1);});
+	hash_table("bb_$method",
+		'ycsb_key varchar(64) PRIMARY KEY, field1 varchar(100), field2 varchar(100),'
+		  . ' field3 varchar(100)');
 	my $job = $node->safe_psql('postgres',
 		"SELECT petagen.start(5000, workers => 2, \"table\" => 'bb_$method', method => '$method')");
 	is($node->safe_psql('postgres', "SELECT petagen.wait($job, '180s')"),
@@ -146,13 +154,10 @@ is("$rc|$out", '0|1000|0', 'bench() updates and inserts into field1 .. field3 wi
 # column left NULL; the key and fields are rows()'s.
 foreach my $method ('chunk', 'leaf')
 {
-	$node->safe_psql('postgres', qq{
-		CREATE TABLE ex_$method (ycsb_key varchar(64) PRIMARY KEY, field0 varchar(100),
-			loaded_at timestamptz DEFAULT now(), answer int DEFAULT 42,
-			keylen int GENERATED ALWAYS AS (length(ycsb_key) + answer) STORED,
-			note text) PARTITION BY HASH (ycsb_key);
-		CREATE TABLE ex_${method}_0 PARTITION OF ex_$method FOR VALUES WITH (MODULUS 2, REMAINDER 0);
-		CREATE TABLE ex_${method}_1 PARTITION OF ex_$method FOR VALUES WITH (MODULUS 2, REMAINDER 1);});
+	hash_table("ex_$method",
+		'ycsb_key varchar(64) PRIMARY KEY, field0 varchar(100),'
+		  . ' loaded_at timestamptz DEFAULT now(), answer int DEFAULT 42,'
+		  . ' keylen int GENERATED ALWAYS AS (length(ycsb_key) + answer) STORED, note text');
 	my $before = $node->safe_psql('postgres', 'SELECT now()');
 	my $job = $node->safe_psql('postgres',
 		"SELECT petagen.start(4000, workers => 2, \"table\" => 'ex_$method', method => '$method')");
