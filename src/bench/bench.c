@@ -97,22 +97,32 @@ bench_interval_us(const Interval *iv, const char *argname)
 	return us;
 }
 
-/* The key space: from the newest load job of the table, overridden by options. */
+/*
+ * The key space: from the newest load job of the table (its first key
+ * number too), overridden by options (rows given: from 0).
+ */
 static void
 bench_key_space(BenchDef *def, FunctionCallInfo fcinfo)
 {
 	JobDef		job;
 
 	def->rows = -1;
+	def->first = 0;
 	def->job = ledger_newest_job_of(def->relid);
 	if (def->job == 0 || !job_read(def->job, &job, true))
 		spec_init(&job.spec, SPEC_DEFAULT_KEYS, SPEC_DEFAULT_PREFIX,
 				  SPEC_DEFAULT_ZEROPADDING, SPEC_DEFAULT_SEED,
 				  SPEC_DEFAULT_FIELDLENGTH);
 	else
+	{
+		def->first = job.first;
 		def->rows = job.rows;
+	}
 	if (!PG_ARGISNULL(BENCH_ARG_ROWS))
+	{
+		def->first = 0;
 		def->rows = spec_count_arg(PG_GETARG_NUMERIC(BENCH_ARG_ROWS), "rows");
+	}
 	if (def->rows < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -135,7 +145,8 @@ bench_check_shape(const BenchDef *def)
 
 	shape_from_tupdesc(RelationGetDescr(rel), RelationGetRelationName(rel), &shape);
 	spec_check_shape(&def->spec, &shape,
-					 bench_does(&def->workload, BENCH_OP_INSERT) ? KEYS_MAX_SEQ : def->rows - 1,
+					 bench_does(&def->workload, BENCH_OP_INSERT) ? KEYS_MAX_SEQ :
+					 def->first + (def->rows - 1),
 					 RelationGetRelationName(rel));
 	RelationClose(rel);
 }
@@ -221,6 +232,7 @@ bench_create_shared(const BenchDef *def, int64 id, int nworkers)
 	shared->relid = def->relid;
 	shared->database = MyDatabaseId;
 	shared->role = GetUserId();
+	shared->first = def->first;
 	shared->rows = def->rows;
 	shared->spec = def->spec;
 	shared->insert_base = bench_insert_base(def, id);
@@ -440,7 +452,7 @@ bench_check_insert_room(const BenchDef *def, int64 id)
 		ereport(ERROR,
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 				 errmsg("no room left in the key space for the inserts of run " INT64_FORMAT, id),
-				 errdetail("Inserted keys start at rows + id * 2^40.")));
+				 errdetail("Inserted keys start at first + rows + id * 2^40.")));
 }
 
 /*

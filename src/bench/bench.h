@@ -41,7 +41,7 @@
 #define BENCH_TEXT_LEN		256
 /* Committed inserts the latest distribution remembers. */
 #define BENCH_RING			65536
-/* Inserted key numbers start at rows + run id * BENCH_INSERT_STRIDE. */
+/* Inserted key numbers start at first + rows + run id * BENCH_INSERT_STRIDE. */
 #define BENCH_INSERT_STRIDE	(INT64CONST(1) << 40)
 
 typedef enum BenchKind
@@ -125,7 +125,8 @@ typedef struct BenchShared
 	Oid			relid;
 	Oid			database;
 	Oid			role;
-	int64		rows;			/* key numbers 0 .. rows-1 are loaded */
+	int64		first;			/* key numbers first .. first+rows-1 are */
+	int64		rows;			/* loaded (first: the job's, YCSB's insertstart) */
 	GenSpec		spec;
 	int64		insert_base;
 	int32		nworkers;

@@ -60,7 +60,7 @@ bench_row_matches(RowGen *rg, int64 seq, HeapTuple tuple, TupleDesc desc)
 	rowgen_build_fields(rg, seq);
 	for (int f = 0; f < rg->shape->nfields; f++)
 	{
-		snprintf(name, sizeof(name), "field%d", f);
+		snprintf(name, sizeof(name), "field%d", rg->shape->field_base + f);
 		if (!bench_column_is(tuple, desc, name,
 							 rg->values[rg->shape->field_att[f]]))
 			return false;

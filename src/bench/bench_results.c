@@ -121,6 +121,8 @@ bench_options_json(const BenchDef *def, const BenchResult *res)
 
 	initStringInfo(&buf);
 	appendStringInfo(&buf, "{\"rows\": " INT64_FORMAT, def->rows);
+	if (def->first > 0)
+		appendStringInfo(&buf, ", \"first\": " INT64_FORMAT, def->first);
 	bench_json_text(&buf, "keys", keys_mode_name(def->spec.keys.mode));
 	appendStringInfo(&buf, ", \"seed\": " INT64_FORMAT ", \"fieldlength\": %d",
 					 (int64) def->spec.seed, def->spec.fieldlength);

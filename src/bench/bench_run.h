@@ -26,6 +26,7 @@ typedef struct BenchDef
 	BenchTarget *targets;		/* sorted by leaf */
 	int			ntargets;
 	const char *target_node;
+	int64		first;			/* the key space: first .. first+rows-1 */
 	int64		rows;
 	GenSpec		spec;
 	int64		job;			/* the load job the key space is from, or 0 */
@@ -53,13 +54,13 @@ typedef struct BenchResult
 } BenchResult;
 
 /*
- * The end of the key numbers the load wrote (they are 0 .. rows-1): a
+ * The end of the key numbers the load wrote (first .. first+rows-1): a
  * run's inserts are key numbers from here on, outside them.
  */
 static inline int64
 bench_key_end(const BenchDef *def)
 {
-	return def->rows;
+	return def->first + def->rows;
 }
 
 /* The first key number run id inserts (bench.h: its stripe of 2^40). */

@@ -122,14 +122,15 @@ bench_prepare_sql(const char *sql, int nargs, Oid *types)
 
 /* The INSERT of a whole row into a leaf: key, then the fields. */
 static char *
-bench_insert_sql(const char *leaf, int nfields)
+bench_insert_sql(const char *leaf, const RowShape *shape)
 {
+	int			nfields = shape->nfields;
 	StringInfoData sql;
 
 	initStringInfo(&sql);
 	appendStringInfo(&sql, "INSERT INTO %s (ycsb_key", leaf);
 	for (int f = 0; f < nfields; f++)
-		appendStringInfo(&sql, ", field%d", f);
+		appendStringInfo(&sql, ", field%d", shape->field_base + f);
 	appendStringInfoString(&sql, ") VALUES ($1");
 	for (int f = 0; f < nfields; f++)
 		appendStringInfo(&sql, ", $%d", f + 2);
@@ -159,14 +160,15 @@ bench_prepare_leaf(BenchCtx *ctx, Oid relid, BenchPlans *plans)
 		plans->update = MemoryContextAlloc(ctx->cxt, sizeof(SPIPlanPtr) * ctx->shape.nfields);
 		for (int f = 0; f < ctx->shape.nfields; f++)
 			plans->update[f] = bench_prepare_sql(psprintf("UPDATE %s SET field%d = $2"
-														  " WHERE ycsb_key = $1", leaf, f),
+														  " WHERE ycsb_key = $1", leaf,
+														  ctx->shape.field_base + f),
 												 2, types);
 	}
 	if (p[BENCH_OP_INSERT] > 0)
 	{
 		for (int i = 0; i <= ctx->shape.nfields; i++)
 			row_types[i] = TEXTOID;
-		plans->insert = bench_prepare_sql(bench_insert_sql(leaf, ctx->shape.nfields),
+		plans->insert = bench_prepare_sql(bench_insert_sql(leaf, &ctx->shape),
 										  ctx->shape.nfields + 1, row_types);
 	}
 }
@@ -252,7 +254,7 @@ bench_draw(BenchCtx *ctx)
 	int64		n = dist_next(&ctx->chooser, &ctx->rng, shared->rows - 1 + inserted);
 
 	if (n < shared->rows)
-		return n;
+		return shared->first + n;
 	return bench_inserted_seq(shared, (uint64) (n - shared->rows));
 }
 
