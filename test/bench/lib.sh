@@ -104,6 +104,33 @@ create_usertable() {
     bpsql <"$BENCH_REPO/scripts/demo.sql"
 }
 
+# The leaves of usertable, space-separated, in name order.
+bench_leaves() {
+    bval "SELECT string_agg(relid::text, ' ' ORDER BY relid::text) FROM pg_partition_tree('usertable') WHERE isleaf"
+}
+
+# Empty usertable and checkpoint: the state every measured load starts from.
+reset_table() { bpsql -c "TRUNCATE usertable" -c "CHECKPOINT"; }
+
+# Make $1 an empty directory the server writes input files into, removed
+# (and the instance stopped) when the script exits.
+bench_file_dir() {
+    rm -rf "$1"; mkdir -p "$1"
+    if [ "$(id -u)" -eq 0 ]; then chown postgres: "$1"; fi
+    # shellcheck disable=SC2064
+    trap "bench_stop; rm -rf '$1'" EXIT
+}
+
+# Per-leaf TRUNCATE + COPY FREEZE from the binary files <leaf>.bin in
+# directory $1, one transaction per leaf, for the leaves given after it.
+trunc_copy_stream() {
+    local dir=$1 l
+    shift
+    for l in "$@"; do
+        bpsql -c "BEGIN" -c "TRUNCATE $l" -c "COPY $l FROM '$dir/$l.bin' (FORMAT binary, FREEZE)" -c "COMMIT"
+    done
+}
+
 # A line describing the machine and the server, for the results header.
 bench_env() {
     echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); host: $(nproc) CPUs ($(awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo)), $(free -g | awk '/^Mem:/{print $2}') GB RAM; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"

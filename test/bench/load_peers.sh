@@ -60,14 +60,11 @@ as_owner mkdir -p "$BENCH_DIR/data/pg_bulkload"
 bpsql -c "ALTER SYSTEM SET listen_addresses = 'localhost'"
 log "instance up on port $BENCH_PORT ($BENCH_DIR); N=$N ROUNDS=$ROUNDS WAL_LEVELS=$WAL_LEVELS"
 
-LEAVES=$(bval "SELECT string_agg(relid::text, ' ' ORDER BY relid::text) FROM pg_partition_tree('usertable') WHERE isleaf")
-reset_table() { bpsql -c "TRUNCATE usertable" -c "CHECKPOINT"; }
+LEAVES=$(bench_leaves)
 
 # --- the input files: identical rows, one CSV and one binary per leaf ----
 log "writing the input files to $FILE_DIR"
-rm -rf "$FILE_DIR"; mkdir -p "$FILE_DIR"
-if [ "$(id -u)" -eq 0 ]; then chown postgres: "$FILE_DIR"; fi
-trap 'bench_stop; rm -rf "$FILE_DIR"' EXIT
+bench_file_dir "$FILE_DIR"
 bpsql -c "SELECT * FROM petagen.load('usertable', 0, $N)" >/dev/null
 for l in $LEAVES; do
     bpsql -c "COPY $l TO '$FILE_DIR/$l.csv' (FORMAT csv)" -c "COPY $l TO '$FILE_DIR/$l.bin' (FORMAT binary)"
@@ -92,14 +89,6 @@ bulkload_stream() {
     done
 }
 
-# Per-leaf TRUNCATE + COPY FREEZE, one transaction per leaf, for the leaves given.
-trunc_copy_stream() {
-    local l
-    for l in "$@"; do
-        bpsql -c "BEGIN" -c "TRUNCATE $l" -c "COPY $l FROM '$FILE_DIR/$l.bin' (FORMAT binary, FREEZE)" -c "COMMIT"
-    done
-}
-
 # Run method $1 once.
 run_method() {
     # shellcheck disable=SC2086
@@ -112,8 +101,8 @@ run_method() {
                    bulkload_stream DIRECT "${@:$((half + 1))}"
                    wait $! ;;
     bulk_parallel) bulkload_stream PARALLEL "$@" ;;
-    trunc_copy2)   trunc_copy_stream "${@:1:$half}" &
-                   trunc_copy_stream "${@:$((half + 1))}"
+    trunc_copy2)   trunc_copy_stream "$FILE_DIR" "${@:1:$half}" &
+                   trunc_copy_stream "$FILE_DIR" "${@:$((half + 1))}"
                    wait $! ;;
     esac
 }
