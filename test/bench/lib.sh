@@ -11,6 +11,7 @@
 #   BENCH_INITDB_OPTS  more initdb options (e.g. --no-data-checksums)
 #   PG_BULKLOAD_TGZ  the pg_bulkload source archive bench_pg_bulkload builds
 #                    (default ../shared/vendor/pg_bulkload-3.1.23.tar.gz)
+#   PG_BULKLOAD_BUILD=1  let it install into a server under /usr
 #
 # As root the instance is owned and run by the `postgres` OS user (initdb
 # refuses root); as a normal user it runs as that user.
@@ -183,7 +184,8 @@ waits_stop() {
              END {for (i = 1; i <= NR && i <= 6; i++) printf "%s%s %.0f%%", (i > 1 ? ", " : ""), e[i], 100 * n[i] / t}'
 }
 
-# Build and install pg_bulkload into the tree of PGBIN unless it is there.
+# Build and install pg_bulkload into the tree of PGBIN unless it is there
+# (into a server under /usr, a shared package, only with PG_BULKLOAD_BUILD=1).
 # The server's CFLAGS less those this compiler does not know (the wheels'
 # servers were built by a newer gcc), -no-pie (their libpgcommon.a is not
 # position-independent) and AWK=awk (their PGXS names gawk).
@@ -194,6 +196,13 @@ bench_pg_bulkload() {
         return 0
     fi
     [ -f "$tgz" ] || { echo "pg_bulkload is not installed and $tgz is missing" >&2; exit 1; }
+    case $("$pgc" --pkglibdir) in /usr/*)
+        if [ "${PG_BULKLOAD_BUILD:-0}" != 1 ]; then
+            echo "pg_bulkload is not installed in the system's PostgreSQL ($PGBIN): point PGBIN" \
+                 "at a private server, or set PG_BULKLOAD_BUILD=1 to install it there" >&2
+            exit 1
+        fi ;;
+    esac
     for f in $("$pgc" --cflags); do
         ${CC:-gcc} "$f" -E -x c /dev/null >/dev/null 2>&1 && cflags+=("$f")
     done
