@@ -5,24 +5,26 @@
 # wal_level = minimal (wal_skip_threshold = 0: the leaves skip WAL and
 # are synced at commit, whatever their size).
 #
-# On each server, four leaf loads of the canonical 8-leaf table: one
+# On each server, five leaf loads of the canonical 8-leaf table: one
 # uninterrupted; one whose worker is killed (SIGKILL: the postmaster
 # restarts every backend) and one whose server is stopped with
 # pg_ctl -m immediate, each while both workers are held by
 # petagen.debug_pause mid_chunk, a leaf partly written into its new
 # storage (and a CHECKPOINT has flushed what of it is in shared buffers);
-# and one followed by pg_ctl -m immediate right after it is done, so that
+# one followed by pg_ctl -m immediate right after it is done, so that
 # crash recovery replays its WAL (or, at minimal, finds the leaves synced
-# at commit).  After a crash mid-leaf the leaves in flight are empty and
-# resume() finishes the job.  Each load is then exact (check_load_exact:
-# verify(), the generator's rows once each, bt_index_check with
-# heapallindexed), the last one's rows as before its crash; amcheck's
-# verify_heapam and pg_visibility find nothing (check_leaf_pages: every
-# row on an all-frozen page, the visibility map never ahead of a page);
-# and no file of the database is left outside every relation.  Once the
-# standby has replayed the primary's WAL it passes the same checks,
-# read-only, verify() included, and each leaf's rows hash as the
-# primary's.  Every server, stopped cleanly, passes pg_checksums --check.
+# at commit); and one of values of 4,000 characters, stored out of line
+# in each leaf's TOAST table.  After a crash mid-leaf the leaves in
+# flight are empty and resume() finishes the job.  Each load is then
+# exact (check_load_exact: verify(), the generator's rows once each,
+# bt_index_check with heapallindexed), the crashed one's rows as before
+# its crash; amcheck's verify_heapam and pg_visibility find nothing
+# (check_leaf_pages: every row on an all-frozen page, the visibility map
+# never ahead of a page); and no file of the database is left outside
+# every relation.  Once the standby has replayed the primary's WAL it
+# passes the same checks, read-only, verify() included, and each leaf's
+# rows hash as the primary's.  Every server, stopped cleanly, passes
+# pg_checksums --check.
 # The standby is not checked for files left outside every relation: it
 # keeps its copies of the files resume() removes after a crash (the
 # removal is not WAL-logged, leafstorage.c).
@@ -39,6 +41,8 @@ skip_unless_contrib(qw(pg_visibility amcheck));
 
 my $rows = 30000;
 my @tables = qw(safe_clean safe_kill safe_immediate safe_recovery);
+my $toast_rows = 2000;
+my $toast_args = ', fieldlength => 4000';
 
 # A new server with data checksums (wal_level = replica if $streaming,
 # else minimal) that restarts after a crash, with the extensions the
@@ -120,6 +124,27 @@ sub leaf_hashes
 		  . " FROM pg_partition_tree('$table') p WHERE p.isleaf");
 }
 
+# A leaf load of $toast_rows rows of one field of 4,000 characters into a
+# new 8-leaf table safe_toast on $node, stored out of line (TOAST), checked
+# as the other loads; returns the job.
+sub toast_load
+{
+	my ($node) = @_;
+	my $name = $node->name;
+	$node->safe_psql('postgres',
+		"SELECT petagen.create_table('safe_toast', fields => 1, fieldlength => 4000)");
+	my $job = $node->safe_psql('postgres',
+		"SELECT petagen.start($toast_rows, workers => 2, \"table\" => 'safe_toast'$toast_args,"
+		  . " method => 'leaf')");
+	check_load_exact($node, $job, 'safe_toast', $toast_rows, "$name toast", $toast_args);
+	is( $node->safe_psql('postgres',
+			"SELECT count(*) FROM pg_partition_tree('safe_toast') p JOIN pg_class c ON c.oid = p.relid"
+			  . " WHERE p.isleaf AND pg_relation_size(c.reltoastrelid) > 0"),
+		'8', "$name toast: every leaf's values are in its TOAST table");
+	check_leaf_pages($node, 'safe_toast', "$name toast");
+	return $job;
+}
+
 # The four loads of @tables on $node, each checked on $node; returns
 # their jobs.
 sub crash_and_resume
@@ -168,13 +193,16 @@ $standby->start;
 my $minimal = new_server('minimal', 0);
 
 crash_and_resume($minimal);
+toast_load($minimal);
 my $jobs = crash_and_resume($primary);
+$jobs->{safe_toast} = toast_load($primary);
 
 # The standby, once it has replayed the primary's WAL, read-only.
 $primary->wait_for_catchup($standby);
-foreach my $table (@tables)
+foreach my $table (@tables, 'safe_toast')
 {
-	check_load_exact($standby, $jobs->{$table}, $table, $rows, "standby $table");
+	my ($n, $args) = $table eq 'safe_toast' ? ($toast_rows, $toast_args) : ($rows, '');
+	check_load_exact($standby, $jobs->{$table}, $table, $n, "standby $table", $args);
 	check_leaf_pages($standby, $table, "standby $table");
 	my $hashes = leaf_hashes($primary, $table);
 	like($hashes, qr/^(\S+ [0-9a-f]{32} ?){8}$/, "$table: each of the 8 leaves hashed");

@@ -138,13 +138,14 @@ sub poll_after_crash
 }
 
 # The checks every exactly-once load job $job of the 8-leaf $table (key
-# numbers 0 .. $rows-1, petagen's default row options) must pass once it is
-# done: verify() is ok on every leaf; a sequential scan counts exactly the
+# numbers 0 .. $rows-1, petagen's default row options or those $gen_args
+# gives rows(), e.g. ", fieldlength => 4000") must pass once it is done: verify() is ok on every leaf; a sequential scan counts exactly the
 # key space, no key twice, the generator's content; and bt_index_check
 # (amcheck, created by the test) with heapallindexed passes on every leaf index.
 sub check_load_exact
 {
-	my ($node, $job, $table, $rows, $what) = @_;
+	my ($node, $job, $table, $rows, $what, $gen_args) = @_;
+	$gen_args //= '';
 	is($node->safe_psql('postgres', "SELECT petagen.wait($job, '180s')"),
 		'done', "$what: the job is done");
 	is( $node->safe_psql('postgres',
@@ -159,7 +160,7 @@ sub check_load_exact
 			"SELECT md5(string_agg(md5(t::text), '' ORDER BY ycsb_key)) FROM $table t"),
 		$node->safe_psql('postgres',
 			"SELECT md5(string_agg(md5(t::text), '' ORDER BY ycsb_key))"
-			  . " FROM petagen.rows(NULL::$table, 0, $rows) t"),
+			  . " FROM petagen.rows(NULL::$table, 0, $rows$gen_args) t"),
 		"$what: content equals the generator's (a plain load's)");
 	is( $node->safe_psql('postgres',
 			"SELECT count(*) FROM (SELECT bt_index_check(i.indexrelid, true)"
