@@ -37,7 +37,10 @@ CREATE TABLE @extschema@.bench_results (
     started_at timestamptz NOT NULL,
     finished_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
     label text,
-    settings jsonb
+    settings jsonb,
+    target_rate double precision,
+    operation_stats jsonb,
+    samples jsonb
 );
 COMMENT ON TABLE @extschema@.bench_results IS
     'petagen.bench() runs: sweep is the id of the first run of a bench_sweep(); target_node is "local", the foreign server of the target leaves, the Citus node (host:port) of shards queried through Citus, or "mixed"';
@@ -52,6 +55,12 @@ GRANT SELECT ON @extschema@.bench_results TO pg_monitor;
 --#include objects/bench_sweep.sql
 
 --#include objects/forget_bench.sql
+
+--#include objects/bench_operations.sql
+
+--#include objects/bench_samples.sql
+
+--#include objects/bench_json.sql
 
 --#include objects/draw.sql
 

@@ -183,6 +183,7 @@ bench_read_args(FunctionCallInfo fcinfo, BenchDef *def)
 		text_to_cstring(PG_GETARG_TEXT_PP(BENCH_ARG_LABEL));
 	/* a declaration of 0.1 goes with 0.1's bench_results, without them */
 	def->record_settings = PG_NARGS() > BENCH_ARG_LABEL;
+	def->record_measure = PG_NARGS() > BENCH_ARG_TARGET_RATE;
 	def->relid = guard_table_name(PG_GETARG_TEXT_PP(BENCH_ARG_TABLE));
 	launch_check_login(GetUserId(), "petagen.bench()");
 	bench_key_space(def, fcinfo);
@@ -234,7 +235,7 @@ bench_create_shared(const BenchDef *def, int64 id, int nworkers)
 	for (int i = 0; i < nworkers; i++)
 	{
 		pg_atomic_init_u32(&shared->slots[i].state, BENCH_W_STARTING);
-		hist_init(&shared->slots[i].hist);
+		measure_init(&shared->slots[i].measure);
 	}
 	memcpy(bench_targets(shared), def->targets, sizeof(BenchTarget) * def->ntargets);
 	return seg;
@@ -378,6 +379,23 @@ bench_wait_done(BenchShared *shared, BackgroundWorkerHandle **handles)
 	}
 }
 
+/* The totals of a run over its operation kinds. */
+static void
+bench_totals(BenchResult *res)
+{
+	hist_init(&res->hist);
+	for (int op = 0; op < BENCH_NOPS; op++)
+	{
+		const BenchOpFigures *f = &res->measure.ops[op];
+
+		res->ops[op] = f->count;
+		res->operations += f->count;
+		res->errors += f->errors;
+		res->not_found += f->not_found;
+		hist_merge(&res->hist, &f->latency);
+	}
+}
+
 /* Add up the slots of the workers into a result. */
 static void
 bench_merge(BenchShared *shared, BenchResult *res)
@@ -385,23 +403,18 @@ bench_merge(BenchShared *shared, BenchResult *res)
 	uint64		last_ns = shared->measure_ns;
 
 	pg_read_barrier();
-	hist_init(&res->hist);
+	measure_init(&res->measure);
 	for (int i = 0; i < shared->nworkers; i++)
 	{
 		BenchSlot  *slot = &shared->slots[i];
 
-		for (int op = 0; op < BENCH_NOPS; op++)
-		{
-			res->ops[op] += slot->ops[op];
-			res->operations += slot->ops[op];
-		}
-		res->errors += slot->errors;
-		res->not_found += slot->not_found;
+		measure_merge(&res->measure, &slot->measure);
 		last_ns = Max(last_ns, slot->last_ns);
 		if (slot->error[0])
 			strlcpy(res->last_error, slot->error, BENCH_TEXT_LEN);
-		hist_merge(&res->hist, &slot->hist);
 	}
+	measure_finish(&res->measure, shared->workload.target_rate > 0);
+	bench_totals(res);
 	strlcpy(res->synchronous_commit, shared->synchronous_commit, NAMEDATALEN);
 	/* the measured window: to the end, or to the last operation's end */
 	if (shared->workload.operationcount == 0)

@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  * bench_results.c
  *		What a benchmark run reports: its row of petagen.bench_results
- *		(with the settings it ran under and its label), its result row,
- *		and the warning when keys were not found.
+ *		(with the settings it ran under, its label, its target_rate and
+ *		its figures by operation kind and over time, bench_figures.c),
+ *		its result row, and the warning when keys were not found.
  *
  * Figures are rounded to what a run can measure: tps to 0.1 operation per
  * second, latencies to BENCH_LATENCY_DIGITS significant digits (the
@@ -43,7 +44,8 @@
 #define BENCH_LATENCY_DIGITS	3
 /*
  * The parameters of the INSERT into petagen.bench_results, values[Arg_x]
- * being $(Arg_x + 1); the last 3, from label on, for label and settings.
+ * being $(Arg_x + 1); from label on for label and settings, from
+ * target_rate on for the measurement layer's columns.
  */
 enum
 {
@@ -73,6 +75,9 @@ enum
 	Arg_record_label,
 	Arg_record_synchronous_commit,
 	Arg_record_cores,
+	Arg_record_target_rate,		/* from here on for the measurement layer */
+	Arg_record_operation_stats,
+	Arg_record_samples,
 	BENCH_RECORD_ARGS
 };
 /* The values of label and settings in that INSERT. */
@@ -84,6 +89,8 @@ enum
 	" 'wal_level', pg_catalog.current_setting('wal_level')," \
 	" 'max_connections', pg_catalog.current_setting('max_connections')::integer," \
 	" 'cores', $30)"
+/* The values of target_rate, operation_stats and samples in that INSERT. */
+#define BENCH_MEASURE_SQL ", $31, $32::pg_catalog.jsonb, $33::pg_catalog.jsonb"
 
 /* A relation's name as regclass spells it. */
 static char *
@@ -153,6 +160,13 @@ bench_round_significant(double x, int digits)
 	return round(x * scale) / scale;
 }
 
+/* A latency in microseconds rounded to what a run can measure. */
+double
+bench_round_latency(double us)
+{
+	return bench_round_significant(us, BENCH_LATENCY_DIGITS);
+}
+
 /* Operations per second of a run, to 0.1; 0 for an empty window. */
 static double
 bench_tps(const BenchResult *res)
@@ -170,10 +184,8 @@ bench_latencies(const BenchResult *res, Datum *values)
 	static const double fractions[4] = {0.50, 0.95, 0.99, 0.999};
 
 	for (int i = 0; i < lengthof(fractions); i++)
-		values[i] = Float8GetDatum(bench_round_significant(hist_percentile(&res->hist, fractions[i]) / 1000.0,
-														   BENCH_LATENCY_DIGITS));
-	values[4] = Float8GetDatum(bench_round_significant(res->hist.max / 1000.0,
-													   BENCH_LATENCY_DIGITS));
+		values[i] = Float8GetDatum(bench_round_latency(hist_percentile(&res->hist, fractions[i]) / 1000.0));
+	values[4] = Float8GetDatum(bench_round_latency(res->hist.max / 1000.0));
 	return res->operations > 0;
 }
 
@@ -199,6 +211,15 @@ bench_cores(void)
 #else
 	return -1;
 #endif
+}
+
+/* How many of the INSERT's parameters the declaration of bench() has columns for. */
+static int
+bench_record_nargs(const BenchDef *def)
+{
+	if (def->record_measure)
+		return BENCH_RECORD_ARGS;
+	return def->record_settings ? Arg_record_target_rate : Arg_record_label;
 }
 
 /* Insert the row of a run into petagen.bench_results. */
@@ -227,6 +248,9 @@ bench_record(const BenchDef *def, const BenchResult *res, int64 sweep)
 		[Arg_record_label] = TEXTOID,
 		[Arg_record_synchronous_commit] = TEXTOID,
 		[Arg_record_cores] = INT4OID,
+		[Arg_record_target_rate] = FLOAT8OID,
+		[Arg_record_operation_stats] = TEXTOID,
+		[Arg_record_samples] = TEXTOID,
 	};
 	Datum		values[BENCH_RECORD_ARGS];
 	char		nulls[BENCH_RECORD_ARGS];
@@ -273,19 +297,26 @@ bench_record(const BenchDef *def, const BenchResult *res, int64 sweep)
 	values[Arg_record_synchronous_commit] = CStringGetTextDatum(res->synchronous_commit);
 	values[Arg_record_cores] = Int32GetDatum(cores);
 	nulls[Arg_record_cores] = cores > 0 ? ' ' : 'n';
+	values[Arg_record_target_rate] = Float8GetDatum(def->workload.target_rate);
+	nulls[Arg_record_target_rate] = def->workload.target_rate > 0 ? ' ' : 'n';
+	values[Arg_record_operation_stats] =
+		CStringGetTextDatum(bench_operation_stats_json(&def->workload, &res->measure));
+	values[Arg_record_samples] =
+		CStringGetTextDatum(bench_samples_json(&def->workload, &res->measure, res->seconds));
 	catalog_connect(&scope, true);
 	catalog_exec(psprintf("INSERT INTO petagen.bench_results (id, sweep, kind, workers,"
 						  " duration, warmup, \"table\", target, target_node, distribution,"
 						  " options, operations, tps, errors, not_found, reads, updates,"
 						  " inserts, scans, rmws, p50_us, p95_us, p99_us, p999_us, max_us,"
-						  " started_at, run_by, finished_at%s) OVERRIDING SYSTEM VALUE VALUES"
+						  " started_at, run_by, finished_at%s%s) OVERRIDING SYSTEM VALUE VALUES"
 						  " ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::pg_catalog.jsonb,"
 						  " $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24,"
-						  " $25, $26, $27::pg_catalog.regrole, pg_catalog.clock_timestamp()%s)",
+						  " $25, $26, $27::pg_catalog.regrole, pg_catalog.clock_timestamp()%s%s)",
 						  def->record_settings ? ", label, settings" : "",
-						  def->record_settings ? BENCH_SETTINGS_SQL : ""),
-				 def->record_settings ? BENCH_RECORD_ARGS : Arg_record_label,
-				 types, values, nulls, SPI_OK_INSERT);
+						  def->record_measure ? ", target_rate, operation_stats, samples" : "",
+						  def->record_settings ? BENCH_SETTINGS_SQL : "",
+						  def->record_measure ? BENCH_MEASURE_SQL : ""),
+				 bench_record_nargs(def), types, values, nulls, SPI_OK_INSERT);
 	catalog_finish(&scope);
 }
 
