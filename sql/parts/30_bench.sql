@@ -62,5 +62,7 @@ GRANT SELECT ON @extschema@.bench_results TO pg_monitor;
 
 --#include objects/bench_json.sql
 
+--#include objects/bench_status.sql
+
 --#include objects/draw.sql
 

@@ -14,7 +14,8 @@
  * pg_terminate_backend or a lost client ended it), a callback terminates
  * the workers still there, as parallel query does.  bench() looks for a
  * lost client while it waits, so it notices one without
- * client_connection_check_interval.  A run that did not end records
+ * client_connection_check_interval.  While it runs, bench_status() shows
+ * it (bench_live.c).  A run that did not end records
  * nothing: its row would go with the aborted transaction, and a partial
  * window is no measurement.
  *
@@ -47,6 +48,7 @@
 #include "utils/timestamp.h"
 
 #include "bench/bench.h"
+#include "bench/bench_live.h"
 #include "bench/bench_params.h"
 #include "bench/bench_run.h"
 #include "bench/bench_targets.h"
@@ -248,14 +250,16 @@ static const LaunchKind bench_worker_kind = {
 };
 
 /*
- * On detaching a run's segment, however the caller leaves: terminate the
- * workers still running (a no-op for those that exited) and forget them.
+ * On detaching a run's segment, however the caller leaves: withdraw its
+ * announcement for bench_status(), terminate the workers still running (a
+ * no-op for those that exited) and forget them.
  */
 static void
 bench_leader_detach(dsm_segment *seg, Datum arg)
 {
 	BenchLeader *leader = (BenchLeader *) DatumGetPointer(arg);
 
+	bench_live_withdraw();
 	for (int i = 0; i < leader->nworkers; i++)
 		TerminateBackgroundWorker(leader->handles[i]);
 	for (int i = 0; i < leader->nworkers; i++)
@@ -430,6 +434,7 @@ bench_execute_run(const BenchDef *def, BenchResult *res)
 	BenchShared *shared = dsm_segment_address(seg);
 	BenchLeader *leader = bench_leader_create(seg, res->nworkers);
 
+	bench_live_announce(seg, res->id);
 	for (int i = 0; i < res->nworkers; i++)
 		bench_register_worker(seg, leader, res->id, i, res->nworkers);
 	bench_wait_ready(shared, leader->handles);

@@ -23,7 +23,10 @@
  * series' interval is one second until BENCH_SAMPLES of them are used;
  * then adjacent intervals merge and the interval doubles, so a run of any
  * length keeps a bounded series; merging runs' series brings them to the
- * coarsest interval.
+ * coarsest interval.  When an operation ends in a new interval, the worker
+ * publishes the last one it used (its figures, and the operations so far)
+ * in atomics of its slot for bench_status() (bench_live.c): at most one
+ * publication per interval, and none while no operation ends.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -42,6 +45,8 @@ StaticAssertDecl(BENCH_MEASURE_NOPS == BENCH_NOPS,
 /* Sleep in one go at most this long, to stay responsive to interrupts. */
 #define MEASURE_MAX_SLEEP_MS	100
 
+static void measure_sample_add(BenchSample *to, const BenchSample *from);
+
 /* Empty a measurement. */
 void
 measure_init(BenchMeasure *m)
@@ -52,6 +57,32 @@ measure_init(BenchMeasure *m)
 		hist_init(&m->ops[op].latency);
 		hist_init(&m->ops[op].service);
 	}
+	pg_atomic_init_u64(&m->live.operations, 0);
+	pg_atomic_init_u64(&m->live.interval_ns, 0);
+	pg_atomic_init_u64(&m->live.until_ns, 0);
+	pg_atomic_init_u64(&m->live.count, 0);
+	pg_atomic_init_u64(&m->live.latency_ns, 0);
+	pg_atomic_init_u64(&m->live.max_ns, 0);
+}
+
+/* Publish the last whole interval, number last, for bench_status(). */
+static void
+measure_publish(BenchMeasure *m, int last)
+{
+	BenchSample total = {0};
+	uint64		operations = 0;
+
+	for (int op = 0; op < BENCH_NOPS; op++)
+	{
+		measure_sample_add(&total, &m->samples[last][op]);
+		operations += m->ops[op].count;
+	}
+	pg_atomic_write_u64(&m->live.operations, operations);
+	pg_atomic_write_u64(&m->live.count, total.count);
+	pg_atomic_write_u64(&m->live.latency_ns, total.latency_ns);
+	pg_atomic_write_u64(&m->live.max_ns, total.max_ns);
+	pg_atomic_write_u64(&m->live.until_ns, (last + 1) * (BENCH_SAMPLE_NS << m->sample_shift));
+	pg_atomic_write_u64(&m->live.interval_ns, BENCH_SAMPLE_NS << m->sample_shift);
 }
 
 /* The schedule of worker index of nworkers at target_rate (0: closed loop). */
@@ -151,6 +182,8 @@ measure_sample(BenchMeasure *m, int op, uint64 offset_ns)
 {
 	uint64		i = offset_ns / (BENCH_SAMPLE_NS << m->sample_shift);
 
+	if (i >= (uint64) m->nsamples && m->nsamples > 0)
+		measure_publish(m, m->nsamples - 1);
 	while (i >= BENCH_SAMPLES)
 	{
 		measure_coarsen(m);

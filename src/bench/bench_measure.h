@@ -9,6 +9,8 @@
 #ifndef PETAGEN_BENCH_MEASURE_H
 #define PETAGEN_BENCH_MEASURE_H
 
+#include "port/atomics.h"
+
 #include "gen/hist.h"
 
 /* BenchOp's number of kinds (bench.h includes this header first). */
@@ -39,6 +41,21 @@ typedef struct BenchOpFigures
 } BenchOpFigures;
 
 /*
+ * What a worker publishes for bench_status() once per interval, when its
+ * first operation of a new interval ends: its measured operations by then,
+ * and the last whole interval's operations, latency sum and max.
+ */
+typedef struct BenchLive
+{
+	pg_atomic_uint64 operations;
+	pg_atomic_uint64 interval_ns;	/* that interval's length, 0: none yet */
+	pg_atomic_uint64 until_ns;	/* its end, from the measurement's start */
+	pg_atomic_uint64 count;
+	pg_atomic_uint64 latency_ns;
+	pg_atomic_uint64 max_ns;
+} BenchLive;
+
+/*
  * Everything a worker (or, merged, a run) measured.  Sample i covers
  * [i, i + 1) * (BENCH_SAMPLE_NS << sample_shift) from the measurement's
  * start, by the operations' ends.
@@ -49,6 +66,7 @@ typedef struct BenchMeasure
 	uint32		sample_shift;
 	int32		nsamples;		/* intervals up to the last one used */
 	BenchSample samples[BENCH_SAMPLES][BENCH_MEASURE_NOPS];
+	BenchLive	live;			/* a worker's; not merged */
 } BenchMeasure;
 
 /*

@@ -78,6 +78,9 @@ SELECT r.run, (SELECT array_agg(k ORDER BY k) FROM jsonb_object_keys(j) AS k) AS
 FROM runs r, petagen.bench_json(r.id) AS j ORDER BY r.run;
 SELECT petagen.bench_json(-1) IS NULL AS no_such_run;
 
+-- No benchmark is running now: bench_status() has no row.
+SELECT * FROM petagen.bench_status();
+
 -- forget_bench() takes the figures with the run.
 SELECT petagen.forget_bench(id) FROM runs WHERE run = 'closed';
 SELECT count(*) AS left_operations FROM runs r, petagen.bench_operations(r.id) o WHERE r.run = 'closed';

@@ -3,6 +3,7 @@
 # test holds row locks every update needs) as seconds without a completed
 # operation followed by the catch-up above the rate; its figures per
 # operation kind match bench_results; bench_json() exports the run whole;
+# bench_status() shows a run going on, and no more once it was cancelled;
 # only pg_monitor and petagen_operator members may read the figures.
 use strict;
 use warnings;
@@ -67,16 +68,33 @@ is( $node->safe_psql(
 	't|200|t|t|t',
 	'bench_json(): the run, its figures per kind and its series');
 
-# 4. Who reads them: pg_monitor members yes, other roles no.
+# 4. bench_status(): a run going on shows live, until its caller cancels it.
+my $caller = $node->background_psql('postgres', on_error_stop => 0);
+my $pid = $caller->query_safe('SELECT pg_backend_pid()');
+$caller->query_until(qr/started/,
+	"\\echo started\nSELECT id FROM petagen.bench('select', workers => 2, duration => '10 min',"
+	  . " target_rate => 100);\n");
+ok( $node->poll_query_until(
+		'postgres', q{SELECT phase = 'measuring' AND ops_per_s > 0 AND operations > 0
+  AND mean_us > 0 AND max_us >= mean_us AND eta_s > 0
+  FROM petagen.bench_status() WHERE kind = 'select' AND workers = 2 AND target_rate = 100}),
+	'bench_status(): the run going on, with its operations and its last second\'s rate and latency');
+$node->safe_psql('postgres', "SELECT pg_cancel_backend($pid)");
+ok($node->poll_query_until('postgres', 'SELECT count(*) = 0 FROM petagen.bench_status()'),
+	'bench_status(): a cancelled run is gone');
+$caller->quit;
+
+# 5. Who reads them: pg_monitor members yes, other roles no.
 $node->safe_psql('postgres', q{CREATE ROLE watcher LOGIN IN ROLE pg_monitor;
   CREATE ROLE stranger LOGIN; GRANT USAGE ON SCHEMA petagen TO stranger});
 is( $node->safe_psql(
 		'postgres', "SELECT count(*) > 0 FROM petagen.bench_operations($run)",
 		extra_params => [ '-U', 'watcher' ]),
 	't', 'a pg_monitor member reads a run\'s figures');
-for my $fn ('bench_operations', 'bench_samples', 'bench_json')
+for my $fn ('bench_operations', 'bench_samples', 'bench_json', 'bench_status')
 {
-	my ($rc, $out, $err) = $node->psql('postgres', "SELECT petagen.$fn($run)",
+	my $arg = $fn eq 'bench_status' ? '' : $run;
+	my ($rc, $out, $err) = $node->psql('postgres', "SELECT petagen.$fn($arg)",
 		extra_params => [ '-U', 'stranger' ]);
 	like($err, qr/permission denied for function $fn/, "another role may not run $fn()");
 }
