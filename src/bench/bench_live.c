@@ -9,9 +9,11 @@
  * id.  It removes the file when it detaches the run's segment, however it
  * leaves (the callback that terminates its workers, bench.c).  A crash
  * can leave a file behind: its segment is gone with the server's life,
- * so bench_status() skips a file whose segment it cannot attach (or whose
- * segment is not that run's: a magic number and the run id are checked)
- * and removes it.  bench_status() attaches each announced segment for a
+ * so bench_status() skips a file whose segment it cannot attach, or whose
+ * segment is not that run's (a magic number and the run id are checked);
+ * it does not remove it (the backend of that pid may be announcing a new
+ * run in it), the next run of a backend with that pid overwrites it.
+ * bench_status() attaches each announced segment for a
  * moment and reads what each worker publishes once per interval
  * (bench_measure.c) in atomics of its slot: nothing blocks the workers.
  * The pg_petagen directory's sweep (leafdir.c) leaves bench/ alone: it
@@ -201,9 +203,9 @@ bench_live_row(ReturnSetInfo *rsinfo, BenchShared *shared)
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
-/* Attach an announced run; NULL (and the file removed) if it is gone. */
+/* Attach an announced run; NULL if it is gone. */
 static dsm_segment *
-bench_live_attach(const char *path, const BenchAnnouncement *a)
+bench_live_attach(const BenchAnnouncement *a)
 {
 	dsm_segment *seg = dsm_find_mapping(a->handle);
 	BenchShared *shared;
@@ -213,10 +215,7 @@ bench_live_attach(const char *path, const BenchAnnouncement *a)
 		return NULL;
 	seg = dsm_attach(a->handle);
 	if (seg == NULL)
-	{
-		(void) unlink(path);
 		return NULL;
-	}
 	shared = dsm_segment_address(seg);
 	if (dsm_segment_map_length(seg) < offsetof(BenchShared, slots) ||
 		shared->magic != BENCH_MAGIC || shared->run != a->run)
@@ -249,7 +248,7 @@ petagen_bench_status(PG_FUNCTION_ARGS)
 		if (de->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), BENCH_LIVE_DIR "/%s", de->d_name);
-		if (!bench_live_read(path, &a) || (seg = bench_live_attach(path, &a)) == NULL)
+		if (!bench_live_read(path, &a) || (seg = bench_live_attach(&a)) == NULL)
 			continue;
 		if (((BenchShared *) dsm_segment_address(seg))->database == MyDatabaseId)
 			bench_live_row(rsinfo, dsm_segment_address(seg));

@@ -14,7 +14,7 @@ SELECT petagen.create_table('t', 2, fields => 2);
 SELECT keys FROM petagen.load('t', 0, 1000);
 
 -- target_rate: a positive finite number of operations per second.
-SELECT plan(5);
+SELECT plan(8);
 SELECT throws_ok($$SELECT * FROM petagen.bench('select', "table" => 'b31.t', rows => 1000, target_rate => 0)$$,
     '22023', 'target_rate must be a positive finite number of operations per second, not 0', 'target_rate 0');
 SELECT throws_ok($$SELECT * FROM petagen.bench('select', "table" => 'b31.t', rows => 1000, target_rate => -5)$$,
@@ -25,7 +25,6 @@ SELECT throws_ok($$SELECT * FROM petagen.bench('select', "table" => 'b31.t', row
     '22023', 'target_rate must be a positive finite number of operations per second, not Infinity', 'target_rate infinity');
 SELECT throws_ok($$SELECT * FROM petagen.bench_sweep('select', '{1}', "table" => 'b31.t', rows => 1000, target_rate => 0)$$,
     '22023', 'target_rate must be a positive finite number of operations per second, not 0', 'bench_sweep() too');
-SELECT * FROM finish();
 
 -- A paced mixed run and a closed-loop one.
 CREATE TABLE runs AS
@@ -77,6 +76,20 @@ SELECT r.run, (SELECT array_agg(k ORDER BY k) FROM jsonb_object_keys(j) AS k) AS
        (j->'samples'->>'interval_s')::int AS interval_s
 FROM runs r, petagen.bench_json(r.id) AS j ORDER BY r.run;
 SELECT petagen.bench_json(-1) IS NULL AS no_such_run;
+
+-- chart_samples(): the run over time, a series per kind in each panel.
+SELECT r.run, c LIKE '<svg %' AS svg, c LIKE '%operations/s%' AND c LIKE '%mean &#181;s%' AND c LIKE '%max &#181;s%' AS panels,
+       c LIKE '%>read<%' AND c LIKE '%>update<%' AS kinds
+FROM runs r, petagen.chart_samples(r.id) AS c ORDER BY r.run;
+SELECT throws_ok($$SELECT petagen.chart_samples(NULL)$$, '22004',
+    'argument "run" of petagen.chart_samples() must not be null', 'chart_samples(NULL)');
+SELECT throws_ok($$SELECT petagen.chart_samples(-1)$$, '42704',
+    'benchmark run -1 does not exist', 'chart_samples() of no run');
+UPDATE petagen.bench_results SET samples = NULL WHERE id = (SELECT id FROM runs WHERE run = 'paced');
+SELECT throws_ok(format('SELECT petagen.chart_samples(%s)', (SELECT id FROM runs WHERE run = 'paced')), '55000',
+    format('benchmark run %s has no time series', (SELECT id FROM runs WHERE run = 'paced')),
+    'chart_samples() of a run recorded before the measurement layer');
+SELECT * FROM finish();
 
 -- No benchmark is running now: bench_status() has no row.
 SELECT * FROM petagen.bench_status();
