@@ -38,6 +38,7 @@ CREATE TABLE @extschema@.bench_results (
     finished_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
     label text,
     settings jsonb,
+    integrity_errors bigint,
     target_rate double precision,
     operation_stats jsonb,
     samples jsonb

@@ -13,9 +13,14 @@
  * the worker has exited, except for the atomic state.  Inserts (YCSB d
  * and e) claim logical insert numbers from a shared counter and publish
  * the key number of each committed insert in a ring, which the latest
- * distribution reads.  With operationcount, a worker claims each measured
+ * distribution reads; each worker's inserts are key numbers insert_base +
+ * i * nworkers + its index, i counting up (insert_candidates of them
+ * drawn), so a run inserts only key numbers from insert_base up to
+ * insert_base + nworkers * the most a worker drew.  With operationcount, a worker claims each measured
  * operation from a shared counter before it runs it, so exactly
- * operationcount operations (successful or not) are measured.
+ * operationcount operations (successful or not) are measured.  With
+ * dataintegrity, a worker compares the fields of the rows it reads with
+ * the generator's (bench_integrity.c).
  *-------------------------------------------------------------------------
  */
 #ifndef PETAGEN_BENCH_H
@@ -37,7 +42,7 @@
 #define BENCH_TEXT_LEN		256
 /* Committed inserts the latest distribution remembers. */
 #define BENCH_RING			65536
-/* Inserted key numbers start at rows + run id * BENCH_INSERT_STRIDE. */
+/* Inserted key numbers start at first + rows + run id * BENCH_INSERT_STRIDE. */
 #define BENCH_INSERT_STRIDE	(INT64CONST(1) << 40)
 
 typedef enum BenchKind
@@ -82,6 +87,7 @@ typedef struct BenchWorkload
 	int32		maxscanlength;
 	bool		scanzipfian;	/* scanlengthdistribution zipfian, else uniform */
 	double		target_rate;
+	bool		dataintegrity;	/* check the fields read, write checkable ones */
 } BenchWorkload;
 
 /* What a worker is doing, as bench() sees it. */
@@ -97,6 +103,8 @@ typedef enum BenchWorkerState
 typedef struct BenchSlot
 {
 	pg_atomic_uint32 state;		/* BenchWorkerState */
+	uint64		integrity_errors;	/* rows read whose fields differ */
+	uint64		insert_candidates;	/* of the worker's insert stripe, drawn */
 	uint64		last_ns;		/* end of the last measured operation */
 	char		error[BENCH_TEXT_LEN];	/* the last error message */
 	BenchMeasure measure;		/* the measured operations, by kind */
@@ -118,7 +126,8 @@ typedef struct BenchShared
 	Oid			relid;
 	Oid			database;
 	Oid			role;
-	int64		rows;			/* key numbers 0 .. rows-1 are loaded */
+	int64		first;			/* key numbers first .. first+rows-1 are */
+	int64		rows;			/* loaded (first: the job's, YCSB's insertstart) */
 	GenSpec		spec;
 	int64		insert_base;
 	int32		nworkers;

@@ -1,9 +1,11 @@
 /*-------------------------------------------------------------------------
  * bench_results.c
  *		What a benchmark run reports: its row of petagen.bench_results
- *		(with the settings it ran under, its label, its target_rate and
- *		its figures by operation kind and over time, bench_figures.c),
- *		its result row, and the warning when keys were not found.
+ *		(with the settings it ran under, its label, with dataintegrity its
+ *		integrity_errors, its target_rate and its figures by operation
+ *		kind and over time, bench_figures.c), its result row, and the
+ *		warnings when keys were not found or rows read differed from the
+ *		generator's.
  *
  * Figures are rounded to what a run can measure: tps to 0.1 operation per
  * second, latencies to BENCH_LATENCY_DIGITS significant digits (the
@@ -44,8 +46,9 @@
 #define BENCH_LATENCY_DIGITS	3
 /*
  * The parameters of the INSERT into petagen.bench_results, values[Arg_x]
- * being $(Arg_x + 1); from label on for label and settings, from
- * target_rate on for the measurement layer's columns.
+ * being $(Arg_x + 1); from label on for label, settings and
+ * integrity_errors, from target_rate on for the measurement layer's
+ * columns (columns of 0.2's bench_results).
  */
 enum
 {
@@ -75,12 +78,13 @@ enum
 	Arg_record_label,
 	Arg_record_synchronous_commit,
 	Arg_record_cores,
+	Arg_record_integrity_errors,
 	Arg_record_target_rate,		/* from here on for the measurement layer */
 	Arg_record_operation_stats,
 	Arg_record_samples,
 	BENCH_RECORD_ARGS
 };
-/* The values of label and settings in that INSERT. */
+/* The values of label, settings and integrity_errors in that INSERT. */
 #define BENCH_SETTINGS_SQL \
 	", $28, pg_catalog.jsonb_build_object(" \
 	"'server_version', pg_catalog.current_setting('server_version')," \
@@ -88,9 +92,9 @@ enum
 	" 'synchronous_commit', $29," \
 	" 'wal_level', pg_catalog.current_setting('wal_level')," \
 	" 'max_connections', pg_catalog.current_setting('max_connections')::integer," \
-	" 'cores', $30)"
+	" 'cores', $30), $31"
 /* The values of target_rate, operation_stats and samples in that INSERT. */
-#define BENCH_MEASURE_SQL ", $31, $32::pg_catalog.jsonb, $33::pg_catalog.jsonb"
+#define BENCH_MEASURE_SQL ", $32, $33::pg_catalog.jsonb, $34::pg_catalog.jsonb"
 
 /* A relation's name as regclass spells it. */
 static char *
@@ -125,6 +129,8 @@ bench_options_json(const BenchDef *def, const BenchResult *res)
 
 	initStringInfo(&buf);
 	appendStringInfo(&buf, "{\"rows\": " INT64_FORMAT, def->rows);
+	if (def->first > 0)
+		appendStringInfo(&buf, ", \"first\": " INT64_FORMAT, def->first);
 	bench_json_text(&buf, "keys", keys_mode_name(def->spec.keys.mode));
 	appendStringInfo(&buf, ", \"seed\": " INT64_FORMAT ", \"fieldlength\": %d",
 					 (int64) def->spec.seed, def->spec.fieldlength);
@@ -137,8 +143,8 @@ bench_options_json(const BenchDef *def, const BenchResult *res)
 	if (bench_does(&def->workload, BENCH_OP_UPDATE) || bench_does(&def->workload, BENCH_OP_RMW))
 		bench_json_text(&buf, "field_updated", "one random field per update (YCSB writeallfields=false)");
 	if (bench_does(&def->workload, BENCH_OP_INSERT))
-		appendStringInfo(&buf, ", \"insert_base\": " INT64_FORMAT,
-						 def->rows + res->id * BENCH_INSERT_STRIDE);
+		appendStringInfo(&buf, ", \"insert_base\": " INT64_FORMAT ", \"insert_end\": " INT64_FORMAT,
+						 bench_insert_base(def, res->id), res->insert_end);
 	appendStringInfo(&buf, ", \"seconds\": %.6f", res->seconds);
 	if (res->terminated > 0)
 		appendStringInfo(&buf, ", \"terminated_workers\": %d", res->terminated);
@@ -248,6 +254,7 @@ bench_record(const BenchDef *def, const BenchResult *res, int64 sweep)
 		[Arg_record_label] = TEXTOID,
 		[Arg_record_synchronous_commit] = TEXTOID,
 		[Arg_record_cores] = INT4OID,
+		[Arg_record_integrity_errors] = INT8OID,
 		[Arg_record_target_rate] = FLOAT8OID,
 		[Arg_record_operation_stats] = TEXTOID,
 		[Arg_record_samples] = TEXTOID,
@@ -297,6 +304,8 @@ bench_record(const BenchDef *def, const BenchResult *res, int64 sweep)
 	values[Arg_record_synchronous_commit] = CStringGetTextDatum(res->synchronous_commit);
 	values[Arg_record_cores] = Int32GetDatum(cores);
 	nulls[Arg_record_cores] = cores > 0 ? ' ' : 'n';
+	values[Arg_record_integrity_errors] = Int64GetDatum(res->integrity_errors);
+	nulls[Arg_record_integrity_errors] = def->workload.dataintegrity ? ' ' : 'n';
 	values[Arg_record_target_rate] = Float8GetDatum(def->workload.target_rate);
 	nulls[Arg_record_target_rate] = def->workload.target_rate > 0 ? ' ' : 'n';
 	values[Arg_record_operation_stats] =
@@ -312,7 +321,7 @@ bench_record(const BenchDef *def, const BenchResult *res, int64 sweep)
 						  " ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::pg_catalog.jsonb,"
 						  " $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24,"
 						  " $25, $26, $27::pg_catalog.regrole, pg_catalog.clock_timestamp()%s%s)",
-						  def->record_settings ? ", label, settings" : "",
+						  def->record_settings ? ", label, settings, integrity_errors" : "",
 						  def->record_measure ? ", target_rate, operation_stats, samples" : "",
 						  def->record_settings ? BENCH_SETTINGS_SQL : "",
 						  def->record_measure ? BENCH_MEASURE_SQL : ""),
@@ -332,6 +341,20 @@ bench_warn_not_found(const BenchResult *res)
 					res->id, res->not_found, res->operations),
 			 errdetail("An operation on a missing key is fast and changes nothing: the run's figures measure misses."),
 			 errhint("Benchmark the key space the table holds: load it again with petagen.start(), or pass rows, keys, seed and prefix as it was loaded.")));
+}
+
+/* Warn when a run with dataintegrity read rows whose fields the generator did not write. */
+void
+bench_warn_integrity(const BenchResult *res)
+{
+	if (res->integrity_errors == 0)
+		return;
+	ereport(WARNING,
+			(errcode(ERRCODE_WARNING),
+			 errmsg("benchmark run " INT64_FORMAT " read " UINT64_FORMAT " rows whose fields differ from the generator's",
+					res->id, res->integrity_errors),
+			 errdetail("With dataintegrity, a read compares every field of the row with the value petagen generates for its key number; petagen's own updates write those values."),
+			 errhint("Something other than petagen changed those rows, or the table was loaded with another seed or fieldlength: pass seed and fieldlength as it was loaded, or load it again with petagen.start().")));
 }
 
 /*

@@ -68,6 +68,7 @@
 #include "launch.h"
 #include "job/citus_shards.h"
 #include "job/ledger.h"
+#include "job/sizing.h"
 #include "job/worker_int.h"
 #include "load/disk.h"
 #include "load/frozen.h"
@@ -122,11 +123,12 @@ worker_add_totals(WorkerCtx *ctx, const LoadStats *st)
 static void
 worker_load_chunk(WorkerCtx *ctx, int64 chunk)
 {
-	int64		first = chunk * ctx->def.chunk_rows;
-	int64		count = Min(ctx->def.chunk_rows, ctx->def.rows - first);
+	int64		first;
+	int64		count;
 	LoadStats	st = {0};
 	char		activity[64];
 
+	job_chunk_range(&ctx->def, chunk, &first, &count);
 	ctx->chunk_base_keys = ctx->total.keys;
 	ctx->chunk_base_rows = ctx->total.rows;
 	ctx->chunk_base_bytes = ctx->total.bytes;

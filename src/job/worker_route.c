@@ -32,6 +32,7 @@ worker_routing_init(WorkerCtx *ctx, LeafRouting *routing)
 	routing->job = ctx->def.job;
 	routing->token = ctx->def.route_token;
 	routing->relid = ctx->def.relid;
+	routing->first = ctx->def.first;
 	routing->rows = ctx->def.rows;
 	routing->chunk_rows = ctx->def.chunk_rows;
 	routing->spec = ctx->def.spec;

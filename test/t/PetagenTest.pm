@@ -11,7 +11,7 @@ use Time::HiRes qw(usleep);
 
 our @EXPORT = qw(skip_unless_contrib ycsb_table_sql seqscan_psql try_sql error_of set_setting
   set_debug_pause wait_for_debug_pause poll_after_crash check_load_exact
-  rows_off_frozen_pages routing_dir routing_files orphan_files count_within
+  rows_off_frozen_pages routing_dir routing_files orphan_files count_within run_bench
   bench_with_stall);
 
 # Skip the whole test unless this server has the contrib modules @modules
@@ -63,6 +63,17 @@ sub error_of
 	my ($node, $sql) = @_;
 	my ($rc, $err) = try_sql($node, $sql);
 	return $err =~ /ERROR:  (\w{5}: [^\n]*)/ ? $1 : "no error (rc $rc)";
+}
+
+# Run petagen.bench($args) on $node as a test that it ran: its result
+# columns $columns joined by |, and what psql printed on stderr.
+sub run_bench
+{
+	my ($node, $args, $columns) = @_;
+	my ($rc, $stdout, $stderr) = $node->psql('postgres',
+		"SELECT $columns FROM petagen.bench($args)");
+	is($rc, 0, "bench($args) ran") or diag($stderr);
+	return ($stdout, $stderr);
 }
 
 # Set petagen setting $name (petagen.$name) to $value, spelled as SHOW
