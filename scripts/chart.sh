@@ -4,12 +4,13 @@
 #   bash scripts/chart.sh sweep ID [tps|latency] > sweep.svg
 #   bash scripts/chart.sh bench ID,ID,... [tps|latency] > runs.svg
 #   bash scripts/chart.sh load JOB > load.svg
+#   bash scripts/chart.sh samples ID > run.svg
 #   bash scripts/chart.sh matrix [ID,ID,...] > matrix.svg
 # Any browser shows the files; `rsvg-convert -o x.png x.svg` makes a PNG.
 set -euo pipefail
 
 usage() {
-    sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 
@@ -21,6 +22,7 @@ case $what in
     sweep) [ -n "$arg" ] || usage; sql="SELECT petagen.chart_sweep(:'arg'::bigint, :'metric')" ;;
     bench) [ -n "$arg" ] || usage; sql="SELECT petagen.chart_bench(('{' || :'arg' || '}')::bigint[], :'metric')" ;;
     load) [ -n "$arg" ] || usage; sql="SELECT petagen.chart_load(:'arg'::bigint)" ;;
+    samples) [ -n "$arg" ] || usage; sql="SELECT petagen.chart_samples(:'arg'::bigint)" ;;
     matrix) sql="SELECT petagen.chart_matrix(NULLIF('{' || :'arg' || '}', '{}')::bigint[])" ;;
     *) usage ;;
 esac

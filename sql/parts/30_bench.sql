@@ -38,7 +38,10 @@ CREATE TABLE @extschema@.bench_results (
     finished_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
     label text,
     settings jsonb,
-    integrity_errors bigint
+    integrity_errors bigint,
+    target_rate double precision,
+    operation_stats jsonb,
+    samples jsonb
 );
 COMMENT ON TABLE @extschema@.bench_results IS
     'petagen.bench() runs: sweep is the id of the first run of a bench_sweep(); target_node is "local", the foreign server of the target leaves, the Citus node (host:port) of shards queried through Citus, or "mixed"';
@@ -53,6 +56,14 @@ GRANT SELECT ON @extschema@.bench_results TO pg_monitor;
 --#include objects/bench_sweep.sql
 
 --#include objects/forget_bench.sql
+
+--#include objects/bench_operations.sql
+
+--#include objects/bench_samples.sql
+
+--#include objects/bench_json.sql
+
+--#include objects/bench_status.sql
 
 --#include objects/draw.sql
 

@@ -34,6 +34,8 @@
 
 --#include objects/chart_load.sql
 
+--#include objects/chart_samples.sql
+
 --#include objects/bench_matrix.sql
 
 --#include objects/chart_matrix.sql

@@ -14,7 +14,8 @@
  * pg_terminate_backend or a lost client ended it), a callback terminates
  * the workers still there, as parallel query does.  bench() looks for a
  * lost client while it waits, so it notices one without
- * client_connection_check_interval.  A run that did not end records
+ * client_connection_check_interval.  While it runs, bench_status() shows
+ * it (bench_live.c).  A run that did not end records
  * nothing: its row would go with the aborted transaction, and a partial
  * window is no measurement.
  *
@@ -48,6 +49,7 @@
 #include "utils/timestamp.h"
 
 #include "bench/bench.h"
+#include "bench/bench_live.h"
 #include "bench/bench_params.h"
 #include "bench/bench_run.h"
 #include "bench/bench_targets.h"
@@ -195,6 +197,7 @@ bench_read_args(FunctionCallInfo fcinfo, BenchDef *def)
 		text_to_cstring(PG_GETARG_TEXT_PP(BENCH_ARG_LABEL));
 	/* a declaration of 0.1 goes with 0.1's bench_results, without them */
 	def->record_settings = PG_NARGS() > BENCH_ARG_LABEL;
+	def->record_measure = PG_NARGS() > BENCH_ARG_TARGET_RATE;
 	def->relid = guard_table_name(PG_GETARG_TEXT_PP(BENCH_ARG_TABLE));
 	launch_check_login(GetUserId(), "petagen.bench()");
 	bench_key_space(def, fcinfo);
@@ -247,7 +250,7 @@ bench_create_shared(const BenchDef *def, int64 id, int nworkers)
 	for (int i = 0; i < nworkers; i++)
 	{
 		pg_atomic_init_u32(&shared->slots[i].state, BENCH_W_STARTING);
-		hist_init(&shared->slots[i].hist);
+		measure_init(&shared->slots[i].measure);
 	}
 	memcpy(bench_targets(shared), def->targets, sizeof(BenchTarget) * def->ntargets);
 	return seg;
@@ -260,14 +263,16 @@ static const LaunchKind bench_worker_kind = {
 };
 
 /*
- * On detaching a run's segment, however the caller leaves: terminate the
- * workers still running (a no-op for those that exited) and forget them.
+ * On detaching a run's segment, however the caller leaves: withdraw its
+ * announcement for bench_status(), terminate the workers still running (a
+ * no-op for those that exited) and forget them.
  */
 static void
 bench_leader_detach(dsm_segment *seg, Datum arg)
 {
 	BenchLeader *leader = (BenchLeader *) DatumGetPointer(arg);
 
+	bench_live_withdraw();
 	for (int i = 0; i < leader->nworkers; i++)
 		TerminateBackgroundWorker(leader->handles[i]);
 	for (int i = 0; i < leader->nworkers; i++)
@@ -391,6 +396,23 @@ bench_wait_done(BenchShared *shared, BackgroundWorkerHandle **handles)
 	}
 }
 
+/* The totals of a run over its operation kinds. */
+static void
+bench_totals(BenchResult *res)
+{
+	hist_init(&res->hist);
+	for (int op = 0; op < BENCH_NOPS; op++)
+	{
+		const BenchOpFigures *f = &res->measure.ops[op];
+
+		res->ops[op] = f->count;
+		res->operations += f->count;
+		res->errors += f->errors;
+		res->not_found += f->not_found;
+		hist_merge(&res->hist, &f->latency);
+	}
+}
+
 /* Add up the slots of the workers into a result. */
 static void
 bench_merge(BenchShared *shared, BenchResult *res)
@@ -398,26 +420,21 @@ bench_merge(BenchShared *shared, BenchResult *res)
 	uint64		last_ns = shared->measure_ns;
 
 	pg_read_barrier();
-	hist_init(&res->hist);
+	measure_init(&res->measure);
 	for (int i = 0; i < shared->nworkers; i++)
 	{
 		BenchSlot  *slot = &shared->slots[i];
 
-		for (int op = 0; op < BENCH_NOPS; op++)
-		{
-			res->ops[op] += slot->ops[op];
-			res->operations += slot->ops[op];
-		}
-		res->errors += slot->errors;
-		res->not_found += slot->not_found;
+		measure_merge(&res->measure, &slot->measure);
 		res->integrity_errors += slot->integrity_errors;
 		res->insert_end = Max(res->insert_end, shared->insert_base +
 							  (int64) slot->insert_candidates * shared->nworkers);
 		last_ns = Max(last_ns, slot->last_ns);
 		if (slot->error[0])
 			strlcpy(res->last_error, slot->error, BENCH_TEXT_LEN);
-		hist_merge(&res->hist, &slot->hist);
 	}
+	measure_finish(&res->measure, shared->workload.target_rate > 0);
+	bench_totals(res);
 	strlcpy(res->synchronous_commit, shared->synchronous_commit, NAMEDATALEN);
 	/* the measured window: to the end, or to the last operation's end */
 	if (shared->workload.operationcount == 0)
@@ -433,6 +450,7 @@ bench_execute_run(const BenchDef *def, BenchResult *res)
 	BenchShared *shared = dsm_segment_address(seg);
 	BenchLeader *leader = bench_leader_create(seg, res->nworkers);
 
+	bench_live_announce(seg, res->id);
 	for (int i = 0; i < res->nworkers; i++)
 		bench_register_worker(seg, leader, res->id, i, res->nworkers);
 	bench_wait_ready(shared, leader->handles);

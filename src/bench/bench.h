@@ -32,6 +32,7 @@
 #include "storage/dsm.h"
 #include "storage/shmem.h"
 
+#include "bench/bench_measure.h"
 #include "gen/dist.h"
 #include "gen/hist.h"
 #include "gen/spec.h"
@@ -71,7 +72,9 @@ typedef enum BenchOp
 /*
  * What the workers run, YCSB's CoreWorkload properties: the proportions
  * (summing to 1), the request distribution and its parameters, the scan
- * length, and operationcount (0: run for the duration instead).
+ * length, operationcount (0: run for the duration instead), and the pace
+ * (YCSB's target: operations per second over all workers, 0: a closed
+ * loop).
  */
 typedef struct BenchWorkload
 {
@@ -83,6 +86,7 @@ typedef struct BenchWorkload
 	int32		minscanlength;
 	int32		maxscanlength;
 	bool		scanzipfian;	/* scanlengthdistribution zipfian, else uniform */
+	double		target_rate;
 	bool		dataintegrity;	/* check the fields read, write checkable ones */
 } BenchWorkload;
 
@@ -99,14 +103,11 @@ typedef enum BenchWorkerState
 typedef struct BenchSlot
 {
 	pg_atomic_uint32 state;		/* BenchWorkerState */
-	uint64		ops[BENCH_NOPS];	/* measured operations, by type */
-	uint64		errors;
-	uint64		not_found;
 	uint64		integrity_errors;	/* rows read whose fields differ */
 	uint64		insert_candidates;	/* of the worker's insert stripe, drawn */
 	uint64		last_ns;		/* end of the last measured operation */
 	char		error[BENCH_TEXT_LEN];	/* the last error message */
-	Hist		hist;			/* latencies in nanoseconds */
+	BenchMeasure measure;		/* the measured operations, by kind */
 } BenchSlot;
 
 /* One committed insert: tag = logical insert number + 1, 0 while unset. */

@@ -3,8 +3,9 @@
  *		The workload of petagen.bench() and petagen.bench_sweep(), by YCSB
  *		CoreWorkload's property names without dots: the kind, the five
  *		operation proportions, operationcount, the request distribution
- *		with its parameters, and the scan shape (minscanlength,
- *		maxscanlength, scanlengthdistribution).
+ *		with its parameters, the scan shape (minscanlength,
+ *		maxscanlength, scanlengthdistribution), and the pace: YCSB's
+ *		target as target_rate (bench()'s target names its target leaves).
  *
  * Kind ycsb takes the proportions given; one not given takes
  * CoreWorkload's default (readproportion 0.95, updateproportion 0.05, the
@@ -187,6 +188,24 @@ bench_read_operationcount(FunctionCallInfo fcinfo, BenchWorkload *w)
 						w->operationcount)));
 }
 
+/*
+ * target_rate, YCSB's target (bench() has a target argument: its target
+ * leaves): operations per second over all workers, or 0 for a closed loop.
+ */
+static void
+bench_read_target_rate(FunctionCallInfo fcinfo, BenchWorkload *w)
+{
+	if (!bench_arg_given(fcinfo, BENCH_ARG_TARGET_RATE))
+		return;
+	w->target_rate = PG_GETARG_FLOAT8(BENCH_ARG_TARGET_RATE);
+	if (!(w->target_rate > 0) || isinf(w->target_rate))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("target_rate must be a positive finite number of operations per second, not %g",
+						w->target_rate),
+				 errhint("Pass NULL (the default) to run the workers in a closed loop, as fast as they can.")));
+}
+
 /* The request distribution and its parameters. */
 static void
 bench_read_distribution(FunctionCallInfo fcinfo, BenchWorkload *w)
@@ -213,6 +232,7 @@ bench_read_workload(FunctionCallInfo fcinfo, BenchWorkload *w)
 	bench_read_scan(fcinfo, w);
 	w->dataintegrity = bench_arg_given(fcinfo, BENCH_ARG_DATAINTEGRITY) &&
 		PG_GETARG_BOOL(BENCH_ARG_DATAINTEGRITY);
+	bench_read_target_rate(fcinfo, w);
 }
 
 /* Append the workload's parameters to a JSON object under construction. */

@@ -45,7 +45,8 @@ typedef enum BenchArg
 	BENCH_ARG_EXPONENTIALPERCENTILE,
 	BENCH_ARG_EXPONENTIALFRAC,
 	BENCH_ARG_LABEL,
-	BENCH_ARG_DATAINTEGRITY
+	BENCH_ARG_DATAINTEGRITY,
+	BENCH_ARG_TARGET_RATE
 } BenchArg;
 
 extern bool bench_arg_given(FunctionCallInfo fcinfo, int argno);

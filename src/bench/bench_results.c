@@ -1,9 +1,11 @@
 /*-------------------------------------------------------------------------
  * bench_results.c
  *		What a benchmark run reports: its row of petagen.bench_results
- *		(with the settings it ran under, its label and, with dataintegrity,
- *		its integrity_errors), its result row, and the warnings when keys
- *		were not found or rows read differed from the generator's.
+ *		(with the settings it ran under, its label, with dataintegrity its
+ *		integrity_errors, its target_rate and its figures by operation
+ *		kind and over time, bench_figures.c), its result row, and the
+ *		warnings when keys were not found or rows read differed from the
+ *		generator's.
  *
  * Figures are rounded to what a run can measure: tps to 0.1 operation per
  * second, latencies to BENCH_LATENCY_DIGITS significant digits (the
@@ -44,8 +46,9 @@
 #define BENCH_LATENCY_DIGITS	3
 /*
  * The parameters of the INSERT into petagen.bench_results, values[Arg_x]
- * being $(Arg_x + 1); the last 4, from label on, for label, settings and
- * integrity_errors (columns of 0.2's bench_results).
+ * being $(Arg_x + 1); from label on for label, settings and
+ * integrity_errors, from target_rate on for the measurement layer's
+ * columns (columns of 0.2's bench_results).
  */
 enum
 {
@@ -76,6 +79,9 @@ enum
 	Arg_record_synchronous_commit,
 	Arg_record_cores,
 	Arg_record_integrity_errors,
+	Arg_record_target_rate,		/* from here on for the measurement layer */
+	Arg_record_operation_stats,
+	Arg_record_samples,
 	BENCH_RECORD_ARGS
 };
 /* The values of label, settings and integrity_errors in that INSERT. */
@@ -87,6 +93,8 @@ enum
 	" 'wal_level', pg_catalog.current_setting('wal_level')," \
 	" 'max_connections', pg_catalog.current_setting('max_connections')::integer," \
 	" 'cores', $30), $31"
+/* The values of target_rate, operation_stats and samples in that INSERT. */
+#define BENCH_MEASURE_SQL ", $32, $33::pg_catalog.jsonb, $34::pg_catalog.jsonb"
 
 /* A relation's name as regclass spells it. */
 static char *
@@ -158,6 +166,13 @@ bench_round_significant(double x, int digits)
 	return round(x * scale) / scale;
 }
 
+/* A latency in microseconds rounded to what a run can measure. */
+double
+bench_round_latency(double us)
+{
+	return bench_round_significant(us, BENCH_LATENCY_DIGITS);
+}
+
 /* Operations per second of a run, to 0.1; 0 for an empty window. */
 static double
 bench_tps(const BenchResult *res)
@@ -175,10 +190,8 @@ bench_latencies(const BenchResult *res, Datum *values)
 	static const double fractions[4] = {0.50, 0.95, 0.99, 0.999};
 
 	for (int i = 0; i < lengthof(fractions); i++)
-		values[i] = Float8GetDatum(bench_round_significant(hist_percentile(&res->hist, fractions[i]) / 1000.0,
-														   BENCH_LATENCY_DIGITS));
-	values[4] = Float8GetDatum(bench_round_significant(res->hist.max / 1000.0,
-													   BENCH_LATENCY_DIGITS));
+		values[i] = Float8GetDatum(bench_round_latency(hist_percentile(&res->hist, fractions[i]) / 1000.0));
+	values[4] = Float8GetDatum(bench_round_latency(res->hist.max / 1000.0));
 	return res->operations > 0;
 }
 
@@ -204,6 +217,15 @@ bench_cores(void)
 #else
 	return -1;
 #endif
+}
+
+/* How many of the INSERT's parameters the declaration of bench() has columns for. */
+static int
+bench_record_nargs(const BenchDef *def)
+{
+	if (def->record_measure)
+		return BENCH_RECORD_ARGS;
+	return def->record_settings ? Arg_record_target_rate : Arg_record_label;
 }
 
 /* Insert the row of a run into petagen.bench_results. */
@@ -233,6 +255,9 @@ bench_record(const BenchDef *def, const BenchResult *res, int64 sweep)
 		[Arg_record_synchronous_commit] = TEXTOID,
 		[Arg_record_cores] = INT4OID,
 		[Arg_record_integrity_errors] = INT8OID,
+		[Arg_record_target_rate] = FLOAT8OID,
+		[Arg_record_operation_stats] = TEXTOID,
+		[Arg_record_samples] = TEXTOID,
 	};
 	Datum		values[BENCH_RECORD_ARGS];
 	char		nulls[BENCH_RECORD_ARGS];
@@ -281,19 +306,26 @@ bench_record(const BenchDef *def, const BenchResult *res, int64 sweep)
 	nulls[Arg_record_cores] = cores > 0 ? ' ' : 'n';
 	values[Arg_record_integrity_errors] = Int64GetDatum(res->integrity_errors);
 	nulls[Arg_record_integrity_errors] = def->workload.dataintegrity ? ' ' : 'n';
+	values[Arg_record_target_rate] = Float8GetDatum(def->workload.target_rate);
+	nulls[Arg_record_target_rate] = def->workload.target_rate > 0 ? ' ' : 'n';
+	values[Arg_record_operation_stats] =
+		CStringGetTextDatum(bench_operation_stats_json(&def->workload, &res->measure));
+	values[Arg_record_samples] =
+		CStringGetTextDatum(bench_samples_json(&def->workload, &res->measure, res->seconds));
 	catalog_connect(&scope, true);
 	catalog_exec(psprintf("INSERT INTO petagen.bench_results (id, sweep, kind, workers,"
 						  " duration, warmup, \"table\", target, target_node, distribution,"
 						  " options, operations, tps, errors, not_found, reads, updates,"
 						  " inserts, scans, rmws, p50_us, p95_us, p99_us, p999_us, max_us,"
-						  " started_at, run_by, finished_at%s) OVERRIDING SYSTEM VALUE VALUES"
+						  " started_at, run_by, finished_at%s%s) OVERRIDING SYSTEM VALUE VALUES"
 						  " ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::pg_catalog.jsonb,"
 						  " $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24,"
-						  " $25, $26, $27::pg_catalog.regrole, pg_catalog.clock_timestamp()%s)",
+						  " $25, $26, $27::pg_catalog.regrole, pg_catalog.clock_timestamp()%s%s)",
 						  def->record_settings ? ", label, settings, integrity_errors" : "",
-						  def->record_settings ? BENCH_SETTINGS_SQL : ""),
-				 def->record_settings ? BENCH_RECORD_ARGS : Arg_record_label,
-				 types, values, nulls, SPI_OK_INSERT);
+						  def->record_measure ? ", target_rate, operation_stats, samples" : "",
+						  def->record_settings ? BENCH_SETTINGS_SQL : "",
+						  def->record_measure ? BENCH_MEASURE_SQL : ""),
+				 bench_record_nargs(def), types, values, nulls, SPI_OK_INSERT);
 	catalog_finish(&scope);
 }
 

@@ -2,7 +2,7 @@
  * bench_run.h
  *		One benchmark run as the caller's backend sees it: its validated
  *		definition (bench.c) and what it measured, and how it is reported
- *		(bench_results.c).
+ *		(bench_results.c, bench_figures.c).
  *-------------------------------------------------------------------------
  */
 #ifndef PETAGEN_BENCH_RUN_H
@@ -32,6 +32,7 @@ typedef struct BenchDef
 	int64		job;			/* the load job the key space is from, or 0 */
 	const char *label;			/* or NULL */
 	bool		record_settings;	/* bench_results has label, settings, integrity_errors */
+	bool		record_measure; /* and target_rate, operation_stats, samples */
 } BenchDef;
 
 /* What a run measured. */
@@ -50,7 +51,8 @@ typedef struct BenchResult
 	char		last_error[BENCH_TEXT_LEN];
 	char		synchronous_commit[NAMEDATALEN];	/* as the workers ran */
 	TimestampTz started_at;
-	Hist		hist;
+	Hist		hist;			/* every kind's latencies */
+	BenchMeasure measure;		/* by kind, and the time series */
 } BenchResult;
 
 /*
@@ -74,6 +76,9 @@ extern void bench_record(const BenchDef *def, const BenchResult *res, int64 swee
 extern void bench_return_row(FunctionCallInfo fcinfo, const BenchDef *def,
 							 const BenchResult *res, int64 sweep);
 extern void bench_warn_not_found(const BenchResult *res);
+extern double bench_round_latency(double us);
+extern char *bench_operation_stats_json(const BenchWorkload *w, const BenchMeasure *m);
+extern char *bench_samples_json(const BenchWorkload *w, const BenchMeasure *m, double seconds);
 extern void bench_warn_integrity(const BenchResult *res);
 
 #endif							/* PETAGEN_BENCH_RUN_H */

@@ -3,8 +3,9 @@
  *		A benchmark's background worker: prepare the plans of every target
  *		leaf, wait for the start signal, then run operations until the end
  *		of the run (or until the run's operationcount is claimed), each in
- *		its own transaction, timed with the monotonic clock; record counts
- *		and latencies of the measured ones.
+ *		its own transaction, timed with the monotonic clock, at the run's
+ *		pace if it has a target_rate; record the measured ones
+ *		(bench_measure.c).
  *
  * Queries name the target leaf itself, so a foreign leaf is queried
  * through its foreign data wrapper (postgres_fdw); a Citus shard on a
@@ -15,9 +16,9 @@
  * target leaf (rejection sampling); drawing and routing happen in batches,
  * in their own short transaction, outside the timed section.  An
  * operation that fails is rolled back and counted as an error; the worker
- * goes on.  An operation is measured if it starts after the warm-up.
- * With dataintegrity, reads are checked and updates write the generator's
- * values (bench_integrity.c).
+ * goes on.  An operation is measured if it is intended (in a closed loop:
+ * starts) after the warm-up.  With dataintegrity, reads are checked and
+ * updates write the generator's values (bench_integrity.c).
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -42,6 +43,7 @@
 #include "utils/snapmgr.h"
 
 #include "bench/bench.h"
+#include "bench/bench_measure.h"
 #include "bench/bench_integrity.h"
 #include "bench/bench_params.h"
 #include "catalog.h"
@@ -102,6 +104,7 @@ typedef struct BenchCtx
 	int64		next_candidate; /* of this worker's insert stripe */
 	char	   *value;			/* an update's new field value (varlena) */
 	uint64		opno;
+	BenchPace	pace;			/* the schedule at the run's target_rate */
 	int			mismatches;		/* rows the current operation read wrong */
 } BenchCtx;
 
@@ -492,7 +495,7 @@ bench_transaction(BenchCtx *ctx, BenchOp op, BenchKey key)
 }
 
 /*
- * May an operation starting at t0 run?  With operationcount, a measured
+ * May an operation intended at t0 run?  With operationcount, a measured
  * one claims its number first: false once operationcount are claimed.
  */
 static bool
@@ -506,9 +509,12 @@ bench_claim(BenchCtx *ctx, uint64 t0)
 		(uint64) shared->workload.operationcount;
 }
 
-/* Run and time one operation that starts at t0; record it if measured. */
+/*
+ * Run and time one operation intended at intended that starts at t0;
+ * record it if measured.
+ */
 static void
-bench_timed(BenchCtx *ctx, BenchOp op, BenchKey key, uint64 t0)
+bench_timed(BenchCtx *ctx, BenchOp op, BenchKey key, uint64 intended, uint64 t0)
 {
 	BenchShared *shared = ctx->shared;
 	BenchSlot  *slot = ctx->slot;
@@ -523,45 +529,55 @@ bench_timed(BenchCtx *ctx, BenchOp op, BenchKey key, uint64 t0)
 	MemoryContextSwitchTo(ctx->cxt);
 	if (op == BENCH_OP_INSERT)
 		bench_publish_insert(shared, j, key.seq);
-	if (t0 >= shared->measure_ns)
+	if (intended >= shared->measure_ns)
 	{
-		slot->ops[op]++;
-		slot->not_found += found ? 0 : 1;
 		slot->integrity_errors += ctx->mismatches;
 		slot->last_ns = t1;
-		hist_add(&slot->hist, t1 - t0);
+		measure_record(&slot->measure, ctx->pace.period_ns > 0, op,
+					   shared->measure_ns, intended, t0, t1, found);
 	}
 }
 
-/* Choose, run, time and record one operation; errors are counted. */
+/*
+ * Choose, run, time and record one operation, at its intended time when
+ * the run is paced; errors are counted.
+ */
 static void
 bench_step(BenchCtx *ctx)
 {
 	BenchShared *shared = ctx->shared;
 	BenchSlot  *slot = ctx->slot;
-	volatile uint64 t0 = 0;
+	volatile uint64 intended = 0;
+	volatile BenchOp op = BENCH_OP_READ;
 
 	PG_TRY();
 	{
-		BenchOp		op = bench_pick_op(ctx);
-		BenchKey	key = bench_take(ctx, op == BENCH_OP_INSERT ? &ctx->inserts : &ctx->reads,
-									 op == BENCH_OP_INSERT);
+		BenchKey	key;
+		uint64		at;
+		uint64		t0;
 
+		op = bench_pick_op(ctx);
+		key = bench_take(ctx, op == BENCH_OP_INSERT ? &ctx->inserts : &ctx->reads,
+						 op == BENCH_OP_INSERT);
+		ctx->finished = !measure_wait(&ctx->pace, shared->end_ns, &at);
 		t0 = bench_now_ns();
-		if (bench_claim(ctx, t0))
-			bench_timed(ctx, op, key, t0);
+		intended = at ? at : t0;
+		if (!ctx->finished && bench_claim(ctx, intended))
+			bench_timed(ctx, op, key, intended, t0);
 		else
 			ctx->finished = true;
 	}
 	PG_CATCH();
 	{
 		ErrorData  *edata;
+		uint64		t1;
 
 		edata = launch_catch_and_abort(ctx->cxt);
-		if ((t0 ? t0 : bench_now_ns()) >= shared->measure_ns)
+		t1 = bench_now_ns();
+		if ((intended ? intended : t1) >= shared->measure_ns)
 		{
-			slot->errors++;
-			slot->last_ns = bench_now_ns();
+			measure_error(&slot->measure, op, shared->measure_ns, t1);
+			slot->last_ns = t1;
 			strlcpy(slot->error, edata->message, BENCH_TEXT_LEN);
 		}
 		FreeErrorData(edata);
@@ -673,11 +689,15 @@ petagen_bench_main(Datum main_arg)
 												   shared->run, bench_kind_name(ctx->workload->kind)));
 	pg_atomic_write_u32(&ctx->slot->state, BENCH_W_READY);
 	if (bench_wait_go(ctx))
+	{
+		measure_pace_init(&ctx->pace, ctx->workload->target_rate, shared->start_ns,
+						  ctx->args.index, shared->nworkers);
 		while (!ctx->finished && bench_now_ns() < shared->end_ns)
 		{
 			CHECK_FOR_INTERRUPTS();
 			bench_step(ctx);
 		}
+	}
 	pg_write_barrier();
 	pg_atomic_write_u32(&ctx->slot->state, BENCH_W_DONE);
 	proc_exit(0);

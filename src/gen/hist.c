@@ -39,7 +39,7 @@ hist_bucket(uint64 value)
 }
 
 /* The smallest value of a bucket, and its width. */
-static void
+void
 hist_bucket_range(int bucket, uint64 *low, uint64 *width)
 {
 	int			e;

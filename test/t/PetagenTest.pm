@@ -11,7 +11,8 @@ use Time::HiRes qw(usleep);
 
 our @EXPORT = qw(skip_unless_contrib ycsb_table_sql seqscan_psql try_sql error_of set_setting
   set_debug_pause wait_for_debug_pause poll_after_crash check_load_exact
-  rows_off_frozen_pages check_leaf_pages routing_dir routing_files orphan_files count_within run_bench);
+  rows_off_frozen_pages check_leaf_pages routing_dir routing_files orphan_files count_within run_bench
+  bench_with_stall);
 
 # Skip the whole test unless this server has the contrib modules @modules
 # (the pgserver wheel's PostgreSQL 16 has none of its own: scripts/deps.sh).
@@ -253,6 +254,32 @@ sub orphan_files
 		SELECT count(*) FROM pg_ls_dir('base/' || (SELECT oid FROM pg_database
 		  WHERE datname = current_database())) f
 		WHERE f ~ '^\d+$' AND pg_filenode_relation(0, f::oid) IS NULL});
+}
+
+# Run petagen.bench($args) on table usertable of $node while the test holds
+# a lock on every row of it (FOR UPDATE: the workers prepare their plans,
+# then each update waits), from before the run until $stall_s seconds
+# after $workers benchmark workers were seen waiting for it; the run's id.
+# Only the stall's length is timed, and it is a lower bound.
+sub bench_with_stall
+{
+	my ($node, $args, $workers, $stall_s) = @_;
+	my $locker = $node->background_psql('postgres');
+	my $bench = $node->background_psql('postgres');
+
+	$locker->query_safe(
+		'BEGIN; SELECT count(*) FROM (SELECT 1 FROM usertable FOR UPDATE) AS locked');
+	$bench->query_until(qr/started/,
+		"\\echo started\nSELECT id FROM petagen.bench($args);\n");
+	$node->poll_query_until(
+		'postgres', q{SELECT count(*) FROM pg_stat_activity
+  WHERE backend_type = 'petagen bench worker' AND wait_event_type = 'Lock'}, $workers)
+	  or die "bench($args): not $workers workers waiting for the rows";
+	$node->safe_psql('postgres', "SELECT pg_sleep($stall_s)");
+	$locker->query_safe('COMMIT');
+	$locker->quit;
+	$bench->quit;
+	return $node->safe_psql('postgres', 'SELECT max(id) FROM petagen.bench_results');
 }
 
 1;
