@@ -28,13 +28,6 @@ job_reserve(const JobDef *def)
 	return Max(def->disk_reserve, (int64) petagen_disk_reserve_mb * 1024 * 1024);
 }
 
-/* The number of chunks of chunk_rows key numbers in 0 .. rows-1. */
-int64
-job_nchunks(int64 rows, int64 chunk_rows)
-{
-	return rows / chunk_rows + (rows % chunk_rows != 0);
-}
-
 /*
  * The chunk size of a job that names none: about JOB_CHUNKS_PER_WORKER
  * chunks per worker, so that a small load keeps every worker busy, within
@@ -46,7 +39,7 @@ job_default_chunk_rows(const JobDef *def)
 {
 	int64		per_chunk = (def->rows - 1) / ((int64) def->nworkers * JOB_CHUNKS_PER_WORKER) + 1;
 
-	if (def->leaf_method)
+	if (def->method->whole_leaves)
 		return Min(Max(per_chunk, LEAF_RANGE_ROWS_MIN), LEAF_RANGE_ROWS_MAX);
 	return Min(Max(per_chunk, JOB_CHUNK_ROWS_MIN), JOB_CHUNK_ROWS_MAX);
 }

@@ -302,7 +302,7 @@ void
 worker_log_progress(WorkerCtx *ctx, const LoadStats *st)
 {
 	JobShared  *sh = ctx->shared;
-	bool		routing = ctx->def.leaf_method && ctx->routing;
+	bool		routing = ctx->def.method->prepare_unit != NULL && ctx->preparing;
 	LoadStats	live;
 	double		done;
 
@@ -315,6 +315,6 @@ worker_log_progress(WorkerCtx *ctx, const LoadStats *st)
 			Max(ctx->def.rows - sh->base_keys, 1);
 	if (sampling_claim(sh, done))
 		ledger_log_progress(ctx->def.job, &live,
-							routing ? "routing" :
+							routing ? ctx->def.method->prepare_name :
 							job_phase_name(pg_atomic_read_u32(&sh->phase)));
 }
