@@ -220,23 +220,6 @@ worker_chunk_bytes(WorkerCtx *ctx)
 	return (int64) (per_key * 1.5 * keys);
 }
 
-/*
- * Claim the next of n units from the shared counter next: -1 once none is
- * left, or the worker is stopping (a stop was asked for) or failed.
- */
-int64
-worker_claim(WorkerCtx *ctx, pg_atomic_uint64 *next, int64 n)
-{
-	int64		unit;
-
-	if (pg_atomic_read_u32(&ctx->shared->stop_requested))
-		ctx->stopping = true;
-	if (ctx->stopping || ctx->error[0])
-		return -1;
-	unit = (int64) pg_atomic_fetch_add_u64(next, 1);
-	return unit < n ? unit : -1;
-}
-
 /* Claim and load units until none is left, a stop is asked for, or an error. */
 static void
 worker_loop(WorkerCtx *ctx)

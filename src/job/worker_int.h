@@ -45,9 +45,6 @@ typedef struct WorkerCtx
 	char		error[JOB_TEXT_LEN];
 } WorkerCtx;
 
-/* worker.c */
-extern int64 worker_claim(WorkerCtx *ctx, pg_atomic_uint64 *next, int64 n);
-
 /* worker_slot.c */
 extern void worker_set_state(WorkerCtx *ctx, JobState state, const char *reason);
 extern void worker_set_unit(WorkerCtx *ctx, int64 unit, int64 nkeys, Oid leaf);
@@ -60,6 +57,7 @@ extern void worker_check_stop(WorkerCtx *ctx);
 extern void worker_debug_pause(WorkerCtx *ctx, DebugPausePoint point, int64 chunk);
 extern void worker_progress(void *arg, const LoadStats *so_far);
 extern void worker_log_progress(WorkerCtx *ctx, const LoadStats *st);
+extern int64 worker_claim(WorkerCtx *ctx, pg_atomic_uint64 *next, int64 n);
 
 /* worker_prepare.c */
 extern void worker_before_prepare(void *arg, int64 bytes);
