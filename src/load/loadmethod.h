@@ -10,19 +10,19 @@
  * A job's worker (src/job/worker.c) runs any method in the same phases,
  * as pgvector's index build runs its phases: begin() once, in a
  * transaction; if the method has a preparing phase (prepare_unit, the
- * leaf method's routing), the workers claim its nprepare units in order,
- * each in a transaction of its own, and wait until every one is done
- * (prepare_done()); then they claim the job's units in order (chunks of
- * key numbers, or local leaves), each written by write_unit() in one
- * transaction that also inserts the unit's ledger row, between
- * begin_unit() (before that transaction) and end_unit() (after it commits
- * or aborts).  The job layer above calls finish() when a run ends other
+ * leaf method's routing), the workers claim its units in order, one per
+ * range of chunk_rows keys, each in a transaction of its own, and wait
+ * until every one is done (prepare_done()); then they claim the job's
+ * units in order (chunks of key numbers, or local leaves), each written
+ * by write_unit() in one transaction that also inserts the unit's ledger
+ * row, between begin_unit() (in a transaction of its own before it; it
+ * may do nothing) and end_unit() (after it commits or aborts).  The job layer above calls finish() when a run ends other
  * than interrupted, and recover() before resume() and forget().  A
  * callback left NULL does nothing.
  *
  * Adding a method: a method_<name>.c filling a LoadMethod, its entry in
- * loadmethod.c's table, and the name in petagen.jobs.method's CHECK and in
- * method.c's choice.
+ * loadmethod.c's table, its name in method.c's argument and choice and in
+ * petagen.jobs.method's CHECK (the install and the update script).
  *-------------------------------------------------------------------------
  */
 #ifndef PETAGEN_LOADMETHOD_H
@@ -94,7 +94,7 @@ typedef struct LoadMethod
 	int64		(*max_unit_keys) (const LoadJob *job);
 	/* The leaf unit `unit` writes whole, or InvalidOid. */
 	Oid			(*unit_leaf) (const LoadJob *job, int64 unit);
-	/* Before the unit's transaction, in transactions of its own. */
+	/* Before the unit's transaction, in a transaction of its own. */
 	void		(*begin_unit) (LoadJob *job, int64 unit);
 	/* Write the unit in the current transaction, adding to *stats. */
 	void		(*write_unit) (LoadJob *job, int64 unit, LoadStats *stats,
