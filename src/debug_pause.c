@@ -2,16 +2,18 @@
  * debug_pause.c
  *		The petagen.debug_pause setting, for tests: 'point' or 'point:N'
  *		holds every load worker that reaches point (before_chunk,
- *		before_commit) in a chunk numbered N or higher (0 when omitted),
- *		until the setting changes and the configuration is reloaded.  In a
- *		leaf job (method => 'leaf') a chunk is a whole local leaf, numbered
- *		in routing order: before_commit:N holds a leaf written into its new
- *		storage, indexes built, uncommitted.
+ *		mid_chunk, before_commit) in a chunk numbered N or higher (0 when
+ *		omitted), until the setting changes and the configuration is
+ *		reloaded.  In a leaf job (method => 'leaf') a chunk is a whole local
+ *		leaf, numbered in routing order: mid_chunk:N holds a leaf partly
+ *		written into its new storage (at the first progress report after
+ *		some of its rows, whatever writes them), before_commit:N a leaf
+ *		written, indexes built, uncommitted.
  *
  * PostgreSQL 15 has no injection points, so this is how petagen's tests
- * place a worker exactly where they need it: paused before a commit with
- * uncommitted frozen rows on disk, or between chunks with some chunks
- * committed.  The worker side (waiting on the latch, honouring stop and
+ * place a worker exactly where they need it: paused in the middle of a
+ * chunk's rows or before its commit, with uncommitted frozen rows written,
+ * or between chunks with some chunks committed.  The worker side (waiting on the latch, honouring stop and
  * SIGTERM meanwhile, showing the pause in status()) is in worker_slot.c.
  * The setting is superuser-only: set it with ALTER SYSTEM and
  * pg_reload_conf().
@@ -33,7 +35,7 @@ typedef struct DebugPause
 char	   *debug_pause_setting = NULL;
 static DebugPause debug_pause = {DEBUG_PAUSE_NONE, 0};
 
-static const char *const debug_pause_names[] = {"", "before_chunk", "before_commit"};
+static const char *const debug_pause_names[] = {"", "before_chunk", "mid_chunk", "before_commit"};
 
 /* The name of a pause point, as the setting spells it. */
 const char *
@@ -79,7 +81,7 @@ debug_pause_check(char **newval, void **extra, GucSource source)
 
 	if (*newval == NULL || debug_pause_parse(*newval, &parsed))
 		return true;
-	GUC_check_errdetail("Use '', 'before_chunk' or 'before_commit', optionally followed by ':' and the first chunk number to pause in.");
+	GUC_check_errdetail("Use '', 'before_chunk', 'mid_chunk' or 'before_commit', optionally followed by ':' and the first chunk number to pause in.");
 	return false;
 }
 

@@ -27,7 +27,8 @@ CREATE OR REPLACE FUNCTION @extschema@.bench(
     hotspotopnfraction double precision DEFAULT 0.8,
     exponentialpercentile double precision DEFAULT 95,
     exponentialfrac double precision DEFAULT 0.8571428571,
-    label text DEFAULT NULL)
+    label text DEFAULT NULL,
+    dataintegrity boolean DEFAULT false)
 RETURNS TABLE(id bigint, kind text, workers integer, operations bigint,
               tps double precision, errors bigint, not_found bigint,
               p50_us double precision, p95_us double precision,
@@ -38,7 +39,7 @@ AS 'MODULE_PATHNAME', 'petagen_bench'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE
 ROWS 1;
 
-COMMENT ON FUNCTION @extschema@.bench(text, integer, interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text) IS
+COMMENT ON FUNCTION @extschema@.bench(text, integer, interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text, boolean) IS
     'in-server YCSB benchmark (kind ycsb with YCSB''s CoreWorkload properties, or a preset) on the target leaves; recorded in petagen.bench_results';
-REVOKE ALL ON FUNCTION @extschema@.bench(text, integer, interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION @extschema@.bench(text, integer, interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text) TO petagen_operator;
+REVOKE ALL ON FUNCTION @extschema@.bench(text, integer, interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text, boolean) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.bench(text, integer, interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text, boolean) TO petagen_operator;

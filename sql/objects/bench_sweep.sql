@@ -28,7 +28,8 @@ CREATE OR REPLACE FUNCTION @extschema@.bench_sweep(
     hotspotopnfraction double precision DEFAULT 0.8,
     exponentialpercentile double precision DEFAULT 95,
     exponentialfrac double precision DEFAULT 0.8571428571,
-    label text DEFAULT NULL)
+    label text DEFAULT NULL,
+    dataintegrity boolean DEFAULT false)
 RETURNS TABLE(id bigint, kind text, workers integer, operations bigint,
               tps double precision, errors bigint, not_found bigint,
               p50_us double precision, p95_us double precision,
@@ -39,7 +40,7 @@ AS 'MODULE_PATHNAME', 'petagen_bench_sweep'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE
 ROWS 4;
 
-COMMENT ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text) IS
+COMMENT ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text, boolean) IS
     'petagen.bench() once per worker count; every row ends with the sweep id (bench_results.sweep, the id of the first run)';
-REVOKE ALL ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text) TO petagen_operator;
+REVOKE ALL ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text, boolean) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text, boolean) TO petagen_operator;

@@ -15,12 +15,15 @@ CREATE OR REPLACE FUNCTION @extschema@.check(
     frozen boolean DEFAULT false,
     indexes text DEFAULT 'maintain',
     method text DEFAULT 'auto',
+    fieldlengthdistribution text DEFAULT 'constant',
+    minfieldlength integer DEFAULT 1,
+    first numeric DEFAULT 0,
     OUT severity text, OUT object text, OUT finding text, OUT hint text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'petagen_check'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT;
 
-COMMENT ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, text) IS
+COMMENT ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, text, text, integer, numeric) IS
     'preflight of a load: shape, leaves, space per filesystem, index tablespaces, relation size, worker slots, settings';
-REVOKE ALL ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, text) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, text) TO petagen_operator, pg_monitor;
+REVOKE ALL ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, text, text, integer, numeric) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.check(numeric, integer, text, text, bigint, integer, text, integer, bigint, text, text, boolean, text, text, text, integer, numeric) TO petagen_operator, pg_monitor;

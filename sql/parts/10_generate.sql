@@ -27,24 +27,7 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.seq(text, text, text, integer) IS
     'the key number of a ycsb_key: the inverse of petagen.key()';
 
--- petagen.rows(NULL::t, first, count): rows first .. first+count-1 of table t.
-CREATE FUNCTION @extschema@.rows(
-    "table" anyelement,
-    first numeric,
-    count numeric,
-    keys text DEFAULT 'scrambled',
-    seed bigint DEFAULT 0,
-    fieldlength integer DEFAULT 100,
-    prefix text DEFAULT 'user',
-    zeropadding integer DEFAULT 1)
-RETURNS SETOF anyelement
-AS 'MODULE_PATHNAME', 'petagen_rows'
-LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE
-ROWS 1000;
-
-COMMENT ON FUNCTION @extschema@.rows(anyelement, numeric, numeric, text, bigint, integer, text, integer) IS
-    'YCSB rows of a table''s row type, a pure function of the key number and seed';
-
+--#include objects/rows.sql
 
 -- petagen.leaf(table, key): the leaf PostgreSQL would route a key to.
 CREATE FUNCTION @extschema@.leaf("table" regclass, key text)
@@ -55,25 +38,7 @@ LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.leaf(regclass, text) IS
     'the leaf partition PostgreSQL would route a ycsb_key to, NULL if no partition accepts it';
 
--- petagen.load(table, first, count): write key numbers first .. first+count-1
--- into the table's local leaves, in the calling transaction.
-CREATE FUNCTION @extschema@.load(
-    "table" regclass,
-    first numeric,
-    count numeric,
-    keys text DEFAULT 'scrambled',
-    seed bigint DEFAULT 0,
-    fieldlength integer DEFAULT 100,
-    prefix text DEFAULT 'user',
-    zeropadding integer DEFAULT 1)
-RETURNS TABLE(keys bigint, rows_written bigint, bytes bigint,
-              duplicates bigint, foreign_skipped bigint)
-AS 'MODULE_PATHNAME', 'petagen_load'
-LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE
-ROWS 1;
-
-COMMENT ON FUNCTION @extschema@.load(regclass, numeric, numeric, text, bigint, integer, text, integer) IS
-    'loads a range of key numbers into the local leaves of a table, in the calling transaction';
+--#include objects/load.sql
 
 --#include objects/verify.sql
 

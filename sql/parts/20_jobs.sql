@@ -52,7 +52,15 @@ CREATE TABLE @extschema@.jobs (
     -- was asked; NULL for jobs started before 0.2
     method_reason text,
     -- the current (or last) run's start; started_at keeps the first run's
-    run_started_at timestamptz
+    run_started_at timestamptz,
+    -- how long each field is: YCSB's fieldlengthdistribution, and its
+    -- shortest field for uniform and zipfian (the longest is fieldlength)
+    fieldlengthdistribution text NOT NULL DEFAULT 'constant'
+        CHECK (fieldlengthdistribution IN ('constant', 'uniform', 'zipfian')),
+    minfieldlength integer NOT NULL DEFAULT 1,
+    -- the first key number: the job loads first .. first+rows-1 (YCSB's
+    -- insertstart)
+    first bigint NOT NULL DEFAULT 0 CHECK (first >= 0)
 );
 COMMENT ON TABLE @extschema@.jobs IS
     'petagen load jobs; state "running" with no live worker is shown as interrupted by petagen.status()';
@@ -118,9 +126,9 @@ GRANT SELECT ON @extschema@.jobs, @extschema@.chunks, @extschema@.progress_log T
 -- privileges on the tables), pg_monitor members and other roles with USAGE
 -- on the schema may not.  The pure functions, verify() (with the
 -- caller's privileges) and wait() (on the caller's jobs) stay PUBLIC.
-REVOKE ALL ON FUNCTION @extschema@.load(regclass, numeric, numeric, text, bigint, integer, text, integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.load(regclass, numeric, numeric, text, bigint, integer, text, integer, text, integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION @extschema@.create_table(text, integer, text[], integer, integer, integer) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION @extschema@.load(regclass, numeric, numeric, text, bigint, integer, text, integer),
+GRANT EXECUTE ON FUNCTION @extschema@.load(regclass, numeric, numeric, text, bigint, integer, text, integer, text, integer),
     @extschema@.create_table(text, integer, text[], integer, integer, integer) TO petagen_operator;
 
 

@@ -37,7 +37,8 @@ CREATE TABLE @extschema@.bench_results (
     started_at timestamptz NOT NULL,
     finished_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
     label text,
-    settings jsonb
+    settings jsonb,
+    integrity_errors bigint
 );
 COMMENT ON TABLE @extschema@.bench_results IS
     'petagen.bench() runs: sweep is the id of the first run of a bench_sweep(); target_node is "local", the foreign server of the target leaves, the Citus node (host:port) of shards queried through Citus, or "mixed"';

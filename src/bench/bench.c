@@ -22,9 +22,10 @@
  * load job of the table, a finished one first; explicit options override
  * it; bench() warns when the target leaves lack the first, middle or
  * last key of that key space.  Inserted keys (YCSB d and e) are key
- * numbers from rows + id * 2^40 on, id being the run's bench_results id,
- * striped across the workers: no two runs and no two workers insert the
- * same key number.  The workload's arguments are read in bench_params.c,
+ * numbers from the end of the load's (bench_key_end(), rows) + id * 2^40
+ * on, id being the run's bench_results id, striped across the workers:
+ * no two runs and no two workers insert the same key number, and none
+ * is one of the load's.  The workload's arguments are read in bench_params.c,
  * the target leaves resolved and checked in bench_targets.c; the run is
  * reported in bench_results.c.
  *-------------------------------------------------------------------------
@@ -96,22 +97,32 @@ bench_interval_us(const Interval *iv, const char *argname)
 	return us;
 }
 
-/* The key space: from the newest load job of the table, overridden by options. */
+/*
+ * The key space: from the newest load job of the table (its first key
+ * number too), overridden by options (rows given: from 0).
+ */
 static void
 bench_key_space(BenchDef *def, FunctionCallInfo fcinfo)
 {
 	JobDef		job;
 
 	def->rows = -1;
+	def->first = 0;
 	def->job = ledger_newest_job_of(def->relid);
 	if (def->job == 0 || !job_read(def->job, &job, true))
 		spec_init(&job.spec, SPEC_DEFAULT_KEYS, SPEC_DEFAULT_PREFIX,
 				  SPEC_DEFAULT_ZEROPADDING, SPEC_DEFAULT_SEED,
 				  SPEC_DEFAULT_FIELDLENGTH);
 	else
+	{
+		def->first = job.first;
 		def->rows = job.rows;
+	}
 	if (!PG_ARGISNULL(BENCH_ARG_ROWS))
+	{
+		def->first = 0;
 		def->rows = spec_count_arg(PG_GETARG_NUMERIC(BENCH_ARG_ROWS), "rows");
+	}
 	if (def->rows < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -134,7 +145,8 @@ bench_check_shape(const BenchDef *def)
 
 	shape_from_tupdesc(RelationGetDescr(rel), RelationGetRelationName(rel), &shape);
 	spec_check_shape(&def->spec, &shape,
-					 bench_does(&def->workload, BENCH_OP_INSERT) ? KEYS_MAX_SEQ : def->rows - 1,
+					 bench_does(&def->workload, BENCH_OP_INSERT) ? KEYS_MAX_SEQ :
+					 def->first + (def->rows - 1),
 					 RelationGetRelationName(rel));
 	RelationClose(rel);
 }
@@ -220,9 +232,10 @@ bench_create_shared(const BenchDef *def, int64 id, int nworkers)
 	shared->relid = def->relid;
 	shared->database = MyDatabaseId;
 	shared->role = GetUserId();
+	shared->first = def->first;
 	shared->rows = def->rows;
 	shared->spec = def->spec;
-	shared->insert_base = def->rows + id * BENCH_INSERT_STRIDE;
+	shared->insert_base = bench_insert_base(def, id);
 	shared->nworkers = nworkers;
 	shared->ntargets = def->ntargets;
 	pg_atomic_init_u32(&shared->go, 0);
@@ -397,6 +410,9 @@ bench_merge(BenchShared *shared, BenchResult *res)
 		}
 		res->errors += slot->errors;
 		res->not_found += slot->not_found;
+		res->integrity_errors += slot->integrity_errors;
+		res->insert_end = Max(res->insert_end, shared->insert_base +
+							  (int64) slot->insert_candidates * shared->nworkers);
 		last_ns = Max(last_ns, slot->last_ns);
 		if (slot->error[0])
 			strlcpy(res->last_error, slot->error, BENCH_TEXT_LEN);
@@ -432,11 +448,11 @@ static void
 bench_check_insert_room(const BenchDef *def, int64 id)
 {
 	if (bench_does(&def->workload, BENCH_OP_INSERT) &&
-		(id + 1) > (KEYS_MAX_SEQ - def->rows) / BENCH_INSERT_STRIDE)
+		(id + 1) > (KEYS_MAX_SEQ - bench_key_end(def)) / BENCH_INSERT_STRIDE)
 		ereport(ERROR,
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 				 errmsg("no room left in the key space for the inserts of run " INT64_FORMAT, id),
-				 errdetail("Inserted keys start at rows + id * 2^40.")));
+				 errdetail("Inserted keys start at first + rows + id * 2^40.")));
 }
 
 /*
@@ -460,6 +476,7 @@ bench_run(FunctionCallInfo fcinfo, const BenchDef *def, int nworkers,
 		sweep = res->id;
 	bench_record(def, res, sweep);
 	bench_warn_not_found(res);
+	bench_warn_integrity(res);
 	bench_return_row(fcinfo, def, res, sweep);
 	return res->id;
 }

@@ -13,9 +13,14 @@
  * the worker has exited, except for the atomic state.  Inserts (YCSB d
  * and e) claim logical insert numbers from a shared counter and publish
  * the key number of each committed insert in a ring, which the latest
- * distribution reads.  With operationcount, a worker claims each measured
+ * distribution reads; each worker's inserts are key numbers insert_base +
+ * i * nworkers + its index, i counting up (insert_candidates of them
+ * drawn), so a run inserts only key numbers from insert_base up to
+ * insert_base + nworkers * the most a worker drew.  With operationcount, a worker claims each measured
  * operation from a shared counter before it runs it, so exactly
- * operationcount operations (successful or not) are measured.
+ * operationcount operations (successful or not) are measured.  With
+ * dataintegrity, a worker compares the fields of the rows it reads with
+ * the generator's (bench_integrity.c).
  *-------------------------------------------------------------------------
  */
 #ifndef PETAGEN_BENCH_H
@@ -36,7 +41,7 @@
 #define BENCH_TEXT_LEN		256
 /* Committed inserts the latest distribution remembers. */
 #define BENCH_RING			65536
-/* Inserted key numbers start at rows + run id * BENCH_INSERT_STRIDE. */
+/* Inserted key numbers start at first + rows + run id * BENCH_INSERT_STRIDE. */
 #define BENCH_INSERT_STRIDE	(INT64CONST(1) << 40)
 
 typedef enum BenchKind
@@ -78,6 +83,7 @@ typedef struct BenchWorkload
 	int32		minscanlength;
 	int32		maxscanlength;
 	bool		scanzipfian;	/* scanlengthdistribution zipfian, else uniform */
+	bool		dataintegrity;	/* check the fields read, write checkable ones */
 } BenchWorkload;
 
 /* What a worker is doing, as bench() sees it. */
@@ -96,6 +102,8 @@ typedef struct BenchSlot
 	uint64		ops[BENCH_NOPS];	/* measured operations, by type */
 	uint64		errors;
 	uint64		not_found;
+	uint64		integrity_errors;	/* rows read whose fields differ */
+	uint64		insert_candidates;	/* of the worker's insert stripe, drawn */
 	uint64		last_ns;		/* end of the last measured operation */
 	char		error[BENCH_TEXT_LEN];	/* the last error message */
 	Hist		hist;			/* latencies in nanoseconds */
@@ -117,7 +125,8 @@ typedef struct BenchShared
 	Oid			relid;
 	Oid			database;
 	Oid			role;
-	int64		rows;			/* key numbers 0 .. rows-1 are loaded */
+	int64		first;			/* key numbers first .. first+rows-1 are */
+	int64		rows;			/* loaded (first: the job's, YCSB's insertstart) */
 	GenSpec		spec;
 	int64		insert_base;
 	int32		nworkers;

@@ -12,7 +12,8 @@
  * with fixed proportions, YCSB's workloads/workloada .. workloadf files
  * for ycsb-a .. ycsb-f: giving a proportion with them is an error.  A
  * preset's distribution and maxscanlength (workloade's 100) are defaults
- * that the arguments override.
+ * that the arguments override.  dataintegrity (YCSB's) is off unless
+ * given true.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -210,6 +211,8 @@ bench_read_workload(FunctionCallInfo fcinfo, BenchWorkload *w)
 	bench_read_operationcount(fcinfo, w);
 	bench_read_distribution(fcinfo, w);
 	bench_read_scan(fcinfo, w);
+	w->dataintegrity = bench_arg_given(fcinfo, BENCH_ARG_DATAINTEGRITY) &&
+		PG_GETARG_BOOL(BENCH_ARG_DATAINTEGRITY);
 }
 
 /* Append the workload's parameters to a JSON object under construction. */
@@ -231,4 +234,6 @@ bench_workload_json(StringInfo buf, const BenchWorkload *w)
 		appendStringInfo(buf, ", \"minscanlength\": %d, \"maxscanlength\": %d, \"scanlengthdistribution\": \"%s\"",
 						 w->minscanlength, w->maxscanlength,
 						 w->scanzipfian ? "zipfian" : "uniform");
+	if (w->dataintegrity)
+		appendStringInfoString(buf, ", \"dataintegrity\": true");
 }

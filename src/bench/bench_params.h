@@ -44,7 +44,8 @@ typedef enum BenchArg
 	BENCH_ARG_HOTSPOTOPNFRACTION,
 	BENCH_ARG_EXPONENTIALPERCENTILE,
 	BENCH_ARG_EXPONENTIALFRAC,
-	BENCH_ARG_LABEL
+	BENCH_ARG_LABEL,
+	BENCH_ARG_DATAINTEGRITY
 } BenchArg;
 
 extern bool bench_arg_given(FunctionCallInfo fcinfo, int argno);

@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  * bench_results.c
  *		What a benchmark run reports: its row of petagen.bench_results
- *		(with the settings it ran under and its label), its result row,
- *		and the warning when keys were not found.
+ *		(with the settings it ran under, its label and, with dataintegrity,
+ *		its integrity_errors), its result row, and the warnings when keys
+ *		were not found or rows read differed from the generator's.
  *
  * Figures are rounded to what a run can measure: tps to 0.1 operation per
  * second, latencies to BENCH_LATENCY_DIGITS significant digits (the
@@ -43,7 +44,8 @@
 #define BENCH_LATENCY_DIGITS	3
 /*
  * The parameters of the INSERT into petagen.bench_results, values[Arg_x]
- * being $(Arg_x + 1); the last 3, from label on, for label and settings.
+ * being $(Arg_x + 1); the last 4, from label on, for label, settings and
+ * integrity_errors (columns of 0.2's bench_results).
  */
 enum
 {
@@ -73,9 +75,10 @@ enum
 	Arg_record_label,
 	Arg_record_synchronous_commit,
 	Arg_record_cores,
+	Arg_record_integrity_errors,
 	BENCH_RECORD_ARGS
 };
-/* The values of label and settings in that INSERT. */
+/* The values of label, settings and integrity_errors in that INSERT. */
 #define BENCH_SETTINGS_SQL \
 	", $28, pg_catalog.jsonb_build_object(" \
 	"'server_version', pg_catalog.current_setting('server_version')," \
@@ -83,7 +86,7 @@ enum
 	" 'synchronous_commit', $29," \
 	" 'wal_level', pg_catalog.current_setting('wal_level')," \
 	" 'max_connections', pg_catalog.current_setting('max_connections')::integer," \
-	" 'cores', $30)"
+	" 'cores', $30), $31"
 
 /* A relation's name as regclass spells it. */
 static char *
@@ -118,6 +121,8 @@ bench_options_json(const BenchDef *def, const BenchResult *res)
 
 	initStringInfo(&buf);
 	appendStringInfo(&buf, "{\"rows\": " INT64_FORMAT, def->rows);
+	if (def->first > 0)
+		appendStringInfo(&buf, ", \"first\": " INT64_FORMAT, def->first);
 	bench_json_text(&buf, "keys", keys_mode_name(def->spec.keys.mode));
 	appendStringInfo(&buf, ", \"seed\": " INT64_FORMAT ", \"fieldlength\": %d",
 					 (int64) def->spec.seed, def->spec.fieldlength);
@@ -130,8 +135,8 @@ bench_options_json(const BenchDef *def, const BenchResult *res)
 	if (bench_does(&def->workload, BENCH_OP_UPDATE) || bench_does(&def->workload, BENCH_OP_RMW))
 		bench_json_text(&buf, "field_updated", "one random field per update (YCSB writeallfields=false)");
 	if (bench_does(&def->workload, BENCH_OP_INSERT))
-		appendStringInfo(&buf, ", \"insert_base\": " INT64_FORMAT,
-						 def->rows + res->id * BENCH_INSERT_STRIDE);
+		appendStringInfo(&buf, ", \"insert_base\": " INT64_FORMAT ", \"insert_end\": " INT64_FORMAT,
+						 bench_insert_base(def, res->id), res->insert_end);
 	appendStringInfo(&buf, ", \"seconds\": %.6f", res->seconds);
 	if (res->terminated > 0)
 		appendStringInfo(&buf, ", \"terminated_workers\": %d", res->terminated);
@@ -227,6 +232,7 @@ bench_record(const BenchDef *def, const BenchResult *res, int64 sweep)
 		[Arg_record_label] = TEXTOID,
 		[Arg_record_synchronous_commit] = TEXTOID,
 		[Arg_record_cores] = INT4OID,
+		[Arg_record_integrity_errors] = INT8OID,
 	};
 	Datum		values[BENCH_RECORD_ARGS];
 	char		nulls[BENCH_RECORD_ARGS];
@@ -273,6 +279,8 @@ bench_record(const BenchDef *def, const BenchResult *res, int64 sweep)
 	values[Arg_record_synchronous_commit] = CStringGetTextDatum(res->synchronous_commit);
 	values[Arg_record_cores] = Int32GetDatum(cores);
 	nulls[Arg_record_cores] = cores > 0 ? ' ' : 'n';
+	values[Arg_record_integrity_errors] = Int64GetDatum(res->integrity_errors);
+	nulls[Arg_record_integrity_errors] = def->workload.dataintegrity ? ' ' : 'n';
 	catalog_connect(&scope, true);
 	catalog_exec(psprintf("INSERT INTO petagen.bench_results (id, sweep, kind, workers,"
 						  " duration, warmup, \"table\", target, target_node, distribution,"
@@ -282,7 +290,7 @@ bench_record(const BenchDef *def, const BenchResult *res, int64 sweep)
 						  " ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::pg_catalog.jsonb,"
 						  " $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24,"
 						  " $25, $26, $27::pg_catalog.regrole, pg_catalog.clock_timestamp()%s)",
-						  def->record_settings ? ", label, settings" : "",
+						  def->record_settings ? ", label, settings, integrity_errors" : "",
 						  def->record_settings ? BENCH_SETTINGS_SQL : ""),
 				 def->record_settings ? BENCH_RECORD_ARGS : Arg_record_label,
 				 types, values, nulls, SPI_OK_INSERT);
@@ -301,6 +309,20 @@ bench_warn_not_found(const BenchResult *res)
 					res->id, res->not_found, res->operations),
 			 errdetail("An operation on a missing key is fast and changes nothing: the run's figures measure misses."),
 			 errhint("Benchmark the key space the table holds: load it again with petagen.start(), or pass rows, keys, seed and prefix as it was loaded.")));
+}
+
+/* Warn when a run with dataintegrity read rows whose fields the generator did not write. */
+void
+bench_warn_integrity(const BenchResult *res)
+{
+	if (res->integrity_errors == 0)
+		return;
+	ereport(WARNING,
+			(errcode(ERRCODE_WARNING),
+			 errmsg("benchmark run " INT64_FORMAT " read " UINT64_FORMAT " rows whose fields differ from the generator's",
+					res->id, res->integrity_errors),
+			 errdetail("With dataintegrity, a read compares every field of the row with the value petagen generates for its key number; petagen's own updates write those values."),
+			 errhint("Something other than petagen changed those rows, or the table was loaded with another seed or fieldlength: pass seed and fieldlength as it was loaded, or load it again with petagen.start().")));
 }
 
 /*

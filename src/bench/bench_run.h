@@ -26,11 +26,12 @@ typedef struct BenchDef
 	BenchTarget *targets;		/* sorted by leaf */
 	int			ntargets;
 	const char *target_node;
+	int64		first;			/* the key space: first .. first+rows-1 */
 	int64		rows;
 	GenSpec		spec;
 	int64		job;			/* the load job the key space is from, or 0 */
 	const char *label;			/* or NULL */
-	bool		record_settings;	/* bench_results has label and settings */
+	bool		record_settings;	/* bench_results has label, settings, integrity_errors */
 } BenchDef;
 
 /* What a run measured. */
@@ -42,6 +43,8 @@ typedef struct BenchResult
 	uint64		operations;
 	uint64		errors;
 	uint64		not_found;
+	uint64		integrity_errors;	/* with dataintegrity: rows read wrong */
+	int64		insert_end;		/* inserted key numbers are below this */
 	double		seconds;
 	int			terminated;
 	char		last_error[BENCH_TEXT_LEN];
@@ -50,9 +53,27 @@ typedef struct BenchResult
 	Hist		hist;
 } BenchResult;
 
+/*
+ * The end of the key numbers the load wrote (first .. first+rows-1): a
+ * run's inserts are key numbers from here on, outside them.
+ */
+static inline int64
+bench_key_end(const BenchDef *def)
+{
+	return def->first + def->rows;
+}
+
+/* The first key number run id inserts (bench.h: its stripe of 2^40). */
+static inline int64
+bench_insert_base(const BenchDef *def, int64 id)
+{
+	return bench_key_end(def) + id * BENCH_INSERT_STRIDE;
+}
+
 extern void bench_record(const BenchDef *def, const BenchResult *res, int64 sweep);
 extern void bench_return_row(FunctionCallInfo fcinfo, const BenchDef *def,
 							 const BenchResult *res, int64 sweep);
 extern void bench_warn_not_found(const BenchResult *res);
+extern void bench_warn_integrity(const BenchResult *res);
 
 #endif							/* PETAGEN_BENCH_RUN_H */

@@ -249,7 +249,7 @@ bench_check_target_keys(const BenchDef *def, Router *router)
 	shape_from_tupdesc(RelationGetDescr(rel), RelationGetRelationName(rel), &shape);
 	RelationClose(rel);
 	rowgen_init(&rg, &shape, &def->spec);
-	for (int64 seq = 0; seq < def->rows;)
+	for (int64 seq = def->first; seq - def->first < def->rows;)
 	{
 		int			leaf;
 
@@ -263,8 +263,8 @@ bench_check_target_keys(const BenchDef *def, Router *router)
 	}
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("no key of the key space 0 .. " INT64_FORMAT " lives in the target leaves",
-					def->rows - 1),
+			 errmsg("no key of the key space " INT64_FORMAT " .. " INT64_FORMAT " lives in the target leaves",
+					def->first, def->first + (def->rows - 1)),
 			 errhint("Benchmark leaves that hold rows of the key space, or pass the right rows => ... .")));
 }
 
@@ -295,7 +295,8 @@ bench_key_present(Datum key, Oid relid)
 static void
 bench_check_key_space(const BenchDef *def, Router *router, bool rows_given)
 {
-	int64		probes[3] = {def->rows - 1, def->rows / 2, 0};
+	int64		probes[3] = {def->first + (def->rows - 1),
+	def->first + def->rows / 2, def->first};
 	RowShape	shape;
 	RowGen		rg;
 	Relation	rel = RelationIdGetRelation(def->relid);
@@ -315,8 +316,9 @@ bench_check_key_space(const BenchDef *def, Router *router, bool rows_given)
 			continue;
 		ereport(WARNING,
 				(errcode(ERRCODE_WARNING),
-				 errmsg("table \"%s\" does not hold key number " INT64_FORMAT " of the key space 0 .. " INT64_FORMAT,
-						get_rel_name(def->relid), probes[i], def->rows - 1),
+				 errmsg("table \"%s\" does not hold key number " INT64_FORMAT " of the key space " INT64_FORMAT " .. " INT64_FORMAT,
+						get_rel_name(def->relid), probes[i], def->first,
+						def->first + (def->rows - 1)),
 				 def->job > 0 && !rows_given ?
 				 errdetail("The key space is that of load job " INT64_FORMAT ": the table was emptied or loaded again since.", def->job) :
 				 errdetail("The key space is the rows given."),

@@ -16,6 +16,8 @@
  * in their own short transaction, outside the timed section.  An
  * operation that fails is rolled back and counted as an error; the worker
  * goes on.  An operation is measured if it starts after the warm-up.
+ * With dataintegrity, reads are checked and updates write the generator's
+ * values (bench_integrity.c).
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -40,6 +42,7 @@
 #include "utils/snapmgr.h"
 
 #include "bench/bench.h"
+#include "bench/bench_integrity.h"
 #include "bench/bench_params.h"
 #include "catalog.h"
 #include "compat.h"
@@ -99,6 +102,7 @@ typedef struct BenchCtx
 	int64		next_candidate; /* of this worker's insert stripe */
 	char	   *value;			/* an update's new field value (varlena) */
 	uint64		opno;
+	int			mismatches;		/* rows the current operation read wrong */
 } BenchCtx;
 
 PGDLLEXPORT void petagen_bench_main(Datum main_arg);
@@ -118,14 +122,15 @@ bench_prepare_sql(const char *sql, int nargs, Oid *types)
 
 /* The INSERT of a whole row into a leaf: key, then the fields. */
 static char *
-bench_insert_sql(const char *leaf, int nfields)
+bench_insert_sql(const char *leaf, const RowShape *shape)
 {
+	int			nfields = shape->nfields;
 	StringInfoData sql;
 
 	initStringInfo(&sql);
 	appendStringInfo(&sql, "INSERT INTO %s (ycsb_key", leaf);
 	for (int f = 0; f < nfields; f++)
-		appendStringInfo(&sql, ", field%d", f);
+		appendStringInfo(&sql, ", field%d", shape->field_base + f);
 	appendStringInfoString(&sql, ") VALUES ($1");
 	for (int f = 0; f < nfields; f++)
 		appendStringInfo(&sql, ", $%d", f + 2);
@@ -155,14 +160,15 @@ bench_prepare_leaf(BenchCtx *ctx, Oid relid, BenchPlans *plans)
 		plans->update = MemoryContextAlloc(ctx->cxt, sizeof(SPIPlanPtr) * ctx->shape.nfields);
 		for (int f = 0; f < ctx->shape.nfields; f++)
 			plans->update[f] = bench_prepare_sql(psprintf("UPDATE %s SET field%d = $2"
-														  " WHERE ycsb_key = $1", leaf, f),
+														  " WHERE ycsb_key = $1", leaf,
+														  ctx->shape.field_base + f),
 												 2, types);
 	}
 	if (p[BENCH_OP_INSERT] > 0)
 	{
 		for (int i = 0; i <= ctx->shape.nfields; i++)
 			row_types[i] = TEXTOID;
-		plans->insert = bench_prepare_sql(bench_insert_sql(leaf, ctx->shape.nfields),
+		plans->insert = bench_prepare_sql(bench_insert_sql(leaf, &ctx->shape),
 										  ctx->shape.nfields + 1, row_types);
 	}
 }
@@ -248,7 +254,7 @@ bench_draw(BenchCtx *ctx)
 	int64		n = dist_next(&ctx->chooser, &ctx->rng, shared->rows - 1 + inserted);
 
 	if (n < shared->rows)
-		return n;
+		return shared->first + n;
 	return bench_inserted_seq(shared, (uint64) (n - shared->rows));
 }
 
@@ -317,6 +323,7 @@ bench_refill(BenchCtx *ctx, BenchKeyBuf *buf, bool inserts)
 				ctx->next_candidate++ * ctx->shared->nworkers + ctx->args.index;
 
 			bench_keep(ctx, router, buf, seq, &rejects);
+			ctx->slot->insert_candidates = ctx->next_candidate;
 		}
 		else
 			bench_keep(ctx, router, buf, bench_draw(ctx), &rejects);
@@ -348,19 +355,38 @@ bench_execute(SPIPlanPtr plan, Datum *values)
 	return SPI_processed;
 }
 
-/* Update one random field of a key with a new random value; rows changed. */
+/*
+ * Update one random field of key number seq (key) with a new random value,
+ * or with dataintegrity the generator's; rows changed.
+ */
 static uint64
-bench_update(BenchCtx *ctx, BenchPlans *plans, Datum key)
+bench_update(BenchCtx *ctx, BenchPlans *plans, int64 seq, Datum key)
 {
 	int			field = (int) dist_rng_below(&ctx->rng, ctx->shape.nfields);
 	Datum		values[2];
 
-	rowgen_fill_field(ctx->shared->spec.seed ^ (uint64) ctx->shared->run,
-					  (int64) ctx->opno++, ctx->args.index, VARDATA(ctx->value),
-					  ctx->shared->spec.fieldlength);
 	values[0] = key;
-	values[1] = PointerGetDatum(ctx->value);
+	if (ctx->workload->dataintegrity)
+		values[1] = bench_integrity_value(&ctx->rg, seq, field);
+	else
+	{
+		rowgen_fill_field(ctx->shared->spec.seed ^ (uint64) ctx->shared->run,
+						  (int64) ctx->opno++, ctx->args.index, VARDATA(ctx->value),
+						  ctx->shared->spec.fieldlength);
+		values[1] = PointerGetDatum(ctx->value);
+	}
 	return bench_execute(plans->update[field], values);
+}
+
+/* Run a read or a scan starting at key number seq; with dataintegrity check it. */
+static uint64
+bench_read(BenchCtx *ctx, SPIPlanPtr plan, int64 seq, Datum *values)
+{
+	uint64		n = bench_execute(plan, values);
+
+	if (ctx->workload->dataintegrity)
+		ctx->mismatches += bench_integrity_check(&ctx->rg, seq, SPI_tuptable, n);
+	return n;
 }
 
 /* Insert the whole row of key number seq into its leaf. */
@@ -396,6 +422,7 @@ bench_operate(BenchCtx *ctx, BenchOp op, BenchKey key)
 	BenchPlans *plans = &ctx->plans[key.target];
 	Datum		values[2];
 	bool		found = true;
+	uint64		n;
 
 	if (op == BENCH_OP_INSERT)
 	{
@@ -407,18 +434,19 @@ bench_operate(BenchCtx *ctx, BenchOp op, BenchKey key)
 	switch (op)
 	{
 		case BENCH_OP_READ:
-			found = bench_execute(plans->select, values) > 0;
+			found = bench_read(ctx, plans->select, key.seq, values) > 0;
 			break;
 		case BENCH_OP_UPDATE:
-			found = bench_update(ctx, plans, values[0]) > 0;
+			found = bench_update(ctx, plans, key.seq, values[0]) > 0;
 			break;
 		case BENCH_OP_SCAN:
 			values[1] = Int64GetDatum(bench_scan_length(ctx));
-			bench_execute(plans->scan, values);
+			n = bench_read(ctx, plans->scan, key.seq, values);
+			found = bench_first_row_is_key(&ctx->rg, SPI_tuptable, n);
 			break;
 		case BENCH_OP_RMW:
-			found = bench_execute(plans->select, values) > 0;
-			bench_update(ctx, plans, values[0]);
+			found = bench_read(ctx, plans->select, key.seq, values) > 0;
+			bench_update(ctx, plans, key.seq, values[0]);
 			break;
 		default:
 			elog(ERROR, "unexpected benchmark operation %d", (int) op);
@@ -485,8 +513,12 @@ bench_timed(BenchCtx *ctx, BenchOp op, BenchKey key, uint64 t0)
 	BenchShared *shared = ctx->shared;
 	BenchSlot  *slot = ctx->slot;
 	uint64		j = op == BENCH_OP_INSERT ? pg_atomic_fetch_add_u64(&shared->inserts, 1) : 0;
-	bool		found = bench_transaction(ctx, op, key);
-	uint64		t1 = bench_now_ns();
+	bool		found;
+	uint64		t1;
+
+	ctx->mismatches = 0;
+	found = bench_transaction(ctx, op, key);
+	t1 = bench_now_ns();
 
 	MemoryContextSwitchTo(ctx->cxt);
 	if (op == BENCH_OP_INSERT)
@@ -495,6 +527,7 @@ bench_timed(BenchCtx *ctx, BenchOp op, BenchKey key, uint64 t0)
 	{
 		slot->ops[op]++;
 		slot->not_found += found ? 0 : 1;
+		slot->integrity_errors += ctx->mismatches;
 		slot->last_ns = t1;
 		hist_add(&slot->hist, t1 - t0);
 	}

@@ -201,13 +201,23 @@ dist_zipf_init(DistZipf *z, int64 items, double theta, double zetan)
 	dist_zipf_eta(z);
 }
 
+/* ZipfianGenerator.nextLong(itemcount) of a uniform draw u in [0, 1). */
+static int64
+dist_zipf_value(const DistZipf *z, double u, int64 itemcount)
+{
+	double		uz = u * z->zetan;
+
+	if (uz < 1.0)
+		return 0;
+	if (uz < 1.0 + pow(0.5, z->theta))
+		return 1;
+	return (int64) (itemcount * pow(z->eta * u - z->eta + 1, z->alpha));
+}
+
 /* ZipfianGenerator.nextLong(itemcount): zeta grows incrementally, never shrinks. */
 static int64
 dist_zipf_next(DistZipf *z, DistRng *rng, int64 itemcount)
 {
-	double		u;
-	double		uz;
-
 	if (itemcount > z->countforzeta)
 	{
 		z->zetan = itemcount - z->countforzeta <= DIST_ZETA_EXACT ?
@@ -216,13 +226,7 @@ dist_zipf_next(DistZipf *z, DistRng *rng, int64 itemcount)
 		z->countforzeta = itemcount;
 		dist_zipf_eta(z);
 	}
-	u = dist_rng_double(rng);
-	uz = u * z->zetan;
-	if (uz < 1.0)
-		return 0;
-	if (uz < 1.0 + pow(0.5, z->theta))
-		return 1;
-	return (int64) (itemcount * pow(z->eta * u - z->eta + 1, z->alpha));
+	return dist_zipf_value(z, dist_rng_double(rng), itemcount);
 }
 
 /* Raise an error unless the hotspot and exponential parameters are in range. */
@@ -323,6 +327,13 @@ int64
 dist_zipf_range_next(DistZipf *z, DistRng *rng)
 {
 	return dist_zipf_next(z, rng, z->items);
+}
+
+/* The draw of a ZipfianGenerator(min, max) for uniform u in [0, 1), from min. */
+int64
+dist_zipf_range_at(const DistZipf *z, double u)
+{
+	return dist_zipf_value(z, u, z->items);
 }
 
 /* HotspotIntegerGenerator.nextValue(); an empty hot or cold set is never drawn. */

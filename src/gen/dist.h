@@ -85,6 +85,7 @@ extern void dist_init(DistChooser *ch, DistKind kind, int64 items,
 					  const DistParams *params);
 extern void dist_zipf_range_init(DistZipf *z, int64 items);
 extern int64 dist_zipf_range_next(DistZipf *z, DistRng *rng);
+extern int64 dist_zipf_range_at(const DistZipf *z, double u);
 extern int64 dist_next(DistChooser *ch, DistRng *rng, int64 last);
 
 #endif							/* PETAGEN_DIST_H */

@@ -1,7 +1,9 @@
 /*-------------------------------------------------------------------------
  * rowgen.c
  *		Field values as a pure function of (seed, key number, column), and
- *		building whole rows for a YCSB-shaped row type.
+ *		building whole rows for a YCSB-shaped row type.  The column is the
+ *		number in the field's name: field1 of BenchBase's table (field1 ..
+ *		fieldN) is field1 of YCSB's (field0 .. fieldN-1).
  *
  * A field is seeded with xxHash's XXH3 over the key number and column
  * (sixteen little-endian bytes) with the job's seed, then expanded with a
@@ -9,6 +11,12 @@
  * bits of each byte plus '0', i.e. the 64 printable characters '0' .. 'o'.
  * Nothing depends on the machine's byte order, the worker count or on
  * which rows were generated before, so any chunking yields the same rows.
+ *
+ * A field's length (fieldlengthdistribution uniform or zipfian) is drawn
+ * the same way, from XXH3 over the key number, column and a third word,
+ * so it is independent of the field's characters: a field of length n is
+ * the first n characters of the field fieldlength long.  Zipfian lengths
+ * are YCSB's ZipfianGenerator(minfieldlength, fieldlength) at that draw.
  *
  * A RowGen owns one buffer with the key and every field, so building a
  * row allocates nothing; the Datums stay valid until the next row.
@@ -26,6 +34,8 @@
 #define SPLITMIX_GAMMA	UINT64CONST(0x9E3779B97F4A7C15)
 #define SIX_BITS		UINT64CONST(0x3F3F3F3F3F3F3F3F)
 #define ASCII_ZERO		UINT64CONST(0x3030303030303030)
+/* The third word of the hash input of a field's length. */
+#define LENGTH_TAG		UINT64CONST(0x4C454E475448)	/* "LENGTH" */
 
 /* Next word of a splitmix64 stream. */
 static inline uint64
@@ -88,6 +98,9 @@ rowgen_init(RowGen *rg, const RowShape *shape, const GenSpec *spec)
 
 	rg->shape = shape;
 	rg->spec = *spec;
+	if (spec->fielddist == FIELDLEN_ZIPFIAN)
+		dist_zipf_range_init(&rg->lengths,
+							 spec->fieldlength - spec->minfieldlength + 1);
 	rg->values = palloc0(sizeof(Datum) * Max(shape->natts, 1));
 	rg->nulls = palloc(sizeof(bool) * Max(shape->natts, 1));
 	memset(rg->nulls, true, sizeof(bool) * shape->natts);
@@ -114,15 +127,43 @@ rowgen_build_key(RowGen *rg, int64 seq)
 	SET_VARSIZE(rg->key, VARHDRSZ + len);
 }
 
-/* Build the fields of row seq. */
+/* The length of field `column` of row seq, per the spec's distribution. */
+int
+rowgen_field_length(const RowGen *rg, int64 seq, int column)
+{
+	const GenSpec *spec = &rg->spec;
+	uint64		input[3];
+	uint64		h;
+	int64		range = spec->fieldlength - spec->minfieldlength + 1;
+
+	if (spec->fielddist == FIELDLEN_CONSTANT)
+		return spec->fieldlength;
+	input[0] = rowgen_le64((uint64) seq);
+	input[1] = rowgen_le64((uint64) column);
+	input[2] = rowgen_le64(LENGTH_TAG);
+	h = XXH3_64bits_withSeed(input, sizeof(input), spec->seed);
+	if (spec->fielddist == FIELDLEN_UNIFORM)
+		return spec->minfieldlength + (int) (h % (uint64) range);
+	/* 53 random bits: a double in [0, 1) as YCSB's nextDouble() */
+	return spec->minfieldlength +
+		(int) dist_zipf_range_at(&rg->lengths,
+								 (double) (h >> 11) * (1.0 / (UINT64CONST(1) << 53)));
+}
+
+/*
+ * Build the fields of row seq: the values a load writes, rows() returns
+ * and a read of the row should find.
+ */
 void
 rowgen_build_fields(RowGen *rg, int64 seq)
 {
 	for (int f = 0; f < rg->shape->nfields; f++)
 	{
 		char	   *field = DatumGetPointer(rg->values[rg->shape->field_att[f]]);
+		int			column = rg->shape->field_base + f;
+		int			len = rowgen_field_length(rg, seq, column);
 
-		rowgen_fill_field(rg->spec.seed, seq, f, VARDATA(field),
-						  rg->spec.fieldlength);
+		SET_VARSIZE(field, VARHDRSZ + len);
+		rowgen_fill_field(rg->spec.seed, seq, column, VARDATA(field), len);
 	}
 }

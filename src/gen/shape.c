@@ -3,9 +3,14 @@
  *		Discovering and validating a YCSB-shaped row type.
  *
  * A YCSB-shaped table has a key column ycsb_key and field columns field0,
- * field1, ... fieldN-1, each of type text or varchar(n), in any column
- * order, and nothing else.  Dropped columns are ignored; generated columns
- * and any other column are refused, because petagen could not fill them.
+ * field1, ... fieldN-1 (YCSB's numbering; BenchBase's YCSB table numbers
+ * them field1 ... fieldN: a table without field0 starts at field1), each
+ * of type text or varchar(n), in any column order.  Any other column is
+ * an extra column, which the loaders fill as INSERT would (load/defaults.c:
+ * its default, identity or stored generated expression, else NULL) and
+ * rows() leaves NULL; one that is NOT NULL with none of these is refused,
+ * as INSERT would fail on it.  Dropped columns are ignored; ycsb_key and
+ * the fields must not be generated.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -15,9 +20,12 @@
 
 #include "gen/shape.h"
 
-#define SHAPE_HINT "A YCSB-shaped table has a column ycsb_key and columns field0, field1, ... of type text or varchar."
+#define SHAPE_HINT "A YCSB-shaped table has a column ycsb_key and columns field0, field1, ... (or field1, field2, ...) of type text or varchar."
 
-/* The field number of a column named fieldN (no leading zeros), or -1. */
+/*
+ * The field number of a column named fieldN (no leading zeros), up to
+ * natts (field1 .. fieldN numbering), or -1.
+ */
 static int
 shape_field_number(const char *attname, int natts)
 {
@@ -29,11 +37,11 @@ shape_field_number(const char *attname, int natts)
 		return -1;
 	for (const char *p = digits; *p; p++)
 	{
-		if (*p < '0' || *p > '9' || number >= natts)
+		if (*p < '0' || *p > '9' || number > natts)
 			return -1;
 		number = number * 10 + (*p - '0');
 	}
-	return number < natts ? number : -1;
+	return number <= natts ? number : -1;
 }
 
 /* The varchar(n) character limit of a text or varchar attribute, or -1. */
@@ -67,6 +75,20 @@ shape_min_limit(int32 a, int32 b)
 	return Min(a, b);
 }
 
+/* Raise an error unless INSERT can fill extra column att without a value. */
+static void
+shape_check_extra(Form_pg_attribute att, const char *name)
+{
+	if (att->attnotnull && !att->atthasdef && !att->attidentity &&
+		!att->attgenerated)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
+				 errmsg("column \"%s\" of \"%s\" is NOT NULL and has no default",
+						NameStr(att->attname), name),
+				 errdetail("petagen fills ycsb_key and the field columns, and every other column as INSERT would when it is not named: with its default, else NULL."),
+				 errhint("Give the column a DEFAULT, or allow NULL in it.")));
+}
+
 /* The 0-based index of attribute ycsb_key, or an error. */
 static int
 shape_key_att(TupleDesc tupdesc, const char *name)
@@ -85,6 +107,29 @@ shape_key_att(TupleDesc tupdesc, const char *name)
 	pg_unreachable();
 }
 
+/*
+ * Number the fields from field0, or from field1 if there is no field0
+ * (BenchBase's table); raise an error on a gap.  field_att is indexed by
+ * the number in the column's name on entry, from field_base on return.
+ */
+static void
+shape_number_fields(RowShape *shape, const char *name)
+{
+	shape->field_base = shape->nfields > 1 && shape->field_att[0] < 0 ? 1 : 0;
+	for (int f = shape->field_base; f < shape->nfields; f++)
+		if (shape->field_att[f] < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
+					 errmsg("field columns of \"%s\" have a gap: field%d is missing",
+							name, f),
+					 errdetail("Field columns must be numbered field%d to field%d without gaps.",
+							   shape->field_base, shape->nfields - 1),
+					 errhint(SHAPE_HINT)));
+	shape->nfields -= shape->field_base;
+	memmove(shape->field_att, shape->field_att + shape->field_base,
+			sizeof(int) * shape->nfields);
+}
+
 /* Fill shape from a row type, or raise an error saying what is off. */
 void
 shape_from_tupdesc(TupleDesc tupdesc, const char *name, RowShape *shape)
@@ -92,10 +137,12 @@ shape_from_tupdesc(TupleDesc tupdesc, const char *name, RowShape *shape)
 	shape->natts = tupdesc->natts;
 	shape->key_att = shape_key_att(tupdesc, name);
 	shape->nfields = 0;
-	shape->field_att = palloc(sizeof(int) * Max(tupdesc->natts, 1));
+	shape->field_att = palloc(sizeof(int) * (tupdesc->natts + 1));
 	shape->key_maxchars = -1;
 	shape->field_maxchars = -1;
-	for (int i = 0; i < tupdesc->natts; i++)
+	shape->nextra = 0;
+	shape->extra_att = palloc(sizeof(int) * Max(tupdesc->natts, 1));
+	for (int i = 0; i <= tupdesc->natts; i++)
 		shape->field_att[i] = -1;
 
 	for (int i = 0; i < tupdesc->natts; i++)
@@ -113,24 +160,16 @@ shape_from_tupdesc(TupleDesc tupdesc, const char *name, RowShape *shape)
 		}
 		field = shape_field_number(attname, tupdesc->natts);
 		if (field < 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
-					 errmsg("column \"%s\" of \"%s\" is neither ycsb_key nor a field column",
-							attname, name),
-					 errhint(SHAPE_HINT)));
+		{
+			shape_check_extra(att, name);
+			shape->extra_att[shape->nextra++] = i;
+			continue;
+		}
 		shape->field_maxchars = shape_min_limit(shape->field_maxchars,
 												shape_char_limit(att, name));
 		shape->field_att[field] = i;
 		shape->nfields = Max(shape->nfields, field + 1);
 	}
 
-	for (int f = 0; f < shape->nfields; f++)
-		if (shape->field_att[f] < 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
-					 errmsg("field columns of \"%s\" have a gap: field%d is missing",
-							name, f),
-					 errdetail("Field columns must be numbered field0 to field%d without gaps.",
-							   shape->nfields - 1),
-					 errhint(SHAPE_HINT)));
+	shape_number_fields(shape, name);
 }

@@ -1,16 +1,18 @@
 /*-------------------------------------------------------------------------
  * spec.c
  *		The generation spec shared by petagen.rows() and the loader: the key
- *		mode and its spelling, the seed, the field length, and the checks
- *		that a range of key numbers fits a table's columns.
+ *		mode and its spelling, the seed, the field lengths (YCSB's
+ *		fieldlength, fieldlengthdistribution and minfieldlength), and the
+ *		checks that a range of key numbers fits a table's columns.
  *
  * Counts and key numbers arrive as numeric, so that `rows => 8e11` works as
  * written; they are turned into int64 here with errors a DBA can act on.
  *
  * spec_read_args() and spec_read_keys() are the one reader of the
- * generation arguments (keys, seed, fieldlength, prefix, zeropadding) for
- * every SQL function that takes them: each caller passes where its
- * declaration has them (GenArgs, from its enum of argument names).  The
+ * generation arguments (keys, seed, fieldlength, prefix, zeropadding,
+ * fieldlengthdistribution, minfieldlength) for every SQL function that
+ * takes them: each caller passes where its declaration has them (GenArgs,
+ * from its enum of argument names).  The
  * caller checks for NULL first, with errors naming the argument, or passes
  * a fallback spec for the arguments not given (bench(): the key space of
  * the table's load job).  An argument past PG_NARGS() is not given: the
@@ -20,12 +22,25 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "common/int.h"
 #include "fmgr.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
 
 #include "gen/spec.h"
+
+/* YCSB's ZipfianGenerator constant, which its field lengths use. */
+#define SPEC_ZIPFIAN_CONSTANT	0.99
+/* spec_power_sum() adds up to this many terms exactly. */
+#define SPEC_EXACT_SUM			1000
+
+static const char *const spec_fielddist_names[] = {
+	[FIELDLEN_CONSTANT] = "constant",
+	[FIELDLEN_UNIFORM] = "uniform",
+	[FIELDLEN_ZIPFIAN] = "zipfian",
+};
 
 /* Validate the seed and field length into spec, its keys already set. */
 static void
@@ -39,6 +54,83 @@ spec_set_values(GenSpec *spec, int64 seed, int fieldlength)
 				 errhint("YCSB's default fieldlength is 100.")));
 	spec->seed = (uint64) seed;
 	spec->fieldlength = fieldlength;
+	spec->fielddist = FIELDLEN_CONSTANT;
+	spec->minfieldlength = SPEC_DEFAULT_MINFIELDLENGTH;
+}
+
+/* The SQL name of a field length distribution. */
+const char *
+spec_fielddist_name(FieldLengthDist dist)
+{
+	return spec_fielddist_names[dist];
+}
+
+/* Look a field length distribution up by name, or raise an error. */
+static FieldLengthDist
+spec_fielddist_lookup(const char *name)
+{
+	for (int i = 0; i < lengthof(spec_fielddist_names); i++)
+		if (strcmp(name, spec_fielddist_names[i]) == 0)
+			return (FieldLengthDist) i;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("unknown fieldlengthdistribution \"%s\"", name),
+			 errhint("Valid field length distributions are \"constant\", \"uniform\" and \"zipfian\".")));
+	pg_unreachable();
+}
+
+/*
+ * Validate the field length distribution and the shortest field into spec,
+ * its fieldlength already set: minfieldlength runs from 1 to fieldlength.
+ */
+void
+spec_set_lengths(GenSpec *spec, const char *fielddist, int minfieldlength)
+{
+	spec->fielddist = spec_fielddist_lookup(fielddist);
+	if (minfieldlength < 1 || minfieldlength > spec->fieldlength)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("minfieldlength must be between 1 and fieldlength %d, not %d",
+						spec->fieldlength, minfieldlength),
+				 errhint("Fields of fieldlengthdistribution \"uniform\" and \"zipfian\" are minfieldlength to fieldlength characters long; YCSB's default minfieldlength is 1.")));
+	spec->minfieldlength = minfieldlength;
+}
+
+/*
+ * sum i^-s for i = 1 .. n: the first SPEC_EXACT_SUM terms exactly, the
+ * rest as the integral over [SPEC_EXACT_SUM + 1/2, n + 1/2] (relative error
+ * below 10^-8 for the exponents used here).
+ */
+static double
+spec_power_sum(int n, double s)
+{
+	double		sum = 0;
+
+	for (int i = 1; i <= Min(n, SPEC_EXACT_SUM); i++)
+		sum += pow(i, -s);
+	if (n > SPEC_EXACT_SUM)
+		sum += (pow(n + 0.5, 1 - s) - pow(SPEC_EXACT_SUM + 0.5, 1 - s)) / (1 - s);
+	return sum;
+}
+
+/*
+ * The mean length of a field: what a size estimate multiplies by.  For
+ * zipfian, the mean of Zipf's law with YCSB's constant 0.99 over the
+ * lengths, which YCSB's generator approximates.
+ */
+double
+spec_mean_fieldlength(const GenSpec *spec)
+{
+	int			n = spec->fieldlength - spec->minfieldlength + 1;
+
+	if (spec->fielddist == FIELDLEN_CONSTANT)
+		return spec->fieldlength;
+	if (spec->fielddist == FIELDLEN_UNIFORM)
+		return (spec->minfieldlength + spec->fieldlength) / 2.0;
+	/* length minfieldlength + i - 1 has weight i^-0.99, i = 1 .. n */
+	return spec->minfieldlength - 1 +
+		spec_power_sum(n, SPEC_ZIPFIAN_CONSTANT - 1) /
+		spec_power_sum(n, SPEC_ZIPFIAN_CONSTANT);
 }
 
 /* Validate the generation options into spec. */
@@ -127,10 +219,19 @@ spec_read_args(FunctionCallInfo fcinfo, const GenArgs *args,
 	int32		fieldlength =
 		DatumGetInt32(spec_int_arg(fcinfo, args->fieldlength, have,
 								   Int32GetDatum(have ? fallback->fieldlength : 0)));
+	const char *fielddist =
+		spec_text_arg(fcinfo, args->fieldlengthdistribution,
+					  have ? spec_fielddist_name(fallback->fielddist) :
+					  SPEC_DEFAULT_FIELDLENGTHDISTRIBUTION);
+	int32		minfieldlength =
+		DatumGetInt32(spec_int_arg(fcinfo, args->minfieldlength, true,
+								   Int32GetDatum(have ? fallback->minfieldlength :
+												 SPEC_DEFAULT_MINFIELDLENGTH)));
 
 	spec_read_keys(fcinfo, args, fallback ? &fallback->keys : NULL,
 				   &spec->keys);
 	spec_set_values(spec, seed, fieldlength);
+	spec_set_lengths(spec, fielddist, minfieldlength);
 }
 
 /* Raise an error unless keys up to last_seq and the fields fit the columns. */
@@ -217,7 +318,8 @@ void
 spec_check_nulls(FunctionCallInfo fcinfo, int from,
 				 const char *const *argnames, int nargs, const char *funcname)
 {
-	for (int i = from; i < nargs; i++)
+	/* a 0.1 declaration may end before the last argument */
+	for (int i = from; i < Min(nargs, PG_NARGS()); i++)
 		if (PG_ARGISNULL(i))
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -227,11 +329,11 @@ spec_check_nulls(FunctionCallInfo fcinfo, int from,
 
 static const char *const range_arg_names[RANGE_NARGS] = {
 	"table", "first", "count", "keys", "seed", "fieldlength", "prefix",
-	"zeropadding"
+	"zeropadding", "fieldlengthdistribution", "minfieldlength"
 };
 
 /* Where rows() and load() declare the generation arguments. */
-static const GenArgs range_gen_args = SPEC_GEN_ARGS(RANGE_ARG_);
+static const GenArgs range_gen_args = SPEC_ALL_ARGS(RANGE_ARG_);
 
 /*
  * Read and validate the range and generation arguments of rows() and

@@ -19,12 +19,26 @@
 /* Most field bytes of one row (fieldlength x fields): a row is one palloc. */
 #define SPEC_MAX_ROW_BYTES	(256 * 1024 * 1024)
 
+/*
+ * How long each field is: YCSB's fieldlengthdistribution.  constant: always
+ * fieldlength; uniform and zipfian: minfieldlength .. fieldlength, drawn
+ * per (seed, key number, field) by rowgen.c.
+ */
+typedef enum FieldLengthDist
+{
+	FIELDLEN_CONSTANT,
+	FIELDLEN_UNIFORM,
+	FIELDLEN_ZIPFIAN				/* YCSB's ZipfianGenerator(min, max) */
+} FieldLengthDist;
+
 /* Everything rows depend on besides the key number: a pure function of this. */
 typedef struct GenSpec
 {
 	KeySpec		keys;
 	uint64		seed;
-	int			fieldlength;
+	int			fieldlength;	/* the longest field */
+	FieldLengthDist fielddist;
+	int			minfieldlength; /* the shortest field, but for constant */
 } GenSpec;
 
 /* The generation arguments' defaults, as the SQL functions declare them. */
@@ -33,13 +47,19 @@ typedef struct GenSpec
 #define SPEC_DEFAULT_ZEROPADDING	1
 #define SPEC_DEFAULT_SEED			0
 #define SPEC_DEFAULT_FIELDLENGTH	100
+#define SPEC_DEFAULT_FIELDLENGTHDISTRIBUTION "constant"
+#define SPEC_DEFAULT_MINFIELDLENGTH	1
 
 /*
  * Where one SQL function declares each generation argument, counted from 0
  * as PG_GETARG_*() counts; SPEC_NO_ARG for one it does not take (key(),
  * seq() and verify() take no seed and no fieldlength).  Each entry point
- * fills this from its own enum of argument names, by SPEC_GEN_ARGS(P_) or
- * SPEC_KEY_ARGS(P_) where the enum names them P_KEYS, P_SEED, ...
+ * fills this from its own enum of argument names, by SPEC_ALL_ARGS(P_),
+ * SPEC_GEN_ARGS(P_) or SPEC_KEY_ARGS(P_) where the enum names them P_KEYS,
+ * P_SEED, ...  fieldlengthdistribution and minfieldlength, which came in
+ * 0.2 at the end of the declarations, default to constant and 1 when a
+ * function does not take them or they are not given and there is no
+ * fallback.
  */
 #define SPEC_NO_ARG (-1)
 typedef struct GenArgs
@@ -49,17 +69,29 @@ typedef struct GenArgs
 	int			fieldlength;
 	int			prefix;
 	int			zeropadding;
+	int			fieldlengthdistribution;
+	int			minfieldlength;
 } GenArgs;
 
-/* All five generation arguments, named p##KEYS .. p##ZEROPADDING. */
+/* All seven generation arguments, named p##KEYS .. p##MINFIELDLENGTH. */
+#define SPEC_ALL_ARGS(p) \
+	{p##KEYS, p##SEED, p##FIELDLENGTH, p##PREFIX, p##ZEROPADDING, \
+	 p##FIELDLENGTHDISTRIBUTION, p##MINFIELDLENGTH}
+/* The first five: constant field lengths, or a fallback's distribution. */
 #define SPEC_GEN_ARGS(p) \
-	{p##KEYS, p##SEED, p##FIELDLENGTH, p##PREFIX, p##ZEROPADDING}
+	{p##KEYS, p##SEED, p##FIELDLENGTH, p##PREFIX, p##ZEROPADDING, \
+	 SPEC_NO_ARG, SPEC_NO_ARG}
 /* The key spelling only: keys, prefix and zeropadding. */
 #define SPEC_KEY_ARGS(p) \
-	{p##KEYS, SPEC_NO_ARG, SPEC_NO_ARG, p##PREFIX, p##ZEROPADDING}
+	{p##KEYS, SPEC_NO_ARG, SPEC_NO_ARG, p##PREFIX, p##ZEROPADDING, \
+	 SPEC_NO_ARG, SPEC_NO_ARG}
 
 extern void spec_init(GenSpec *spec, const char *mode, const char *prefix,
 					  int zeropadding, int64 seed, int fieldlength);
+extern void spec_set_lengths(GenSpec *spec, const char *fielddist,
+							 int minfieldlength);
+extern const char *spec_fielddist_name(FieldLengthDist dist);
+extern double spec_mean_fieldlength(const GenSpec *spec);
 extern void spec_read_keys(FunctionCallInfo fcinfo, const GenArgs *args,
 						   const KeySpec *fallback, KeySpec *keys);
 extern void spec_read_args(FunctionCallInfo fcinfo, const GenArgs *args,
@@ -83,6 +115,8 @@ typedef enum RangeArg
 	RANGE_ARG_FIELDLENGTH,
 	RANGE_ARG_PREFIX,
 	RANGE_ARG_ZEROPADDING,
+	RANGE_ARG_FIELDLENGTHDISTRIBUTION,
+	RANGE_ARG_MINFIELDLENGTH,
 	RANGE_NARGS
 } RangeArg;
 

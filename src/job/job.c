@@ -163,7 +163,7 @@ petagen_start(PG_FUNCTION_ARGS)
 	launch_check_login(GetUserId(), "petagen.start()");
 	options_parse(fcinfo, "petagen.start()", START_ARG_METHOD, &def);
 	options_check_not_null(fcinfo, START_ARG_FORCE, "petagen.start()");
-	check_table_loadable(def.relid, &def.spec, def.rows);
+	check_table_loadable(def.relid, &def.spec, job_last_seq(&def));
 	launch_check_workers(def.nworkers);
 	if (!PG_GETARG_BOOL(START_ARG_FORCE))
 		check_refuse_errors(&def);
@@ -224,7 +224,7 @@ job_check_resumable(const JobDef *def)
 	SetUserIdAndSecContext(def->owner,
 						   save_sec_context | SECURITY_LOCAL_USERID_CHANGE);
 	options_check_method(def);
-	check_table_loadable(def->relid, &def->spec, def->rows);
+	check_table_loadable(def->relid, &def->spec, job_last_seq(def));
 	if (def->method->whole_leaves)
 		job_check_leaves_unchanged(def);
 	SetUserIdAndSecContext(save_userid, save_sec_context);

@@ -4,11 +4,12 @@
  *		shared memory that workers publish and status() reads, and the
  *		worker arguments.
  *
- * A job's key space 0 .. rows-1 is cut into chunks of chunk_rows key
- * numbers.  A chunk is loaded in one transaction that also inserts its row
- * into the ledger petagen.chunks, so the record of finished work commits
- * atomically with the data; resume() redoes exactly the chunks without a
- * ledger row.
+ * A job's key space first .. first+rows-1 (first: YCSB's insertstart,
+ * usually 0) is cut into chunks of chunk_rows key numbers, chunk c from
+ * first + c * chunk_rows (method_chunk.c).  A chunk is loaded in one
+ * transaction that also inserts its row into the ledger petagen.chunks, so
+ * the record of finished work commits atomically with the data; resume()
+ * redoes exactly the chunks without a ledger row.
  *
  * Live state: one DSM segment per run of a job (start or resume), pinned
  * so that it outlives the backend that created it, its handle stored in
@@ -146,6 +147,7 @@ typedef struct JobDef
 {
 	int64		job;
 	Oid			relid;
+	int64		first;			/* the first key number (YCSB's insertstart) */
 	int64		rows;
 	int32		nworkers;
 	int32		run;

@@ -64,6 +64,9 @@ enum
 	Anum_job_read_indexes_after,
 	Anum_job_read_method,
 	Anum_job_read_route_token,
+	Anum_job_read_fieldlengthdistribution,
+	Anum_job_read_minfieldlength,
+	Anum_job_read_first,
 };
 
 /* Fill def from the first result row of job_read()'s query. */
@@ -76,6 +79,7 @@ ledger_fill_def(int64 job, JobDef *def, MemoryContext cxt)
 	MemoryContextSwitchTo(cxt);
 	def->job = job;
 	def->relid = DatumGetObjectId(catalog_value(0, Anum_job_read_table, &isnull));
+	def->first = catalog_int8(0, Anum_job_read_first);
 	def->rows = catalog_int8(0, Anum_job_read_rows);
 	def->nworkers = DatumGetInt32(catalog_value(0, Anum_job_read_workers, &isnull));
 	def->run = DatumGetInt32(catalog_value(0, Anum_job_read_run, &isnull));
@@ -85,6 +89,9 @@ ledger_fill_def(int64 job, JobDef *def, MemoryContext cxt)
 			  DatumGetInt32(catalog_value(0, Anum_job_read_zeropadding, &isnull)),
 			  catalog_int8(0, Anum_job_read_seed),
 			  DatumGetInt32(catalog_value(0, Anum_job_read_fieldlength, &isnull)));
+	spec_set_lengths(&def->spec,
+					 catalog_text(0, Anum_job_read_fieldlengthdistribution, cxt),
+					 DatumGetInt32(catalog_value(0, Anum_job_read_minfieldlength, &isnull)));
 	def->disk_reserve = DatumGetInt64(catalog_value(0, Anum_job_read_disk_reserve, &isnull));
 	if (isnull)
 		def->disk_reserve = -1;
@@ -117,7 +124,10 @@ job_read(int64 job, JobDef *def, bool missing_ok)
 					 " started_by::oid, state, dsm_handle, xmin, frozen,"
 					 " indexes = 'after',"
 					 " coalesce(to_jsonb(j) ->> 'method', 'chunk'),"
-					 " (to_jsonb(j) ->> 'route_token')::int8"
+					 " (to_jsonb(j) ->> 'route_token')::int8,"
+					 " coalesce(to_jsonb(j) ->> 'fieldlengthdistribution', 'constant'),"
+					 " coalesce((to_jsonb(j) ->> 'minfieldlength')::int4, 1),"
+					 " coalesce((to_jsonb(j) ->> 'first')::int8, 0)"
 					 " FROM petagen.jobs j WHERE job = $1",
 					 1, types, values, NULL, SPI_OK_SELECT) == 0)
 	{
@@ -292,7 +302,8 @@ ledger_written_since(Oid relid, int64 job, Oid *other_relid)
 /*
  * The parameters of a job's INSERT: values[Arg_insert_job_x] is $(x + 1).
  * A job started through 0.2's start() names its method, route token (NULL
- * for a chunk job) and why that method (def->method_reason); one started
+ * for a chunk job), why that method (def->method_reason), its field
+ * lengths and its first key number; one started
  * through 0.1's start(), which a catalog still at 0.1 has (the library is
  * 0.2, ALTER EXTENSION UPDATE not yet run), names none: that catalog has
  * none of these columns, the last INSERT_JOB_NARGS - INSERT_JOB_NARGS_01.
@@ -317,6 +328,9 @@ enum
 	Arg_insert_job_method = INSERT_JOB_NARGS_01,
 	Arg_insert_job_route_token,
 	Arg_insert_job_method_reason,
+	Arg_insert_job_fieldlengthdistribution,
+	Arg_insert_job_minfieldlength,
+	Arg_insert_job_first,
 	INSERT_JOB_NARGS
 };
 
@@ -350,6 +364,9 @@ ledger_insert_job(JobDef *def)
 		[Arg_insert_job_method] = TEXTOID,
 		[Arg_insert_job_route_token] = INT8OID,
 		[Arg_insert_job_method_reason] = TEXTOID,
+		[Arg_insert_job_fieldlengthdistribution] = TEXTOID,
+		[Arg_insert_job_minfieldlength] = INT4OID,
+		[Arg_insert_job_first] = INT8OID,
 	};
 	Datum		values[INSERT_JOB_NARGS] = {
 		[Arg_insert_job_table] = ObjectIdGetDatum(def->relid),
@@ -369,6 +386,9 @@ ledger_insert_job(JobDef *def)
 		[Arg_insert_job_method] = CStringGetTextDatum(def->method->name),
 		[Arg_insert_job_route_token] = Int64GetDatum(def->route_token),
 		[Arg_insert_job_method_reason] = CStringGetTextDatum(def->method_reason ? def->method_reason : ""),
+		[Arg_insert_job_fieldlengthdistribution] = CStringGetTextDatum(spec_fielddist_name(def->spec.fielddist)),
+		[Arg_insert_job_minfieldlength] = Int32GetDatum(def->spec.minfieldlength),
+		[Arg_insert_job_first] = Int64GetDatum(def->first),
 	};
 	char		nulls[INSERT_JOB_NARGS];
 	CatalogScope scope;
@@ -382,8 +402,9 @@ ledger_insert_job(JobDef *def)
 		nulls[Arg_insert_job_route_token] = 'n';
 	catalog_connect(&scope, true);
 	if (def->method_reason != NULL)
-		catalog_exec(LEDGER_INSERT_JOB(", method, route_token, method_reason",
-									   ", $15, $16, $17"), INSERT_JOB_NARGS,
+		catalog_exec(LEDGER_INSERT_JOB(", method, route_token, method_reason,"
+									   " fieldlengthdistribution, minfieldlength, first",
+									   ", $15, $16, $17, $18, $19, $20"), INSERT_JOB_NARGS,
 					 types, values, nulls, SPI_OK_INSERT_RETURNING);
 	else
 		catalog_exec(LEDGER_INSERT_JOB("", ""), INSERT_JOB_NARGS_01, types,

@@ -212,6 +212,7 @@ method_load_job(const JobDef *def, LoadJob *job)
 	LoadJob		view = {
 		.job = def->job,
 		.relid = def->relid,
+		.first = def->first,
 		.rows = def->rows,
 		.chunk_rows = def->chunk_rows,
 		.spec = def->spec,

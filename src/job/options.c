@@ -50,10 +50,13 @@ static const char *const start_arg_names[START_NARGS] = {
 	[START_ARG_INDEXES] = "indexes",
 	[START_ARG_FORCE] = "force",
 	[START_ARG_METHOD] = "method",
+	[START_ARG_FIELDLENGTHDISTRIBUTION] = "fieldlengthdistribution",
+	[START_ARG_MINFIELDLENGTH] = "minfieldlength",
+	[START_ARG_FIRST] = "first",
 };
 
-/* Where start() and check() declare the generation arguments. */
-static const GenArgs start_gen_args = SPEC_GEN_ARGS(START_ARG_);
+/* Where start() declares the generation arguments. */
+static const GenArgs start_gen_args = SPEC_ALL_ARGS(START_ARG_);
 
 /* Raise an error if argument arg is NULL. */
 void
@@ -192,9 +195,36 @@ options_check_method(const JobDef *def)
 }
 
 /*
+ * Read the generation arguments and the first key number into def; those
+ * after method (argument method_arg) are one place earlier in check(),
+ * which takes no force.
+ */
+static void
+options_gen_args(FunctionCallInfo fcinfo, const char *funcname,
+				 StartArg method_arg, JobDef *def)
+{
+	int			shift = method_arg - START_ARG_METHOD;
+	int			first_arg = START_ARG_FIRST + shift;
+	GenArgs		args = start_gen_args;
+
+	args.fieldlengthdistribution += shift;
+	args.minfieldlength += shift;
+	for (int arg = START_ARG_FIELDLENGTHDISTRIBUTION; arg < START_NARGS; arg++)
+		if (arg + shift < PG_NARGS() && PG_ARGISNULL(arg + shift))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("argument \"%s\" of %s must not be null",
+							start_arg_names[arg], funcname)));
+	spec_read_args(fcinfo, &args, NULL, &def->spec);
+	if (first_arg < PG_NARGS())
+		def->first = spec_count_arg(PG_GETARG_NUMERIC(first_arg), "first");
+	spec_check_range(def->first, def->rows);
+}
+
+/*
  * Read and validate the arguments start() and check() share, rows ..
- * indexes and method (argument method_arg), into def; funcname reads
- * "petagen.f()".
+ * indexes and method (argument method_arg) and those after it, into def;
+ * funcname reads "petagen.f()".
  */
 void
 options_parse(FunctionCallInfo fcinfo, const char *funcname,
@@ -211,7 +241,7 @@ options_parse(FunctionCallInfo fcinfo, const char *funcname,
 	def->nworkers = PG_GETARG_INT32(START_ARG_WORKERS);
 	launch_check_worker_count(def->nworkers);
 	def->relid = guard_table_name(PG_GETARG_TEXT_PP(START_ARG_TABLE));
-	spec_read_args(fcinfo, &start_gen_args, NULL, &def->spec);
+	options_gen_args(fcinfo, funcname, method_arg, def);
 	/* the disk reserve before the method: 'auto' weighs the routing files */
 	def->disk_reserve = options_size(fcinfo, START_ARG_DISK_RESERVE, -1);
 	def->max_rate = options_size(fcinfo, START_ARG_MAX_RATE, 0);

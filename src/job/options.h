@@ -31,10 +31,16 @@ typedef enum StartArg
 	START_ARG_INDEXES,
 	START_ARG_FORCE,
 	START_ARG_METHOD,
+	START_ARG_FIELDLENGTHDISTRIBUTION,
+	START_ARG_MINFIELDLENGTH,
+	START_ARG_FIRST,			/* YCSB's insertstart */
 	START_NARGS
 } StartArg;
 
-/* check() takes no force: its method argument is where start() has force. */
+/*
+ * check() takes no force: its method argument is where start() has force,
+ * and each argument after it one place earlier than start()'s.
+ */
 #define CHECK_ARG_METHOD START_ARG_FORCE
 
 extern void options_parse(FunctionCallInfo fcinfo, const char *funcname,

@@ -92,7 +92,7 @@ check_table_loadable_def(void *arg)
 {
 	const JobDef *def = arg;
 
-	check_table_loadable(def->relid, &def->spec, def->rows);
+	check_table_loadable(def->relid, &def->spec, job_last_seq(def));
 }
 
 /* Run what start() checks of the table; an error finding and false if it fails. */

@@ -11,7 +11,7 @@
 
 #include "job/finding.h"
 
-extern int64 check_sample_seq(int64 rows, int64 n, int64 i);
+extern int64 check_sample_seq(const JobDef *def, int64 n, int64 i);
 extern void check_sample(CheckCtx *ctx);
 extern void check_leaves(CheckCtx *ctx);
 extern double check_wal_total(const CheckCtx *ctx);

@@ -24,6 +24,7 @@
 #include "compat.h"
 #include "job/preflight_int.h"
 #include "job/refusals.h"
+#include "job/sizing.h"
 #include "load/keyindex.h"
 #include "load/leafload.h"
 #include "route/route.h"
@@ -128,9 +129,9 @@ check_probe(CheckCtx *ctx)
 	leaves = palloc0(sizeof(ProbeLeaf) * nleaves);
 	key = palloc(VARHDRSZ + KEYS_MAX_LEN + 1);
 	for (int64 i = 0; i < n; i++)
-		check_probe_key(ctx, leaves, check_sample_seq(rows, n, i), key);
+		check_probe_key(ctx, leaves, check_sample_seq(ctx->def, n, i), key);
 	if (n < rows)
-		check_probe_key(ctx, leaves, rows - 1, key);
+		check_probe_key(ctx, leaves, job_last_seq(ctx->def), key);
 	for (int i = 0; i < nleaves; i++)
 		if (leaves[i].opened)
 			check_probe_close(&leaves[i]);

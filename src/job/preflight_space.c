@@ -48,11 +48,11 @@
 /* Fill of btree leaf pages under random inserts (about ln 2). */
 #define CHECK_RANDOM_FILL	0.70
 
-/* Key number i of n spread evenly over 0 .. rows-1. */
+/* Key number i of n spread evenly over the job's first .. first+rows-1. */
 int64
-check_sample_seq(int64 rows, int64 n, int64 i)
+check_sample_seq(const JobDef *def, int64 n, int64 i)
 {
-	return (rows / n) * i + (rows % n) * i / n;
+	return def->first + (def->rows / n) * i + (def->rows % n) * i / n;
 }
 
 /* Route a sample of the key space: each leaf's rows and average key length. */
@@ -70,7 +70,7 @@ check_sample(CheckCtx *ctx)
 
 	for (int64 i = 0; i < n; i++)
 	{
-		int64		seq = check_sample_seq(rows, n, i);
+		int64		seq = check_sample_seq(ctx->def, n, i);
 		int			len = keys_format(&ctx->def->spec.keys, seq, VARDATA(key));
 		int			leaf;
 
@@ -118,7 +118,7 @@ check_varlena(double len)
 /* Estimated heap bytes of a leaf holding est->rows rows. */
 static double
 check_heap_bytes(Relation rel, const RowShape *shape, const LeafEstimate *est,
-				 int fieldlength)
+				 double fieldlength)
 {
 	double		data = check_varlena(est->keylen) +
 		shape->nfields * check_varlena(fieldlength);
@@ -137,10 +137,10 @@ check_heap_bytes(Relation rel, const RowShape *shape, const LeafEstimate *est,
 
 /* Do keys arrive in ascending text order, so that btree pages fill up? */
 static bool
-check_keys_ascend(const GenSpec *spec, int64 rows)
+check_keys_ascend(const GenSpec *spec, int64 last_seq)
 {
 	return spec->keys.mode == KEYS_ORDERED &&
-		keys_max_len(&spec->keys, rows - 1) ==
+		keys_max_len(&spec->keys, last_seq) ==
 		spec->keys.prefixlen + spec->keys.zeropadding;
 }
 
@@ -160,11 +160,11 @@ check_index_bytes(Relation index, const RowShape *shape,
 		AttrNumber	att = form->indkey.values[i];
 
 		width += check_varlena(att == 0 || att - 1 == shape->key_att ?
-							   est->keylen : ctx->def->spec.fieldlength);
+							   est->keylen : spec_mean_fieldlength(&ctx->def->spec));
 	}
 	item = MAXALIGN((Size) width) + sizeof(ItemIdData);
 	if (index->rd_rel->relam == BTREE_AM_OID &&
-		check_keys_ascend(&ctx->def->spec, ctx->def->rows))
+		check_keys_ascend(&ctx->def->spec, job_last_seq(ctx->def)))
 		fill = BTGetFillFactor(index) / 100.0;
 	per_page = Max(1, floor((BLCKSZ - SizeOfPageHeaderData -
 							 MAXALIGN(sizeof(BTPageOpaqueData))) * fill / item));
@@ -302,7 +302,8 @@ check_leaves(CheckCtx *ctx)
 		rel = table_open(leaf->relid, NoLock);	/* locked by route_open() */
 		shape_from_tupdesc(RelationGetDescr(rel), RelationGetRelationName(rel),
 						   &shape);
-		est->heap = check_heap_bytes(rel, &shape, est, ctx->def->spec.fieldlength);
+		est->heap = check_heap_bytes(rel, &shape, est,
+								 spec_mean_fieldlength(&ctx->def->spec));
 		check_space_add_tablespace(ctx, leaf->heap_tablespace, est->heap, 0);
 		est->index = check_leaf_indexes(ctx, rel, leaf, &shape, est);
 		ctx->nlocal++;

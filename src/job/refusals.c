@@ -29,9 +29,12 @@
 #include "load/load.h"
 #include "route/route.h"
 
-/* Raise an error unless the current role can load the table with a job. */
+/*
+ * Raise an error unless the current role can load the table with a job
+ * whose last key number is last_seq.
+ */
 void
-check_table_loadable(Oid relid, const GenSpec *spec, int64 rows)
+check_table_loadable(Oid relid, const GenSpec *spec, int64 last_seq)
 {
 	Router	   *router;
 	int			nlocal = 0;
@@ -57,7 +60,7 @@ check_table_loadable(Oid relid, const GenSpec *spec, int64 rows)
 				 errdetail("It is a foreign table.") :
 				 errdetail("All of its partitions are foreign tables."),
 				 errhint("Run petagen.start() on the nodes that store the rows.")));
-	load_check(relid, spec, rows - 1);
+	load_check(relid, spec, last_seq);
 }
 
 /*

@@ -3,7 +3,8 @@
  *		The sizes of a load job that a caller may leave out: its chunk size,
  *		by the number of workers and the method, and the disk reserve in
  *		force.  petagen.disk_reserve is a floor: a job's disk_reserve may
- *		raise it, not lower it.  Below options.c (which reads the
+ *		raise it, not lower it.  And where a job's chunks lie in its key
+ *		space first .. first+rows-1.  Below options.c (which reads the
  *		arguments) and method.c (which weighs them for method => 'auto').
  *-------------------------------------------------------------------------
  */
@@ -16,6 +17,13 @@
 #define JOB_CHUNKS_PER_WORKER	4
 #define JOB_CHUNK_ROWS_MIN		1000
 #define JOB_CHUNK_ROWS_MAX		100000
+
+/* The last key number of def's key space. */
+int64
+job_last_seq(const JobDef *def)
+{
+	return def->first + (def->rows - 1);
+}
 
 /*
  * The disk reserve in force for a job, in bytes: the setting's, which the

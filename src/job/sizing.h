@@ -18,6 +18,7 @@
 #define LEAF_RANGE_ROWS_MIN		10000
 #define LEAF_RANGE_ROWS_MAX		1000000
 
+extern int64 job_last_seq(const JobDef *def);
 extern int64 job_default_chunk_rows(const JobDef *def);
 extern int64 job_reserve(const JobDef *def);
 

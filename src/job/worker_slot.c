@@ -249,8 +249,9 @@ worker_debug_pause(WorkerCtx *ctx, DebugPausePoint point, int64 chunk)
 }
 
 /*
- * load_range's callback after every batch: publish, log progress when due,
- * and obey stop/disk/rate.
+ * load_range's and leaf_write's callback after every batch: publish, log
+ * progress when due, obey stop/disk/rate, and hold a unit partly written
+ * where petagen.debug_pause says mid_chunk.
  */
 void
 worker_progress(void *arg, const LoadStats *so_far)
@@ -264,6 +265,8 @@ worker_progress(void *arg, const LoadStats *so_far)
 	worker_log_progress(ctx, so_far);
 	worker_wait_for_room(ctx, 0);
 	worker_throttle(ctx);
+	if (so_far->rows > 0)
+		worker_debug_pause(ctx, DEBUG_PAUSE_MID_CHUNK, ctx->slot->unit);
 	/* after any pause: a stop that woke us must not let another batch through */
 	worker_check_stop(ctx);
 	worker_set_state(ctx, JOB_RUNNING, NULL);

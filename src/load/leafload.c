@@ -208,15 +208,15 @@ leaf_lock_checked(const LeafRouting *routing, Oid leafrelid)
 {
 	Relation	rel;
 	RowShape	shape;
+	int64		last_seq = routing->first + Max(routing->rows - 1, 0);
 
 	load_check_privilege(routing->relid);
 	LockRelationOid(routing->relid, RowExclusiveLock);
 	rel = table_open(leafrelid, AccessExclusiveLock);
 	leaf_check_privilege(leafrelid);
-	load_check_table(routing->relid, &routing->spec, Max(routing->rows - 1, 0), &shape);
+	load_check_table(routing->relid, &routing->spec, last_seq, &shape);
 	shape_from_tupdesc(RelationGetDescr(rel), RelationGetRelationName(rel), &shape);
-	spec_check_shape(&routing->spec, &shape, Max(routing->rows - 1, 0),
-					 RelationGetRelationName(rel));
+	spec_check_shape(&routing->spec, &shape, last_seq, RelationGetRelationName(rel));
 	load_check_bypass(rel);
 	CheckTableNotInUse(rel, "petagen.start");
 	leaf_check_empty(rel);

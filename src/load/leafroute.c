@@ -169,7 +169,7 @@ leaf_layout_fingerprint(Oid relid, Router *router)
 }
 
 /*
- * In a transaction: complete routing (its job, token, relid, rows,
+ * In a transaction: complete routing (its job, token, relid, first, rows,
  * chunk_rows and spec set by the caller) with what the job's routing files
  * must say now, from the table as it is (its partitions stay locked until
  * the transaction ends).
@@ -200,8 +200,9 @@ leaf_expected_header(const LeafRouting *routing, int64 range, int nleaves,
 	hdr->job = routing->job;
 	hdr->token = routing->token;
 	hdr->range = range;
-	hdr->first = range * routing->chunk_rows;
-	hdr->count = Min(routing->chunk_rows, routing->rows - hdr->first);
+	hdr->first = routing->first + range * routing->chunk_rows;
+	hdr->count = Min(routing->chunk_rows,
+					 routing->rows - range * routing->chunk_rows);
 	hdr->keys_fp = routing->keys_fp;
 	hdr->layout_fp = routing->layout_fp;
 }

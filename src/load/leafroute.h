@@ -18,6 +18,7 @@ typedef struct LeafRouting
 	int64		job;
 	int64		token;			/* petagen.jobs.route_token */
 	Oid			relid;
+	int64		first;			/* the job's first key number */
 	int64		rows;
 	int64		chunk_rows;		/* keys per range */
 	GenSpec		spec;

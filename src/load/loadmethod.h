@@ -38,6 +38,7 @@ typedef struct LoadJob
 {
 	int64		job;
 	Oid			relid;
+	int64		first;			/* the first key number (YCSB's insertstart) */
 	int64		rows;
 	int64		chunk_rows;		/* keys per chunk, or per routing range */
 	GenSpec		spec;

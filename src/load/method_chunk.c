@@ -6,7 +6,8 @@
  *		transaction (load.c).
  *
  * It has no preparing phase and keeps nothing on disk outside relations.
- * A frozen job (frozen.c) records each chunk's intent in a transaction of
+ * Chunk c holds key numbers first + c * chunk_rows on (first: YCSB's
+ * insertstart, usually 0).  A frozen job (frozen.c) records each chunk's intent in a transaction of
  * its own before the chunk, after removing what earlier attempts left;
  * the chunk's transaction locks the leaves first and removes the intent
  * with the chunk's commit.
@@ -72,8 +73,9 @@ chunk_write_unit(LoadJob *job, int64 unit, LoadStats *stats,
 {
 	if (job->frozen)
 		frozen_lock_leaves((FrozenIntent *) job->state);
-	load_range(job->relid, &job->spec, job->frozen, unit * job->chunk_rows,
-			   chunk_unit_keys(job, unit), stats, host->progress, host->arg);
+	load_range(job->relid, &job->spec, job->frozen,
+			   job->first + unit * job->chunk_rows, chunk_unit_keys(job, unit),
+			   stats, host->progress, host->arg);
 	/* the intent goes with the chunk's commit */
 	if (job->frozen)
 		frozen_forget_chunk(job->job, unit);

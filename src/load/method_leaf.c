@@ -40,7 +40,7 @@ leaf_job_routing(const LoadJob *job, LeafRouting *routing)
 {
 	LeafRouting now = {
 		.job = job->job, .token = job->route_token, .relid = job->relid,
-		.rows = job->rows, .chunk_rows = job->chunk_rows, .spec = job->spec,
+		.first = job->first, .rows = job->rows, .chunk_rows = job->chunk_rows, .spec = job->spec,
 	};
 
 	*routing = now;

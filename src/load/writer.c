@@ -17,6 +17,9 @@
  * AMs' scratch memory is the leaf's per-tuple context, reset after every
  * step.  Nothing grows with the number of rows.
  *
+ * A leaf's columns besides ycsb_key and the fields get what INSERT would
+ * give them (defaults.c), evaluated per row in the leaf's per-tuple memory.
+ *
  * Rows bypass triggers, row-level security and partition routing; the
  * caller (load.c) refuses leaves where that would matter.  CHECK
  * constraints of a leaf are enforced, at one ExecConstraints() per row.
@@ -59,6 +62,7 @@
 
 #include "compat.h"
 #include "gen/rowgen.h"
+#include "load/defaults.h"
 #include "load/keyindex.h"
 #include "load/writer.h"
 
@@ -85,6 +89,7 @@ typedef struct WriterLeaf
 	BulkInsertState bistate;
 	RowShape	shape;
 	RowGen		rg;
+	RowDefaults *defaults;		/* its extra columns, or NULL */
 	bool		check_constraints;	/* the leaf has CHECK constraints */
 	TupleTableSlot **slots;		/* WRITER_MAX_ROWS, created on first use */
 	int			nslots;			/* slots created so far */
@@ -228,6 +233,7 @@ writer_open_leaf(Writer *w, int leaf)
 					   RelationGetRelationName(wl->rel), &wl->shape);
 	rowgen_init(&wl->rg, &wl->shape, &w->spec);
 	wl->estate = CreateExecutorState();
+	wl->defaults = defaults_init(wl->rel, &wl->shape, wl->estate);
 	wl->rri = makeNode(ResultRelInfo);
 	InitResultRelInfo(wl->rri, wl->rel, 0, NULL, 0);
 	if (w->maintain_indexes)
@@ -340,9 +346,12 @@ writer_buffer_row(Writer *w, WriterLeaf *wl, int64 seq, const char *key)
 	slot = wl->slots[wl->nbuffered];
 	memcpy(wl->rg.key, key, VARSIZE(key));
 	rowgen_build_fields(&wl->rg, seq);
+	defaults_fill(wl->defaults, wl->rg.values, wl->rg.nulls);
 	old = MemoryContextSwitchTo(w->tuplecxt);
 	tuple = heap_form_tuple(desc, wl->rg.values, wl->rg.nulls);
 	MemoryContextSwitchTo(old);
+	if (wl->defaults != NULL)
+		ResetPerTupleExprContext(wl->estate);
 	/* The slot owns the tuple: heap_multi_insert then needs no copy. */
 	ExecStoreHeapTuple(tuple, slot, true);
 	if (wl->check_constraints)

@@ -20,7 +20,8 @@
  * kind.  No sort of the heap is needed.  From any node of a cluster this
  * checks the whole key space, and each leaf's row says which node holds
  * it.  petagen.verify(job) does the same for the table and key space
- * recorded for a load job.
+ * recorded for a load job, and says which of the extra rows benchmark runs
+ * inserted (verify_bench.c).
  *
  * A Citus table's leaves are its shards (route.c routes as Citus does): a
  * shard on this node is checked exactly like a local leaf; a shard on
@@ -65,6 +66,7 @@
 #include "route/citus_meta.h"
 #include "route/route.h"
 #include "gen/spec.h"
+#include "verify/verify_bench.h"
 #include "verify/verify_diff.h"
 #include "verify/verify_fdw.h"
 #include "verify/verify_par.h"
@@ -81,7 +83,8 @@ typedef enum VerifyArg
 	VERIFY_ARG_ROWS,
 	VERIFY_ARG_KEYS,
 	VERIFY_ARG_PREFIX,
-	VERIFY_ARG_ZEROPADDING
+	VERIFY_ARG_ZEROPADDING,
+	VERIFY_ARG_FIRST
 } VerifyArg;
 
 /* Where verify(table, rows, ...) declares the key spelling. */
@@ -250,18 +253,18 @@ verify_emit(ReturnSetInfo *rsinfo, const RouteLeaf *leaf, VerifyLeaf *vl)
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
-/* Route every key number 0 .. rows-1; probe those of the leaves that differ. */
+/* Route every key number of the range; probe those of the leaves that differ. */
 static void
 verify_probe_keys(Router *router, VerifyLeaf *leaves, const KeySpec *keys,
-				  int64 rows)
+				  const VerifyRange *range)
 {
 	char		buf[VARHDRSZ + KEYS_MAX_LEN + 1];
 
-	for (int64 seq = 0; seq < rows; seq++)
+	for (int64 seq = range->first; seq - range->first < range->rows; seq++)
 	{
 		int			leaf;
 
-		if ((seq & 1023) == 0)
+		if (((seq - range->first) & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
 		SET_VARSIZE(buf, VARHDRSZ + keys_format(keys, seq, buf + VARHDRSZ));
 		leaf = route_key(router, PointerGetDatum(buf));
@@ -338,8 +341,8 @@ verify_open_leaves(Oid relid, Router *router, VerifyLeaf *leaves,
 	return nworkers;
 }
 
-/* Finish a leaf of table relid: its probes; close it and emit its row. */
-static void
+/* Finish a leaf of table relid: its probes; close it and emit its row; its extra rows. */
+static int64
 verify_finish_leaf(ReturnSetInfo *rsinfo, Oid relid, const RouteLeaf *leaf,
 				   VerifyLeaf *vl)
 {
@@ -354,14 +357,16 @@ verify_finish_leaf(ReturnSetInfo *rsinfo, Oid relid, const RouteLeaf *leaf,
 			verify_count_shard(relid, leaf);
 	}
 	verify_emit(rsinfo, leaf, vl);
+	return vl->rows - vl->found;
 }
 
 /*
- * Verify key numbers 0 .. rows-1 of table relid, with up to nworkers
- * parallel workers: a result row per leaf.
+ * Verify key numbers range->first .. first+rows-1 of table relid, with up
+ * to nworkers parallel workers: a result row per leaf; the extra rows of
+ * all leaves.
  */
-static void
-verify_table(FunctionCallInfo fcinfo, Oid relid, int64 rows,
+static int64
+verify_table(FunctionCallInfo fcinfo, Oid relid, const VerifyRange *range,
 			 const KeySpec *keys, int nworkers)
 {
 	ReturnSetInfo *rsinfo;
@@ -370,6 +375,7 @@ verify_table(FunctionCallInfo fcinfo, Oid relid, int64 rows,
 	VerifyPrint *prints;
 	FdwProbe  **remote;
 	int			nleaves;
+	int64		extra = 0;
 
 	guard_table(relid);
 	verify_check_visible(relid);
@@ -381,28 +387,34 @@ verify_table(FunctionCallInfo fcinfo, Oid relid, int64 rows,
 	prints = palloc0(sizeof(VerifyPrint) * nleaves);
 	remote = palloc0(sizeof(FdwProbe *) * nleaves);
 	nworkers = verify_open_leaves(relid, router, leaves, prints, remote,
-								  rows < VERIFY_PARALLEL_MIN_KEYS ? 0 : nworkers);
-	verify_prints(relid, keys, rows, prints, nleaves, remote, nworkers);
+								  range->rows < VERIFY_PARALLEL_MIN_KEYS ? 0 : nworkers);
+	verify_prints(relid, keys, range, prints, nleaves, remote, nworkers);
 	if (verify_compare_leaves(leaves, prints, nleaves))
-		verify_probe_keys(router, leaves, keys, rows);
+		verify_probe_keys(router, leaves, keys, range);
 	for (int i = 0; i < nleaves; i++)
-		verify_finish_leaf(rsinfo, relid, route_leaf(router, i), &leaves[i]);
+		extra += verify_finish_leaf(rsinfo, relid, route_leaf(router, i), &leaves[i]);
 	route_close(router);
+	return extra;
 }
 
 PG_FUNCTION_INFO_V1(petagen_verify);
 /*
- * petagen.verify(table, rows, keys, prefix, zeropadding): a row per leaf,
- * with up to max_parallel_workers_per_gather parallel workers.
+ * petagen.verify(table, rows, keys, prefix, zeropadding, first): a row per
+ * leaf, with up to max_parallel_workers_per_gather parallel workers.  0.1's
+ * declaration has no first.
  */
 Datum
 petagen_verify(PG_FUNCTION_ARGS)
 {
-	int64		rows = spec_count_arg(PG_GETARG_NUMERIC(VERIFY_ARG_ROWS), "rows");
+	VerifyRange range = {0};
 	KeySpec		keys;
 
+	range.rows = spec_count_arg(PG_GETARG_NUMERIC(VERIFY_ARG_ROWS), "rows");
+	if (PG_NARGS() > VERIFY_ARG_FIRST)
+		range.first = spec_count_arg(PG_GETARG_NUMERIC(VERIFY_ARG_FIRST), "first");
+	spec_check_range(range.first, range.rows);
 	spec_read_keys(fcinfo, &verify_gen_args, NULL, &keys);
-	verify_table(fcinfo, PG_GETARG_OID(VERIFY_ARG_TABLE), rows, &keys,
+	verify_table(fcinfo, PG_GETARG_OID(VERIFY_ARG_TABLE), &range, &keys,
 				 max_parallel_workers_per_gather);
 	return (Datum) 0;
 }
@@ -413,6 +425,8 @@ Datum
 petagen_verify_job(PG_FUNCTION_ARGS)
 {
 	JobDef		def;
+	int64		extra;
+	VerifyRange range;
 
 	job_read(PG_GETARG_INT64(0), &def, false);
 	if (!OidIsValid(get_rel_namespace(def.relid)))
@@ -422,7 +436,10 @@ petagen_verify_job(PG_FUNCTION_ARGS)
 						def.job),
 				 errdetail("The job loaded the relation with OID %u, which no longer exists.",
 						   def.relid),
-				 errhint("To check another table against the same key space, call petagen.verify(table, rows, keys, prefix, zeropadding).")));
-	verify_table(fcinfo, def.relid, def.rows, &def.spec.keys, def.nworkers);
+				 errhint("To check another table against the same key space, call petagen.verify(table, rows, keys, prefix, zeropadding, first).")));
+	range.first = def.first;
+	range.rows = def.rows;
+	extra = verify_table(fcinfo, def.relid, &range, &def.spec.keys, def.nworkers);
+	verify_note_bench_inserts(&def, catalog_relation_name(def.relid), extra);
 	return (Datum) 0;
 }

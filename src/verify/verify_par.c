@@ -48,7 +48,7 @@
 typedef struct VerifyShared
 {
 	Oid			relid;
-	int64		rows;
+	VerifyRange range;
 	KeySpec		keys;
 	int			nleaves;
 	int			nparticipants;
@@ -97,13 +97,17 @@ verify_scan_leaf(VerifyPrint *print)
 	table_close(heap, AccessShareLock);
 }
 
-/* Route key numbers first .. first+VERIFY_RANGE_KEYS-1 into want[]. */
+/*
+ * Route the key numbers from offset on, VERIFY_RANGE_KEYS of them within
+ * the range verified, into want[].
+ */
 static void
 verify_route_range(VerifyShared *shared, Router *router, KeyPrint *want,
-				   FdwProbe **remote, int64 first)
+				   FdwProbe **remote, int64 offset)
 {
 	char		buf[VARHDRSZ + KEYS_MAX_LEN + 1];
-	int64		end = Min(shared->rows, first + VERIFY_RANGE_KEYS);
+	int64		first = shared->range.first + offset;
+	int64		end = first + Min(shared->range.rows - offset, VERIFY_RANGE_KEYS);
 
 	CHECK_FOR_INTERRUPTS();
 	for (int64 seq = first; seq < end; seq++)
@@ -167,16 +171,16 @@ petagen_verify_worker_main(dsm_segment *seg, shm_toc *toc)
 /* Fill the shared state: the leaves, the units, nothing counted yet. */
 static void
 verify_shared_init(VerifyShared *shared, Oid relid, const KeySpec *keys,
-				   int64 rows, const VerifyPrint *prints, int nleaves,
+				   const VerifyRange *range, const VerifyPrint *prints, int nleaves,
 				   int nparticipants)
 {
 	memset(shared, 0, verify_shared_size(nleaves, nparticipants));
 	shared->relid = relid;
-	shared->rows = rows;
+	shared->range = *range;
 	shared->keys = *keys;
 	shared->nleaves = nleaves;
 	shared->nparticipants = nparticipants;
-	shared->nunits = nleaves + (rows + VERIFY_RANGE_KEYS - 1) / VERIFY_RANGE_KEYS;
+	shared->nunits = nleaves + (range->rows + VERIFY_RANGE_KEYS - 1) / VERIFY_RANGE_KEYS;
 	pg_atomic_init_u64(&shared->next_unit, 0);
 	for (int i = 0; i < nleaves; i++)
 	{
@@ -200,12 +204,12 @@ verify_shared_collect(VerifyShared *shared, VerifyPrint *prints)
 
 /*
  * Fill want and have of prints[0 .. nleaves-1] (relid and index given) for
- * key numbers 0 .. rows-1 of table relid, with up to nworkers parallel
+ * the key numbers of range in table relid, with up to nworkers parallel
  * workers; foreign leaves' keys go to remote[leaf] (then nworkers is 0).
  */
 void
-verify_prints(Oid relid, const KeySpec *keys, int64 rows, VerifyPrint *prints,
-			  int nleaves, FdwProbe **remote, int nworkers)
+verify_prints(Oid relid, const KeySpec *keys, const VerifyRange *range,
+			  VerifyPrint *prints, int nleaves, FdwProbe **remote, int nworkers)
 {
 	ParallelContext *pcxt = NULL;
 	VerifyShared *shared;
@@ -224,7 +228,7 @@ verify_prints(Oid relid, const KeySpec *keys, int64 rows, VerifyPrint *prints,
 	}
 	else
 		shared = palloc_extended(size, MCXT_ALLOC_HUGE);
-	verify_shared_init(shared, relid, keys, rows, prints, nleaves, nworkers + 1);
+	verify_shared_init(shared, relid, keys, range, prints, nleaves, nworkers + 1);
 	if (pcxt != NULL)
 	{
 		LaunchParallelWorkers(pcxt);

@@ -21,7 +21,15 @@ typedef struct VerifyPrint
 	KeyPrint	have;			/* the keys a local leaf holds */
 } VerifyPrint;
 
-extern void verify_prints(Oid relid, const KeySpec *keys, int64 rows,
+/* The key numbers verify() checks: first .. first+rows-1. */
+typedef struct VerifyRange
+{
+	int64		first;
+	int64		rows;
+} VerifyRange;
+
+extern void verify_prints(Oid relid, const KeySpec *keys,
+						  const VerifyRange *range,
 						  VerifyPrint *prints, int nleaves, FdwProbe **remote,
 						  int nworkers);
 

@@ -54,14 +54,11 @@ create_usertable
 bpsql -c "CREATE EXTENSION pg_visibility"
 log "instance up on port $BENCH_PORT ($BENCH_DIR); N=$N REPS=$REPS; wal_level $(bval 'SHOW wal_level')"
 
-LEAVES=$(bval "SELECT string_agg(relid::text, ' ' ORDER BY relid::text) FROM pg_partition_tree('usertable') WHERE isleaf")
-reset_table() { bpsql -c "TRUNCATE usertable" -c "CHECKPOINT"; }
+LEAVES=$(bench_leaves)
 
 # --- the COPY files: identical rows, one file per leaf, not timed --------
 log "writing COPY files to $COPY_DIR"
-rm -rf "$COPY_DIR"; mkdir -p "$COPY_DIR"
-if [ "$(id -u)" -eq 0 ]; then chown postgres: "$COPY_DIR"; fi
-trap 'bench_stop; rm -rf "$COPY_DIR"' EXIT
+bench_file_dir "$COPY_DIR"
 case " $METHODS " in *" copy2 "*|*" trunc_copy2 "*)
     reset_table
     bpsql -c "SELECT * FROM petagen.load('usertable', 0, $N, keys => 'ordered')" >/dev/null
@@ -72,14 +69,6 @@ esac
 copy_stream() {
     local l
     for l in "$@"; do bpsql -c "COPY usertable FROM '$COPY_DIR/$l.bin' (FORMAT binary)"; done
-}
-
-# Per-leaf TRUNCATE + COPY FREEZE, one transaction per leaf, for the leaves given.
-trunc_copy_stream() {
-    local l
-    for l in "$@"; do
-        bpsql -c "BEGIN" -c "TRUNCATE $l" -c "COPY $l FROM '$COPY_DIR/$l.bin' (FORMAT binary, FREEZE)" -c "COMMIT"
-    done
 }
 
 # Run method $1 once; prints wall seconds.
@@ -99,8 +88,8 @@ run_method() {
     trunc_copy2)
               # shellcheck disable=SC2086
               set -- $LEAVES
-              trunc_copy_stream "${@:1:$(($# / 2))}" &
-              trunc_copy_stream "${@:$(($# / 2 + 1))}"
+              trunc_copy_stream "$COPY_DIR" "${@:1:$(($# / 2))}" &
+              trunc_copy_stream "$COPY_DIR" "${@:$(($# / 2 + 1))}"
               wait ;;
     esac
     t1=$(date +%s.%N)

@@ -7,7 +7,7 @@ RESET client_min_messages;
 CREATE TABLE no_key (id text, field0 text);
 CREATE TABLE bad_type (ycsb_key text, field0 int);
 CREATE TABLE gap (ycsb_key text, field0 text, field2 text);
-CREATE TABLE extra (ycsb_key text, field0 text, note text);
+CREATE TABLE extra (ycsb_key text, field0 text, note text NOT NULL);
 CREATE TABLE short_fields (ycsb_key text, field0 varchar(10));
 CREATE TABLE short_key (ycsb_key varchar(8), field0 text);
 CREATE TABLE gen (ycsb_key text, field0 text GENERATED ALWAYS AS (ycsb_key) STORED);
@@ -74,7 +74,7 @@ SELECT throws_ok($$SELECT * FROM petagen.rows(NULL::bad_type, 0, 1)$$, '42804',
 SELECT throws_ok($$SELECT * FROM petagen.rows(NULL::gap, 0, 1)$$, '42P16',
     'field columns of "gap" have a gap: field1 is missing', 'gap in fields');
 SELECT throws_ok($$SELECT * FROM petagen.rows(NULL::extra, 0, 1)$$, '42P16',
-    'column "note" of "extra" is neither ycsb_key nor a field column', 'extra column');
+    'column "note" of "extra" is NOT NULL and has no default', 'extra NOT NULL column without default');
 SELECT throws_ok($$SELECT * FROM petagen.rows(NULL::gen, 0, 1)$$, '42P16',
     'column "field0" of "gen" is a generated column', 'generated column');
 

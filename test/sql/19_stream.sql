@@ -35,13 +35,13 @@ SELECT (petagen.rows(NULL::stream17, 0, -1)).*;
 SET track_functions = 'all';
 SELECT pg_stat_force_next_flush();
 SELECT coalesce((SELECT calls FROM pg_stat_user_functions
-                  WHERE funcid = 'petagen.rows(anyelement,numeric,numeric,text,bigint,integer,text,integer)'::regprocedure),
+                  WHERE funcid = 'petagen.rows'::regproc),
                 0) AS calls0 \gset
 EXPLAIN (COSTS OFF) SELECT (petagen.rows(NULL::stream17, 0, 10)).*;
 COPY (SELECT (petagen.rows(NULL::stream17, 0, 1000)).*) TO '/dev/null';
 SELECT pg_stat_force_next_flush();
 SELECT calls - :calls0 AS calls FROM pg_stat_user_functions
- WHERE funcid = 'petagen.rows(anyelement,numeric,numeric,text,bigint,integer,text,integer)'::regprocedure;
+ WHERE funcid = 'petagen.rows'::regproc;
 RESET track_functions;
 
 -- Temporary files this database wrote since the last mark, as flushed

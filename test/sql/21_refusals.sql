@@ -19,8 +19,7 @@ CREATE ROLE regress_refuse_other LOGIN IN ROLE petagen_operator;
 CREATE ROLE regress_refuse_outsider LOGIN;
 GRANT USAGE ON SCHEMA refuse18 TO regress_refuse_op, regress_refuse_outsider;
 GRANT USAGE ON SCHEMA petagen TO regress_refuse_outsider;
-GRANT EXECUTE ON FUNCTION petagen.start(numeric, integer, text, text, bigint,
-    integer, text, integer, bigint, text, text, boolean, text, boolean, text) TO regress_refuse_outsider;
+GRANT EXECUTE ON FUNCTION petagen.start TO regress_refuse_outsider;
 
 SELECT petagen.create_table('usertable', 2);
 SELECT ycsb_table('plain');
@@ -129,8 +128,7 @@ SET client_min_messages = warning;
 DELETE FROM petagen.jobs WHERE job IN (1801, 1802, 1803);
 DROP SCHEMA refuse18 CASCADE;
 REVOKE ALL ON SCHEMA petagen FROM regress_refuse_outsider;
-REVOKE EXECUTE ON FUNCTION petagen.start(numeric, integer, text, text, bigint,
-    integer, text, integer, bigint, text, text, boolean, text, boolean, text) FROM regress_refuse_outsider;
+REVOKE EXECUTE ON FUNCTION petagen.start FROM regress_refuse_outsider;
 DROP ROLE regress_refuse_op;
 DROP ROLE regress_refuse_other;
 DROP ROLE regress_refuse_outsider;

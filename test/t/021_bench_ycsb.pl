@@ -26,14 +26,10 @@ $node->safe_psql('postgres', q{CREATE EXTENSION petagen; SELECT petagen.create_t
 my $job = $node->safe_psql('postgres', "SELECT petagen.start($rows, workers => 2)");
 is($node->safe_psql('postgres', "SELECT petagen.wait($job, '120s')"), 'done', 'load done');
 
-# Run a benchmark; its result columns joined by |, and what psql printed on stderr.
+# Run a benchmark on the node: run_bench() of PetagenTest.
 sub bench
 {
-	my ($args, $columns) = @_;
-	my ($rc, $stdout, $stderr) = $node->psql('postgres',
-		"SELECT $columns FROM petagen.bench($args)");
-	is($rc, 0, "bench($args) ran") or diag($stderr);
-	return ($stdout, $stderr);
+	return run_bench($node, @_);
 }
 
 # operationcount: exactly that many operations over all workers, no timing.

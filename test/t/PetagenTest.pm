@@ -11,7 +11,7 @@ use Time::HiRes qw(usleep);
 
 our @EXPORT = qw(skip_unless_contrib ycsb_table_sql seqscan_psql try_sql error_of set_setting
   set_debug_pause wait_for_debug_pause poll_after_crash check_load_exact
-  rows_off_frozen_pages routing_dir routing_files orphan_files count_within);
+  rows_off_frozen_pages check_leaf_pages routing_dir routing_files orphan_files count_within run_bench);
 
 # Skip the whole test unless this server has the contrib modules @modules
 # (the pgserver wheel's PostgreSQL 16 has none of its own: scripts/deps.sh).
@@ -62,6 +62,17 @@ sub error_of
 	my ($node, $sql) = @_;
 	my ($rc, $err) = try_sql($node, $sql);
 	return $err =~ /ERROR:  (\w{5}: [^\n]*)/ ? $1 : "no error (rc $rc)";
+}
+
+# Run petagen.bench($args) on $node as a test that it ran: its result
+# columns $columns joined by |, and what psql printed on stderr.
+sub run_bench
+{
+	my ($node, $args, $columns) = @_;
+	my ($rc, $stdout, $stderr) = $node->psql('postgres',
+		"SELECT $columns FROM petagen.bench($args)");
+	is($rc, 0, "bench($args) ran") or diag($stderr);
+	return ($stdout, $stderr);
 }
 
 # Set petagen setting $name (petagen.$name) to $value, spelled as SHOW
@@ -138,13 +149,14 @@ sub poll_after_crash
 }
 
 # The checks every exactly-once load job $job of the 8-leaf $table (key
-# numbers 0 .. $rows-1, petagen's default row options) must pass once it is
-# done: verify() is ok on every leaf; a sequential scan counts exactly the
+# numbers 0 .. $rows-1, petagen's default row options or those $gen_args
+# gives rows(), e.g. ", fieldlength => 4000") must pass once it is done: verify() is ok on every leaf; a sequential scan counts exactly the
 # key space, no key twice, the generator's content; and bt_index_check
 # (amcheck, created by the test) with heapallindexed passes on every leaf index.
 sub check_load_exact
 {
-	my ($node, $job, $table, $rows, $what) = @_;
+	my ($node, $job, $table, $rows, $what, $gen_args) = @_;
+	$gen_args //= '';
 	is($node->safe_psql('postgres', "SELECT petagen.wait($job, '180s')"),
 		'done', "$what: the job is done");
 	is( $node->safe_psql('postgres',
@@ -159,7 +171,7 @@ sub check_load_exact
 			"SELECT md5(string_agg(md5(t::text), '' ORDER BY ycsb_key)) FROM $table t"),
 		$node->safe_psql('postgres',
 			"SELECT md5(string_agg(md5(t::text), '' ORDER BY ycsb_key))"
-			  . " FROM petagen.rows(NULL::$table, 0, $rows) t"),
+			  . " FROM petagen.rows(NULL::$table, 0, $rows$gen_args) t"),
 		"$what: content equals the generator's (a plain load's)");
 	is( $node->safe_psql('postgres',
 			"SELECT count(*) FROM (SELECT bt_index_check(i.indexrelid, true)"
@@ -169,16 +181,44 @@ sub check_load_exact
 }
 
 # Rows of the leaves of $table on $node on pages that are not all-frozen
-# (pg_visibility, created by the test).
+# (pg_visibility, created by the test).  Read-only: a hot standby runs it.
 sub rows_off_frozen_pages
 {
 	my ($node, $table) = @_;
 	return seqscan_psql($node,
-		"SET enable_nestloop = off; CREATE TEMP TABLE nf AS SELECT p.relid, m.blkno"
-		  . " FROM pg_partition_tree('$table') p, pg_visibility_map(p.relid) m"
-		  . " WHERE p.isleaf AND NOT m.all_frozen; ANALYZE nf;"
-		  . " SELECT count(*) FROM $table t JOIN nf"
-		  . " ON nf.relid = t.tableoid AND nf.blkno = (t.ctid::text::point)[0]::bigint");
+		"SELECT coalesce(sum(r.n), 0) FROM (SELECT tableoid, (ctid::text::point)[0]::bigint AS blkno,"
+		  . " count(*) AS n FROM $table GROUP BY 1, 2) r,"
+		  . " pg_visibility_map(r.tableoid, r.blkno) m WHERE NOT m.all_frozen");
+}
+
+# The checks of the pages of every leaf of $table on $node after a load
+# that writes them frozen (amcheck and pg_visibility, created by the test;
+# read-only, so a hot standby runs them too): verify_heapam, TOAST
+# included, finds nothing; every row is on an all-frozen page;
+# pg_check_frozen and pg_check_visible find no tuple the visibility map
+# wrongly covers; and the map marks no page all-visible that is not
+# all-frozen or lacks PD_ALL_VISIBLE.  (From 16 on heap_multi_insert
+# extends a leaf by many pages at once; the ones its last rows did not
+# reach stay empty and out of the map, so the map need not cover every
+# page.)
+sub check_leaf_pages
+{
+	my ($node, $table, $what) = @_;
+	my $leaves = "pg_partition_tree('$table') p";
+	is( $node->safe_psql('postgres',
+			"SELECT count(*) FROM $leaves, verify_heapam(p.relid, check_toast => true)"
+			  . " WHERE p.isleaf"),
+		'0', "$what: verify_heapam finds no corruption in any leaf");
+	is(rows_off_frozen_pages($node, $table), '0', "$what: every row is on an all-frozen page");
+	is( $node->safe_psql('postgres',
+			"SELECT (SELECT count(*) FROM $leaves, pg_check_frozen(p.relid) WHERE p.isleaf),"
+			  . " (SELECT count(*) FROM $leaves, pg_check_visible(p.relid) WHERE p.isleaf)"),
+		'0|0', "$what: pg_check_frozen and pg_check_visible find no tuple");
+	is( $node->safe_psql('postgres',
+			"SELECT count(*) FILTER (WHERE v.all_visible AND NOT (v.all_frozen AND v.pd_all_visible)),"
+			  . " count(*) FILTER (WHERE v.all_frozen) > 0"
+			  . " FROM $leaves, pg_visibility(p.relid) v WHERE p.isleaf"),
+		'0|t', "$what: every all-visible page of the map is all-frozen and PD_ALL_VISIBLE");
 }
 
 # The routing directory of leaf job $job in database $db (default
