@@ -23,7 +23,7 @@
  * forget() removes a job none of whose workers is left (done, failed,
  * stopped or interrupted): its row and every catalog row naming it, the
  * rows an interrupted frozen chunk left in the table, and its files
- * (job_remove_leaf_files() says when); not while indexes it set aside are
+ * (job_remove_files() says when); not while indexes it set aside are
  * unbuilt (their only record is the job's).  It locks the job's row
  * first, so a concurrent resume() either commits first (forget() then
  * finds a live run and refuses) or finds no row to update and fails.
@@ -51,6 +51,7 @@
 #include "job/job.h"
 #include "job/ledger.h"
 #include "job/live.h"
+#include "job/method.h"
 #include "job/options.h"
 #include "job/pending.h"
 #include "job/preflight.h"
@@ -59,8 +60,7 @@
 #include "load/indexes.h"
 #include "load/leafdir.h"
 #include "load/leafload.h"
-#include "load/leafroute.h"
-#include "load/leafstorage.h"
+#include "load/loadmethod.h"
 
 /* Raise an error unless the current role may run load jobs. */
 void
@@ -111,12 +111,10 @@ job_check_owner_exists(const JobDef *def)
 static int64
 job_units(const JobDef *def)
 {
-	int			nlocal;
+	LoadJob		job;
 
-	if (!def->leaf_method)
-		return job_nchunks(def->rows, def->chunk_rows);
-	pfree(leaf_local_leaves(def->relid, &nlocal));
-	return nlocal;
+	method_load_job(def, &job);
+	return def->method->plan_units(&job);
 }
 
 /* Start a run of def: shared state, the handle in the catalog, the workers at commit. */
@@ -172,7 +170,8 @@ petagen_start(PG_FUNCTION_ARGS)
 	check_no_other_job(def.relid, 0);
 	job_sweep_routing();
 	def.owner = GetUserId();
-	def.route_token = def.leaf_method ? leaf_new_token() : 0;
+	/* a method that prepares (routes) keeps its files under a token */
+	def.route_token = def.method->prepare_unit ? leaf_new_token() : 0;
 	ledger_insert_job(&def);
 	citus_shards_record(def.job, def.relid);
 	if (def.indexes_after)
@@ -181,7 +180,7 @@ petagen_start(PG_FUNCTION_ARGS)
 	if (def.method_auto)
 		ereport(NOTICE,
 				(errmsg("load job " INT64_FORMAT " uses the %s method: %s",
-						def.job, def.leaf_method ? "leaf" : "chunk",
+						def.job, def.method->name,
 						def.method_reason)));
 	PG_RETURN_INT64(def.job);
 }
@@ -226,7 +225,7 @@ job_check_resumable(const JobDef *def)
 						   save_sec_context | SECURITY_LOCAL_USERID_CHANGE);
 	options_check_method(def);
 	check_table_loadable(def->relid, &def->spec, job_last_seq(def));
-	if (def->leaf_method)
+	if (def->method->whole_leaves)
 		job_check_leaves_unchanged(def);
 	SetUserIdAndSecContext(save_userid, save_sec_context);
 }
@@ -255,24 +254,38 @@ job_check_not_running(const JobDef *def)
 }
 
 /*
- * Drop the files of def's leaves that a crash interrupted (leafstorage.c):
- * resume() and forget() run when no worker of the job is left.  Leaves
- * are counted from the ledger, not the table, which may be gone.
+ * Let def's method clean what a crash left (a leaf job: the files of the
+ * leaves it interrupted, leafstorage.c): resume() and forget() run when
+ * no worker of the job is left.  Units are counted from the ledger, not
+ * the table, which may be gone.
  */
 static void
-job_remove_orphans(const JobDef *def)
+job_recover(const JobDef *def)
 {
-	int			nleaves = (int) ledger_chunk_bound(def->job);
-	uint8	   *done = palloc0(nleaves / 8 + 1);
-	int			ndropped;
+	int64		nunits;
+	uint8	   *done;
+	LoadJob		job;
 
-	ledger_done_chunks(def->job, nleaves, done);
-	ndropped = leaf_storage_remove_orphans(def->job, done, nleaves);
-	if (ndropped > 0)
-		ereport(NOTICE,
-				(errmsg("removed the files of %d relations left by leaves a crash interrupted",
-						ndropped)));
+	if (def->method->recover == NULL)
+		return;
+	nunits = ledger_chunk_bound(def->job);
+	done = palloc0(nunits / 8 + 1);
+	ledger_done_chunks(def->job, nunits, done);
+	method_load_job(def, &job);
+	def->method->recover(&job, done, nunits);
 	pfree(done);
+}
+
+/* Let def's method remove what only the job's runs used (routing files). */
+static void
+job_finish(const JobDef *def)
+{
+	LoadJob		job;
+
+	if (def->method->finish == NULL)
+		return;
+	method_load_job(def, &job);
+	def->method->finish(&job);
 }
 
 /*
@@ -334,8 +347,7 @@ petagen_resume(PG_FUNCTION_ARGS)
 	job_check_not_running(&def);
 	if (!PG_ARGISNULL(1))
 		def.nworkers = PG_GETARG_INT32(1);
-	if (def.leaf_method)
-		job_remove_orphans(&def);
+	job_recover(&def);
 	job_check_resumable(&def);
 	launch_check_workers(def.nworkers);
 	check_no_other_job(def.relid, def.job);
@@ -463,8 +475,7 @@ petagen_stop(PG_FUNCTION_ARGS)
 	{
 		/* no worker is left to say so: record it here, remove its files */
 		ledger_mark_stopped(def.job);
-		if (def.leaf_method)
-			leaf_remove_files(def.route_token);
+		job_finish(&def);
 		state = JOB_STOPPED;
 	}
 	PG_RETURN_TEXT_P(cstring_to_text(job_state_name(state)));
@@ -512,19 +523,19 @@ job_check_forgettable(const JobDef *def)
 
 /*
  * Remove the files petagen keeps for def's job outside relations, before
- * the job's row goes: the records of its leaves in flight, dropping the
- * files a crash left that no relation uses (as resume() does: nobody else
- * would), and its routing files.  Both are removed now, in the calling
- * transaction, not at its commit: what goes is used by no relation and
- * by no other job, so a rollback costs only routing again (resume()
- * starts over from the ledger), and deciding which files are orphans
- * needs pg_class, which a commit callback cannot read.
+ * the job's row goes (a leaf job's): the records of its leaves in flight,
+ * dropping the files a crash left that no relation uses (as resume() does:
+ * nobody else would), and its routing files.  Both are removed now, in the
+ * calling transaction, not at its commit: what goes is used by no
+ * relation and by no other job, so a rollback costs only routing again
+ * (resume() starts over from the ledger), and deciding which files are
+ * orphans needs pg_class, which a commit callback cannot read.
  */
 static void
-job_remove_leaf_files(const JobDef *def)
+job_remove_files(const JobDef *def)
 {
-	job_remove_orphans(def);
-	leaf_remove_files(def->route_token);
+	job_recover(def);
+	job_finish(def);
 }
 
 PG_FUNCTION_INFO_V1(petagen_forget);
@@ -544,8 +555,7 @@ petagen_forget(PG_FUNCTION_ARGS)
 	job_check_forgettable(&def);
 	if (def.frozen)
 		frozen_repair_job(def.job);
-	if (def.leaf_method)
-		job_remove_leaf_files(&def);
+	job_remove_files(&def);
 	ledger_delete_job(def.job);
 	PG_RETURN_TEXT_P(cstring_to_text(job_state_name(job_current_state(&def))));
 }

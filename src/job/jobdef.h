@@ -6,7 +6,7 @@
  *
  * A job's key space first .. first+rows-1 (first: YCSB's insertstart,
  * usually 0) is cut into chunks of chunk_rows key numbers, chunk c from
- * first + c * chunk_rows (job_chunk_range()).  A chunk is loaded in one
+ * first + c * chunk_rows (method_chunk.c).  A chunk is loaded in one
  * transaction that also inserts its row into the ledger petagen.chunks, so
  * the record of finished work commits atomically with the data; resume()
  * redoes exactly the chunks without a ledger row.
@@ -41,6 +41,7 @@
 #include "storage/spin.h"
 
 #include "gen/spec.h"
+#include "load/loadmethod.h"
 
 #define JOB_MAGIC			0x50475455	/* "PGTU": the layout with the unit being written */
 /*
@@ -126,10 +127,13 @@ typedef struct JobShared
 	pg_atomic_uint64 next_log_at;	/* TimestampTz of the next progress_log row */
 	pg_atomic_uint32 loading;	/* workers still claiming chunks */
 	pg_atomic_uint32 phase;		/* JobPhase */
-	/* a leaf job (leafload.c) routes ranges first, then loads leaves as chunks */
+	/*
+	 * A method with a preparing phase (a leaf job routes ranges first, then
+	 * loads leaves as chunks) prepares nranges units (worker_prepare.c)
+	 */
 	int64		nranges;
 	pg_atomic_uint64 next_range;	/* ranges are claimed in order */
-	pg_atomic_uint32 routing;	/* workers still routing ranges */
+	pg_atomic_uint32 routing;	/* workers still preparing (routing) */
 	pg_atomic_uint32 attached;	/* workers that have attached the segment */
 	pg_atomic_uint32 pin;		/* LivePin */
 	/* JobDef's settings alter() changes: the values, cast to uint64 */
@@ -153,7 +157,7 @@ typedef struct JobDef
 	int64		max_rate;		/* bytes per second, or 0 for no cap */
 	bool		frozen;			/* rows written frozen: see frozen.h */
 	bool		indexes_after;	/* indexes set aside, built at the end */
-	bool		leaf_method;	/* method => 'leaf': see leafload.c */
+	const LoadMethod *method;	/* chunk or leaf: see loadmethod.h */
 	bool		method_auto;	/* start() chose it (method.c) */
 	char	   *method_reason;	/* why this method, as start() chose it; NULL
 								 * if read from the catalog or called through

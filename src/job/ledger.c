@@ -28,6 +28,7 @@
 #include "catalog.h"
 #include "gen/keys.h"
 #include "job/ledger.h"
+#include "load/loadmethod.h"
 
 /* The int8 one column of the first n result rows, in an array in cxt. */
 static int64 *
@@ -61,7 +62,7 @@ enum
 	Anum_job_read_xmin,
 	Anum_job_read_frozen,
 	Anum_job_read_indexes_after,
-	Anum_job_read_leaf_method,
+	Anum_job_read_method,
 	Anum_job_read_route_token,
 	Anum_job_read_fieldlengthdistribution,
 	Anum_job_read_minfieldlength,
@@ -104,7 +105,7 @@ ledger_fill_def(int64 job, JobDef *def, MemoryContext cxt)
 	def->ours = TransactionIdIsCurrentTransactionId(DatumGetTransactionId(catalog_value(0, Anum_job_read_xmin, &isnull)));
 	def->frozen = DatumGetBool(catalog_value(0, Anum_job_read_frozen, &isnull));
 	def->indexes_after = DatumGetBool(catalog_value(0, Anum_job_read_indexes_after, &isnull));
-	def->leaf_method = DatumGetBool(catalog_value(0, Anum_job_read_leaf_method, &isnull));
+	def->method = load_method_find(catalog_text(0, Anum_job_read_method, cxt));
 	def->route_token = catalog_int8(0, Anum_job_read_route_token);
 }
 
@@ -122,7 +123,7 @@ job_read(int64 job, JobDef *def, bool missing_ok)
 					 " fieldlength, prefix, zeropadding, disk_reserve, max_rate,"
 					 " started_by::oid, state, dsm_handle, xmin, frozen,"
 					 " indexes = 'after',"
-					 " to_jsonb(j) ->> 'method' IS NOT DISTINCT FROM 'leaf',"
+					 " coalesce(to_jsonb(j) ->> 'method', 'chunk'),"
 					 " (to_jsonb(j) ->> 'route_token')::int8,"
 					 " coalesce(to_jsonb(j) ->> 'fieldlengthdistribution', 'constant'),"
 					 " coalesce((to_jsonb(j) ->> 'minfieldlength')::int4, 1),"
@@ -382,7 +383,7 @@ ledger_insert_job(JobDef *def)
 		[Arg_insert_job_started_by] = ObjectIdGetDatum(def->owner),
 		[Arg_insert_job_frozen] = BoolGetDatum(def->frozen),
 		[Arg_insert_job_indexes] = CStringGetTextDatum(def->indexes_after ? "after" : "maintain"),
-		[Arg_insert_job_method] = CStringGetTextDatum(def->leaf_method ? "leaf" : "chunk"),
+		[Arg_insert_job_method] = CStringGetTextDatum(def->method->name),
 		[Arg_insert_job_route_token] = Int64GetDatum(def->route_token),
 		[Arg_insert_job_method_reason] = CStringGetTextDatum(def->method_reason ? def->method_reason : ""),
 		[Arg_insert_job_fieldlengthdistribution] = CStringGetTextDatum(spec_fielddist_name(def->spec.fielddist)),
@@ -397,7 +398,7 @@ ledger_insert_job(JobDef *def)
 		nulls[Arg_insert_job_disk_reserve] = 'n';
 	if (def->max_rate <= 0)
 		nulls[Arg_insert_job_max_rate] = 'n';
-	if (!def->leaf_method)
+	if (def->method->prepare_unit == NULL)
 		nulls[Arg_insert_job_route_token] = 'n';
 	catalog_connect(&scope, true);
 	if (def->method_reason != NULL)

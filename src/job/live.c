@@ -86,7 +86,7 @@ live_init(dsm_segment *seg, const JobDef *def, int64 nchunks)
 	shared->run = def->run;
 	shared->nworkers = def->nworkers;
 	shared->nchunks = nchunks;
-	shared->nranges = job_nchunks(def->rows, def->chunk_rows);
+	shared->nranges = load_nchunks(def->rows, def->chunk_rows);
 	pg_atomic_init_u64(&shared->next_range, 0);
 	pg_atomic_init_u32(&shared->routing, def->nworkers);
 	shared->started_at = GetCurrentTimestamp();

@@ -23,6 +23,10 @@
  * own checks: start() still runs its preflight, and every worker checks
  * each leaf empty again under its lock (leafload.c), so a row committed
  * after start() fails the leaf as it would with method => 'leaf'.
+ *
+ * The methods themselves are in src/load/ (loadmethod.h): def->method is
+ * one of them, chosen here, or looked up by name when a job is read
+ * (ledger.c); method_load_job() gives a method the job as it sees it.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -39,6 +43,7 @@
 #include "load/disk.h"
 #include "load/leafload.h"
 #include "load/leafroute.h"
+#include "load/loadmethod.h"
 
 /* Parse the method argument of start() or check(). */
 JobMethod
@@ -65,7 +70,7 @@ method_routing_room(const JobDef *def, int nlocal, RoutingRoom *r)
 {
 	r->bytes = (double) leaf_route_bytes(def->rows, nlocal);
 	r->room = (double) disk_free(DataDir) - job_reserve(def);
-	r->files = job_nchunks(def->rows, def->chunk_rows);
+	r->files = load_nchunks(def->rows, def->chunk_rows);
 	r->inodes = disk_free_inodes(DataDir);
 }
 
@@ -86,7 +91,7 @@ method_routing_obstacle(const JobDef *def, int nlocal, int64 chunk_rows)
 	JobDef		leaf = *def;
 	RoutingRoom r;
 
-	leaf.leaf_method = true;
+	leaf.method = load_method_find("leaf");
 	leaf.chunk_rows = chunk_rows >= 0 ? chunk_rows : job_default_chunk_rows(&leaf);
 	method_routing_room(&leaf, nlocal, &r);
 	if (method_routing_fits(&r))
@@ -185,14 +190,38 @@ method_resolve(JobDef *def, JobMethod method, int64 chunk_rows)
 	def->method_auto = method == METHOD_AUTO;
 	if (!def->method_auto)
 	{
-		def->leaf_method = method == METHOD_LEAF;
+		def->method = load_method_find(method == METHOD_LEAF ? "leaf" : "chunk");
 		def->method_reason = psprintf("method => '%s' was asked",
-									  def->leaf_method ? "leaf" : "chunk");
+									  def->method->name);
 		return;
 	}
 	reason = method_chunk_reason_safe(def, chunk_rows);
-	def->leaf_method = reason == NULL;
+	def->method = load_method_find(reason == NULL ? "leaf" : "chunk");
 	def->method_reason = reason ? reason :
 		psprintf("every local leaf is empty and role \"%s\" may truncate them",
 				 GetUserNameFromId(GetUserId(), false));
+}
+
+/*
+ * def's job as its method sees it, outside any worker: the worker sets
+ * its index, units, memory context and the method's state.
+ */
+void
+method_load_job(const JobDef *def, LoadJob *job)
+{
+	LoadJob		view = {
+		.job = def->job,
+		.relid = def->relid,
+		.first = def->first,
+		.rows = def->rows,
+		.chunk_rows = def->chunk_rows,
+		.spec = def->spec,
+		.frozen = def->frozen,
+		.route_token = def->route_token,
+		.run = def->run,
+		.worker = -1,
+		.cxt = CurrentMemoryContext,
+	};
+
+	*job = view;
 }

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  * method.h
  *		The load method of a job: start()'s and check()'s method argument
- *		('auto', 'chunk' or 'leaf') and what 'auto' resolves to, and why.
- *		See method.c.
+ *		('auto', 'chunk' or 'leaf') and what 'auto' resolves to, and why;
+ *		the job as its method (loadmethod.h) sees it.  See method.c.
  *-------------------------------------------------------------------------
  */
 #ifndef PETAGEN_METHOD_H
@@ -31,5 +31,6 @@ extern JobMethod method_option(const char *value);
 extern void method_routing_room(const JobDef *def, int nlocal, RoutingRoom *r);
 extern bool method_routing_fits(const RoutingRoom *r);
 extern void method_resolve(JobDef *def, JobMethod method, int64 chunk_rows);
+extern void method_load_job(const JobDef *def, LoadJob *job);
 
 #endif							/* PETAGEN_METHOD_H */

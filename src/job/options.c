@@ -24,6 +24,7 @@
 #include "load/frozen.h"
 #include "load/indexes.h"
 #include "load/leafload.h"
+#include "load/loadmethod.h"
 #include "job/method.h"
 #include "job/options.h"
 #include "job/sizing.h"
@@ -115,13 +116,13 @@ options_size(FunctionCallInfo fcinfo, StartArg arg, int64 none)
 static void
 options_check_leaf_ranges(const JobDef *def)
 {
-	if (def->leaf_method && def->chunk_rows < LEAF_RANGE_ROWS_MIN)
+	if (def->method->whole_leaves && def->chunk_rows < LEAF_RANGE_ROWS_MIN)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("chunk_rows of a leaf job must be at least %d, not " INT64_FORMAT,
 						LEAF_RANGE_ROWS_MIN, def->chunk_rows),
 				 errdetail("A leaf job routes its keys in ranges of chunk_rows keys, one file in the data directory each: " INT64_FORMAT " rows would make " INT64_FORMAT " files.",
-						   def->rows, job_nchunks(def->rows, def->chunk_rows)),
+						   def->rows, load_nchunks(def->rows, def->chunk_rows)),
 				 errhint("Leave chunk_rows out: a leaf job then routes ranges of %d to %d keys.",
 						 LEAF_RANGE_ROWS_MIN, LEAF_RANGE_ROWS_MAX)));
 }
@@ -140,7 +141,7 @@ options_chunk_rows(FunctionCallInfo fcinfo, JobDef *def)
 				 errmsg("chunk_rows must be between 1 and %d, not " INT64_FORMAT,
 						JOB_CHUNK_ROWS_LIMIT, def->chunk_rows),
 				 errhint("Each chunk of key numbers is one transaction; leave chunk_rows out for the default.")));
-	nchunks = job_nchunks(def->rows, def->chunk_rows);
+	nchunks = load_nchunks(def->rows, def->chunk_rows);
 	if (nchunks > JOB_MAX_CHUNKS)
 		ereport(ERROR,
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
@@ -148,7 +149,7 @@ options_chunk_rows(FunctionCallInfo fcinfo, JobDef *def)
 						def->rows, def->chunk_rows, nchunks),
 				 errhint("A job has at most " INT64_FORMAT " chunks, so for " INT64_FORMAT " rows chunk_rows must be at least " INT64_FORMAT ".",
 						 JOB_MAX_CHUNKS, def->rows,
-						 job_nchunks(def->rows, JOB_MAX_CHUNKS))));
+						 load_nchunks(def->rows, JOB_MAX_CHUNKS))));
 	options_check_leaf_ranges(def);
 }
 
@@ -167,6 +168,7 @@ options_load_method(FunctionCallInfo fcinfo, const char *funcname,
 	def->frozen = PG_GETARG_BOOL(START_ARG_FROZEN);
 	def->indexes_after = indexes_option(text_to_cstring(PG_GETARG_TEXT_PP(START_ARG_INDEXES)));
 	/* the 0.1 declarations of start() and check() have no method: chunk */
+	def->method = load_method_find("chunk");
 	if (PG_NARGS() > method_arg)
 	{
 		if (PG_ARGISNULL(method_arg))
@@ -184,7 +186,7 @@ options_load_method(FunctionCallInfo fcinfo, const char *funcname,
 void
 options_check_method(const JobDef *def)
 {
-	if (def->leaf_method)
+	if (def->method->whole_leaves)
 		leaf_check(def->relid, &def->spec, def->indexes_after);
 	else if (def->frozen)
 		frozen_check(def->relid, &def->spec);

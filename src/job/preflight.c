@@ -138,7 +138,7 @@ check_autovacuum(CheckCtx *ctx)
 				  "For the load, ALTER TABLE ... SET (autovacuum_enabled = off) on each local leaf; after it, VACUUM (FREEZE, ANALYZE) them and ALTER TABLE ... RESET (autovacuum_enabled).",
 				  "autovacuum: %d of %d local leaves have autovacuum enabled: insert-triggered vacuums will scan them again and again during the load",
 				  ctx->nautovacuum, ctx->nlocal);
-	if (ctx->def->frozen || ctx->def->leaf_method)
+	if (ctx->def->frozen || ctx->def->method->whole_leaves)
 		return;					/* rows are written frozen: nothing owed */
 	check_add(ctx, CHECK_WARNING, 0, ctx->table,
 			  psprintf("Load with frozen => true, or after the load run VACUUM (FREEZE) on each leaf at a time you choose, with vacuum_cost_delay = 0: a plain VACUUM leaves rows younger than vacuum_freeze_min_age (%d) unfrozen.",
@@ -154,8 +154,8 @@ check_autovacuum(CheckCtx *ctx)
 static void
 check_xids(CheckCtx *ctx)
 {
-	bool		leaf = ctx->def->leaf_method;
-	int64		xids = leaf ? ctx->nlocal : job_nchunks(ctx->def->rows, ctx->def->chunk_rows);
+	bool		leaf = ctx->def->method->whole_leaves;
+	int64		xids = leaf ? ctx->nlocal : load_nchunks(ctx->def->rows, ctx->def->chunk_rows);
 	char	   *per = leaf ? "one per local leaf" :
 		psprintf("one per chunk of " INT64_FORMAT " keys", ctx->def->chunk_rows);
 
@@ -251,10 +251,10 @@ check_method(CheckCtx *ctx)
 {
 	if (ctx->def->method_auto)
 		check_add(ctx, CHECK_INFO, 0, ctx->table,
-				  ctx->def->leaf_method ? NULL :
+				  ctx->def->method->whole_leaves ? NULL :
 				  "petagen.check(..., method => 'leaf') lists what stops the leaf method, which loads faster.",
 				  "method: auto takes the %s method: %s",
-				  ctx->def->leaf_method ? "leaf" : "chunk",
+				  ctx->def->method->name,
 				  ctx->def->method_reason);
 }
 
@@ -281,7 +281,7 @@ check_run(const JobDef *def)
 		check_autovacuum(&ctx);
 		check_xids(&ctx);
 		check_wal(&ctx);
-		if (def->leaf_method)
+		if (def->method->whole_leaves)
 			check_leaf_method(&ctx);
 	}
 	check_workers(&ctx);

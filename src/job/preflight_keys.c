@@ -147,7 +147,7 @@ void
 check_keys(CheckCtx *ctx)
 {
 	KeyProbe   *probe = &ctx->probe;
-	bool		leaf = ctx->def->leaf_method;
+	bool		leaf = ctx->def->method->whole_leaves;
 
 	if (probe->skipped)
 		check_add(ctx, CHECK_INFO, 0, ctx->table,

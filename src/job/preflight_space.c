@@ -335,7 +335,7 @@ double
 check_wal_total(const CheckCtx *ctx)
 {
 	/* new storage in the loading transaction: WAL only with wal_level > minimal */
-	if (ctx->def->leaf_method && wal_level == WAL_LEVEL_MINIMAL)
+	if (ctx->def->method->whole_leaves && wal_level == WAL_LEVEL_MINIMAL)
 		return 0;
 	return ctx->heap + ctx->index;
 }

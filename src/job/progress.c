@@ -180,7 +180,7 @@ progress_live_steps(const JobDef *def, JobShared *shared, JobProgress *p,
 		progress_complete_before(p, NSTEPS);
 	else if (phase == PHASE_INDEXING)
 		progress_complete_before(p, STEP_INDEXING);
-	else if (def->leaf_method && routing > 0)
+	else if (def->method->prepare_unit && routing > 0)
 		progress_complete_before(p, STEP_ROUTING);
 	else
 		progress_complete_before(p, STEP_LOADING);
@@ -256,7 +256,7 @@ progress_catalog(const JobDef *def, JobProgress *p)
 		progress_complete_before(p, NSTEPS);
 	else if (p->sum.keys >= def->rows && def->indexes_after)
 		progress_complete_before(p, STEP_INDEXING);
-	else if (p->sum.keys > 0 || !def->leaf_method)
+	else if (p->sum.keys > 0 || def->method->prepare_unit == NULL)
 		progress_complete_before(p, STEP_LOADING);
 	else
 	{
@@ -302,8 +302,8 @@ progress_job(const JobDef *def, JobShared *shared, JobProgress *p)
 	p->eta_s = -1;
 	p->headroom = -1;
 	ledger_summary(def->job, &p->sum);
-	p->steps[STEP_ROUTING].present = def->leaf_method;
-	p->steps[STEP_ROUTING].total = job_nchunks(def->rows, def->chunk_rows);
+	p->steps[STEP_ROUTING].present = def->method->prepare_unit != NULL;
+	p->steps[STEP_ROUTING].total = load_nchunks(def->rows, def->chunk_rows);
 	p->steps[STEP_LOADING].present = true;
 	p->steps[STEP_LOADING].total = def->rows;
 	p->steps[STEP_INDEXING].present = def->indexes_after;

@@ -18,16 +18,6 @@
 #define JOB_CHUNK_ROWS_MIN		1000
 #define JOB_CHUNK_ROWS_MAX		100000
 
-/* The key numbers of chunk `chunk` of def: first, and how many. */
-void
-job_chunk_range(const JobDef *def, int64 chunk, int64 *first, int64 *count)
-{
-	int64		offset = chunk * def->chunk_rows;
-
-	*first = def->first + offset;
-	*count = Min(def->chunk_rows, def->rows - offset);
-}
-
 /* The last key number of def's key space. */
 int64
 job_last_seq(const JobDef *def)
@@ -46,13 +36,6 @@ job_reserve(const JobDef *def)
 	return Max(def->disk_reserve, (int64) petagen_disk_reserve_mb * 1024 * 1024);
 }
 
-/* The number of chunks of chunk_rows key numbers in 0 .. rows-1. */
-int64
-job_nchunks(int64 rows, int64 chunk_rows)
-{
-	return rows / chunk_rows + (rows % chunk_rows != 0);
-}
-
 /*
  * The chunk size of a job that names none: about JOB_CHUNKS_PER_WORKER
  * chunks per worker, so that a small load keeps every worker busy, within
@@ -64,7 +47,7 @@ job_default_chunk_rows(const JobDef *def)
 {
 	int64		per_chunk = (def->rows - 1) / ((int64) def->nworkers * JOB_CHUNKS_PER_WORKER) + 1;
 
-	if (def->leaf_method)
+	if (def->method->whole_leaves)
 		return Min(Max(per_chunk, LEAF_RANGE_ROWS_MIN), LEAF_RANGE_ROWS_MAX);
 	return Min(Max(per_chunk, JOB_CHUNK_ROWS_MIN), JOB_CHUNK_ROWS_MAX);
 }

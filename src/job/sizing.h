@@ -18,9 +18,6 @@
 #define LEAF_RANGE_ROWS_MIN		10000
 #define LEAF_RANGE_ROWS_MAX		1000000
 
-extern int64 job_nchunks(int64 rows, int64 chunk_rows);
-extern void job_chunk_range(const JobDef *def, int64 chunk, int64 *first,
-							int64 *count);
 extern int64 job_last_seq(const JobDef *def);
 extern int64 job_default_chunk_rows(const JobDef *def);
 extern int64 job_reserve(const JobDef *def);

@@ -100,7 +100,7 @@ status_emit(ReturnSetInfo *rsinfo, const JobDef *def, const JobProgress *p)
 	memset(nulls, false, sizeof(nulls));
 	values[i++] = Int64GetDatum(def->job);
 	values[i++] = ObjectIdGetDatum(def->relid);
-	values[i++] = CStringGetTextDatum(def->leaf_method ? "leaf" : "chunk");
+	values[i++] = CStringGetTextDatum(def->method->name);
 	values[i++] = CStringGetTextDatum(progress_step_name(p->step));
 	values[i++] = PointerGetDatum(status_bar(p->fraction));
 	nulls[i] = p->rows_per_s < 0;

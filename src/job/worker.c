@@ -16,21 +16,22 @@
  * are written through ledger.c (as the catalog owner, search_path pinned);
  * the worker itself runs as the job's owner.
  *
- * A frozen job (frozen.c) writes each chunk's intent in a transaction of
- * its own before the chunk, after removing what earlier attempts left.
- * A job with indexes after (indexes.c) has a second phase: when no worker
+ * What a unit is and how it is written is the job's load method's
+ * (src/load/loadmethod.h, looked up once when the job is read): a chunk
+ * of key numbers loaded into every local leaf (method_chunk.c; a frozen
+ * job records each chunk's intent in a transaction of its own before the
+ * chunk), or a local leaf written whole (method_leaf.c).  This file holds
+ * no branch on the method: it runs every method's phases alike, calling
+ * the callbacks it has.  A method with a preparing phase (a leaf job
+ * routes its ranges of key numbers into routing files first) has its
+ * units prepared before any is loaded (worker_prepare.c).  The last worker
+ * out lets the method finish the job (a leaf job's routing files are
+ * removed) unless the run was interrupted.
+ *
+ * A job with indexes after (indexes.c) has a last phase: when no worker
  * is loading any more and the ledger is complete, each worker builds one
  * set-aside index at a time, and the last worker out builds the
  * partitioned indexes that attach them.
- *
- * A leaf job (leafload.c) first routes its ranges of key numbers into
- * routing files (leafroute.c), ranges claimed in order like chunks, ranges
- * whose file is the job's current routing skipped, each file written once
- * the disk reserve leaves room for it; when every worker has finished
- * routing and every range has its file, the workers claim the local
- * leaves as a chunk job claims chunks, each leaf written whole in one
- * transaction with its ledger row.  The last worker out removes the
- * routing files unless the run was interrupted.
  *
  * Whichever worker finds a progress_log row due (sampling.c) logs the
  * job's live totals and its phase: after a batch (loading), before a range
@@ -39,9 +40,9 @@
  * routing, and the first into indexing, make the next row due at once, so
  * that each phase begins with a row.
  *
- * This file holds the worker's life and its chunk and leaf loop; what it
- * shows in its slot and how it paces itself are in worker_slot.c, a leaf
- * job's routing phase in worker_route.c, the indexing phase in
+ * This file holds the worker's life and its loop over units; what it
+ * shows in its slot and how it paces itself are in worker_slot.c, the
+ * preparing phase in worker_prepare.c, the indexing phase in
  * worker_index.c, and worker_int.h is what they share.
  *-------------------------------------------------------------------------
  */
@@ -56,7 +57,6 @@
 #include "storage/lmgr.h"
 #include "tcop/tcopprot.h"
 #include "utils/guc.h"
-#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
@@ -68,15 +68,12 @@
 #include "launch.h"
 #include "job/citus_shards.h"
 #include "job/ledger.h"
-#include "job/sizing.h"
+#include "job/method.h"
 #include "job/worker_int.h"
 #include "load/disk.h"
-#include "load/frozen.h"
 #include "load/indexes.h"
-#include "load/leafdir.h"
-#include "load/leafload.h"
-#include "load/leafstorage.h"
 #include "load/load.h"
+#include "load/loadmethod.h"
 
 #define WORKER_MAX_RETRIES	10
 #define WORKER_DEFAULT_ROW_BYTES 1200
@@ -85,24 +82,14 @@ static WorkerCtx *worker_ctx;
 
 PGDLLEXPORT void petagen_worker_main(Datum main_arg);
 
-/* Insert the ledger row of a finished chunk (a leaf job's: leaf number `chunk`). */
+/* In a transaction of its own, before unit `unit`'s: the method's begin_unit(). */
 static void
-worker_record_chunk(WorkerCtx *ctx, int64 chunk, const LoadStats *st)
-{
-	ledger_record_chunk(&ctx->def, ctx->args.index, chunk,
-						ctx->def.leaf_method ? ctx->leaves[chunk] : InvalidOid, st);
-}
-
-/* In a transaction of its own: repair a frozen chunk and record its intent. */
-static void
-worker_prepare_frozen(WorkerCtx *ctx, int64 chunk)
+worker_begin_unit(WorkerCtx *ctx, int64 unit)
 {
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
-	frozen_free_intent(&ctx->intent);
-	frozen_prepare_chunk(ctx->def.job, chunk, ctx->def.relid, ctx->args.index,
-						 ctx->def.run, ctx->cxt, &ctx->intent);
+	ctx->def.method->begin_unit(&ctx->load, unit);
 	PopActiveSnapshot();
 	CommitTransactionCommand();
 	MemoryContextSwitchTo(ctx->cxt);
@@ -119,78 +106,41 @@ worker_add_totals(WorkerCtx *ctx, const LoadStats *st)
 	pg_atomic_write_u64(&ctx->slot->duplicates, ctx->total.duplicates);
 }
 
-/* Load chunk `chunk` and its ledger row in one transaction. */
-static void
-worker_load_chunk(WorkerCtx *ctx, int64 chunk)
-{
-	int64		first;
-	int64		count;
-	LoadStats	st = {0};
-	char		activity[64];
-
-	job_chunk_range(&ctx->def, chunk, &first, &count);
-	ctx->chunk_base_keys = ctx->total.keys;
-	ctx->chunk_base_rows = ctx->total.rows;
-	ctx->chunk_base_bytes = ctx->total.bytes;
-	worker_set_unit(ctx, chunk, count, InvalidOid);
-	snprintf(activity, sizeof(activity), "petagen job " INT64_FORMAT ": chunk " INT64_FORMAT,
-			 ctx->def.job, chunk);
-	if (ctx->def.frozen)
-		worker_prepare_frozen(ctx, chunk);
-	SetCurrentStatementStartTimestamp();
-	StartTransactionCommand();
-	PushActiveSnapshot(GetTransactionSnapshot());
-	pgstat_report_activity(STATE_RUNNING, activity);
-	if (ctx->def.frozen)
-		frozen_lock_leaves(&ctx->intent);
-	load_range(ctx->def.relid, &ctx->def.spec, ctx->def.frozen, first, count,
-			   &st, worker_progress, ctx);
-	worker_debug_pause(ctx, DEBUG_PAUSE_BEFORE_COMMIT, chunk);
-	worker_check_stop(ctx);
-	citus_shards_check(ctx->def.job, ctx->def.relid);
-	worker_record_chunk(ctx, chunk, &st);
-	if (ctx->def.frozen)
-		frozen_forget_chunk(ctx->def.job, chunk);
-	PopActiveSnapshot();
-	CommitTransactionCommand();
-	pgstat_report_activity(STATE_IDLE, NULL);
-	worker_add_totals(ctx, &st);
-}
-
 /*
- * Write local leaf leafno of a leaf job whole, and its ledger row, in one
- * transaction (leafload.c).
+ * Load unit `unit` (a chunk, or a leaf job's local leaf) and its ledger
+ * row in one transaction, through the job's method.
  */
 static void
-worker_load_leaf(WorkerCtx *ctx, int64 leafno)
+worker_load_unit(WorkerCtx *ctx, int64 unit)
 {
+	const LoadMethod *method = ctx->def.method;
+	Oid			leaf = method->unit_leaf(&ctx->load, unit);
 	LoadStats	st = {0};
 	char		activity[64];
 
 	ctx->chunk_base_keys = ctx->total.keys;
 	ctx->chunk_base_rows = ctx->total.rows;
 	ctx->chunk_base_bytes = ctx->total.bytes;
-	/* a leaf's keys are known once read: estimated as an even share */
-	worker_set_unit(ctx, leafno, ctx->def.rows / Max(ctx->shared->nchunks, 1),
-					ctx->leaves[leafno]);
-	snprintf(activity, sizeof(activity), "petagen job " INT64_FORMAT ": leaf " INT64_FORMAT,
-			 ctx->def.job, leafno);
+	worker_set_unit(ctx, unit, method->unit_keys(&ctx->load, unit), leaf);
+	snprintf(activity, sizeof(activity), "petagen job " INT64_FORMAT ": %s " INT64_FORMAT,
+			 ctx->def.job, method->unit_name, unit);
+	if (method->begin_unit)
+		worker_begin_unit(ctx, unit);
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
 	pgstat_report_activity(STATE_RUNNING, activity);
 	/* a shard moved off this node: fail before touching what it left here */
 	citus_shards_check(ctx->def.job, ctx->def.relid);
-	/* the routing files must be this job's for the table as the run began */
-	leaf_write(&ctx->route_files, ctx->leaves[leafno], (int) leafno,
-			   ctx->shared->nranges, &st, worker_progress, ctx);
-	worker_debug_pause(ctx, DEBUG_PAUSE_BEFORE_COMMIT, leafno);
+	method->write_unit(&ctx->load, unit, &st, &ctx->host);
+	worker_debug_pause(ctx, DEBUG_PAUSE_BEFORE_COMMIT, unit);
 	worker_check_stop(ctx);
 	citus_shards_check(ctx->def.job, ctx->def.relid);
-	worker_record_chunk(ctx, leafno, &st);
+	ledger_record_chunk(&ctx->def, ctx->args.index, unit, leaf, &st);
 	PopActiveSnapshot();
 	CommitTransactionCommand();
-	leaf_storage_forget(ctx->def.job, (int) leafno);
+	if (method->end_unit)
+		method->end_unit(&ctx->load, unit);
 	pgstat_report_activity(STATE_IDLE, NULL);
 	worker_add_totals(ctx, &st);
 }
@@ -212,17 +162,14 @@ worker_attempt_chunk(WorkerCtx *ctx, int64 chunk)
 
 	PG_TRY();
 	{
-		if (ctx->def.leaf_method)
-			worker_load_leaf(ctx, chunk);
-		else
-			worker_load_chunk(ctx, chunk);
+		worker_load_unit(ctx, chunk);
 	}
 	PG_CATCH();
 	{
 		edata = launch_catch_and_abort(ctx->cxt);
-		/* the abort removed a leaf's new files: their record goes too */
-		if (ctx->def.leaf_method)
-			leaf_storage_forget(ctx->def.job, (int) chunk);
+		/* e.g. the abort removed a leaf's new files: their record goes too */
+		if (ctx->def.method->end_unit)
+			ctx->def.method->end_unit(&ctx->load, chunk);
 		/* the slot's live counters go back to what is committed */
 		pg_atomic_write_u64(&ctx->slot->keys, ctx->total.keys);
 		pg_atomic_write_u64(&ctx->slot->rows, ctx->total.rows);
@@ -266,29 +213,23 @@ static int64
 worker_chunk_bytes(WorkerCtx *ctx)
 {
 	double		per_key = WORKER_DEFAULT_ROW_BYTES;
-	int64		keys = ctx->def.chunk_rows;
+	int64		keys = ctx->def.method->max_unit_keys(&ctx->load);
 
-	if (ctx->def.leaf_method)
-		keys = ctx->def.rows / Max(ctx->shared->nchunks, 1) + 1;
 	if (ctx->total.keys > 0)
 		per_key = (double) ctx->total.bytes / ctx->total.keys;
 	return (int64) (per_key * 1.5 * keys);
 }
 
-/* Claim and load chunks until none is left, a stop is asked for, or an error. */
+/* Claim and load units until none is left, a stop is asked for, or an error. */
 static void
 worker_loop(WorkerCtx *ctx)
 {
 	for (;;)
 	{
-		int64		chunk;
+		int64		chunk = worker_claim(ctx, &ctx->shared->next_chunk,
+										 ctx->shared->nchunks);
 
-		if (pg_atomic_read_u32(&ctx->shared->stop_requested))
-			ctx->stopping = true;
-		if (ctx->stopping || ctx->error[0])
-			return;
-		chunk = (int64) pg_atomic_fetch_add_u64(&ctx->shared->next_chunk, 1);
-		if (chunk >= ctx->shared->nchunks)
+		if (chunk < 0)
 			return;
 		if (ctx->done && (ctx->done[chunk / 8] & (1 << (chunk % 8))))
 			continue;
@@ -324,9 +265,12 @@ worker_read_job(WorkerCtx *ctx)
 		strcmp(ctx->def.state, "running") == 0;
 }
 
-/* Load the ledger's chunks of this job into a bitmap, and the disk targets. */
+/*
+ * Load the ledger's chunks of this job into a bitmap, and the disk
+ * targets; begin the job's method.
+ */
 static void
-worker_prepare(WorkerCtx *ctx)
+worker_begin(WorkerCtx *ctx)
 {
 	int64		nchunks = ctx->shared->nchunks;
 
@@ -336,22 +280,15 @@ worker_prepare(WorkerCtx *ctx)
 	ctx->done = MemoryContextAllocZero(ctx->cxt, nchunks / 8 + 1);
 	ledger_done_chunks(ctx->def.job, nchunks, ctx->done);
 	disk_find_targets(ctx->def.relid, &ctx->disk);
-	if (ctx->def.leaf_method)
-	{
-		MemoryContext old = MemoryContextSwitchTo(ctx->cxt);
-
-		ctx->leaves = leaf_local_leaves(ctx->def.relid, &ctx->nlocal);
-		MemoryContextSwitchTo(old);
-		worker_routing_init(ctx, &ctx->route_files);
-		/* the routing files are in the data directory */
-		disk_add_path(&ctx->disk, DataDir);
-	}
-	if (ctx->def.leaf_method && ctx->nlocal != nchunks)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("table \"%s\" has %d local leaves, not the " INT64_FORMAT " of load job " INT64_FORMAT,
-						get_rel_name(ctx->def.relid), ctx->nlocal, nchunks, ctx->def.job),
-				 errhint("Its partitions changed while the job ran: start a new job.")));
+	method_load_job(&ctx->def, &ctx->load);
+	ctx->load.worker = ctx->args.index;
+	ctx->load.nunits = nchunks;
+	ctx->load.cxt = ctx->cxt;
+	ctx->host.arg = ctx;
+	ctx->host.progress = worker_progress;
+	ctx->host.before_prepare = worker_before_prepare;
+	if (ctx->def.method->begin)
+		ctx->def.method->begin(&ctx->load, &ctx->disk);
 	PopActiveSnapshot();
 	CommitTransactionCommand();
 	MemoryContextSwitchTo(ctx->cxt);
@@ -412,14 +349,15 @@ worker_finish_job(WorkerCtx *ctx)
 
 	/*
 	 * An interrupted run stays "running" in the catalog: resume() continues
-	 * it, from its routing files.  Any other end removes them before it
-	 * commits, so that no resume() can route again into a directory being
-	 * removed: if the commit fails, resume() routes again.
+	 * it (a leaf job from its routing files).  Any other end lets the method
+	 * finish (remove the routing files) before it commits, so that no
+	 * resume() can route again into a directory being removed: if the
+	 * commit fails, resume() routes again.
 	 */
 	if (state != JOB_INTERRUPTED)
 	{
-		if (ctx->def.leaf_method)
-			leaf_remove_files(ctx->def.route_token);
+		if (ctx->def.method->finish)
+			ctx->def.method->finish(&ctx->load);
 		ledger_record_end(ctx->def.job, ctx->def.run, job_state_name(state), error);
 	}
 	PopActiveSnapshot();
@@ -434,7 +372,7 @@ worker_on_exit(int code, Datum arg)
 
 	if (ctx == NULL || ctx->slot == NULL)
 		return;
-	worker_leave_routing(ctx);
+	worker_leave_preparing(ctx);
 	worker_leave_loading(ctx);
 	if (pg_atomic_read_u32(&ctx->slot->state) < JOB_DONE)
 	{
@@ -506,14 +444,14 @@ petagen_worker_main(Datum main_arg)
 		proc_exit(0);
 	}
 	worker_ctx = ctx;
-	ctx->routing = true;
+	ctx->preparing = true;
 	ctx->loading = true;
 	before_shmem_exit(worker_on_exit, (Datum) 0);
 	worker_set_state(ctx, JOB_RUNNING, NULL);
-	worker_prepare(ctx);
-	if (!ctx->def.leaf_method || worker_route(ctx))
+	worker_begin(ctx);
+	if (worker_prepare_phase(ctx))
 		worker_loop(ctx);
-	worker_leave_routing(ctx);
+	worker_leave_preparing(ctx);
 	worker_leave_loading(ctx);
 	if (ctx->def.indexes_after && !ctx->stopping && !ctx->error[0])
 		worker_index_phase(ctx);

@@ -2,9 +2,10 @@
  * worker_int.h
  *		What the files of a load job's background worker share: the
  *		worker's context, and the functions worker.c calls from
- *		worker_slot.c (its slot and pace), worker_route.c (a leaf job's
- *		routing phase) and worker_index.c (the indexing phase).  Not for
- *		use outside the worker; see worker.c.
+ *		worker_slot.c (its slot and pace), worker_prepare.c (the preparing
+ *		phase of a method that has one: a leaf job's routing) and
+ *		worker_index.c (the indexing phase).  Not for use outside the
+ *		worker; see worker.c.
  *-------------------------------------------------------------------------
  */
 #ifndef PETAGEN_WORKER_INT_H
@@ -13,8 +14,7 @@
 #include "debug_pause.h"
 #include "job/live.h"
 #include "load/disk.h"
-#include "load/frozen.h"
-#include "load/leafroute.h"
+#include "load/loadmethod.h"
 
 /* Everything one worker knows. */
 typedef struct WorkerCtx
@@ -36,13 +36,10 @@ typedef struct WorkerCtx
 	int64		throttle_rate;	/* the max_rate the throttle counts under */
 	TimestampTz throttle_at;	/* since when: the cap was set */
 	int64		throttle_bytes; /* slot bytes then */
-	FrozenIntent intent;		/* of the frozen chunk being written */
-	Oid		   *leaves;			/* a leaf job's local leaves, by leaf number */
-	int			nlocal;
-	LeafRouting route_files;	/* its routing files as the run began: see
-								 * worker_route_range() */
+	LoadJob		load;			/* the job as its method sees it */
+	LoadHost	host;			/* what the worker offers the method */
 	bool		stopping;
-	bool		routing;		/* counted in shared->routing */
+	bool		preparing;		/* counted in shared->routing */
 	bool		loading;		/* counted in shared->loading */
 	bool		left;			/* no longer counted in shared->active */
 	char		error[JOB_TEXT_LEN];
@@ -60,11 +57,12 @@ extern void worker_check_stop(WorkerCtx *ctx);
 extern void worker_debug_pause(WorkerCtx *ctx, DebugPausePoint point, int64 chunk);
 extern void worker_progress(void *arg, const LoadStats *so_far);
 extern void worker_log_progress(WorkerCtx *ctx, const LoadStats *st);
+extern int64 worker_claim(WorkerCtx *ctx, pg_atomic_uint64 *next, int64 n);
 
-/* worker_route.c */
-extern void worker_routing_init(WorkerCtx *ctx, LeafRouting *routing);
-extern void worker_leave_routing(WorkerCtx *ctx);
-extern bool worker_route(WorkerCtx *ctx);
+/* worker_prepare.c */
+extern void worker_before_prepare(void *arg, int64 bytes);
+extern void worker_leave_preparing(WorkerCtx *ctx);
+extern bool worker_prepare_phase(WorkerCtx *ctx);
 
 /* worker_index.c */
 extern void worker_index_phase(WorkerCtx *ctx);

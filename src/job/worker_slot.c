@@ -4,7 +4,8 @@
  *		slot in the job's shared state (state and reason, the unit in
  *		hand, rates, last error, the index it builds), the job's
  *		progress_log rows, and the waits for the disk reserve, the rate cap
- *		(max_rate), petagen.debug_pause and stop().
+ *		(max_rate), petagen.debug_pause and stop(); and how it claims the
+ *		next unit from a shared counter, stop() heeded.
  *
  * Only the worker writes its slot; strings and the rate sample under the
  * slot's spinlock, counters and state as atomics.  Every wait sleeps on
@@ -305,7 +306,7 @@ void
 worker_log_progress(WorkerCtx *ctx, const LoadStats *st)
 {
 	JobShared  *sh = ctx->shared;
-	bool		routing = ctx->def.leaf_method && ctx->routing;
+	bool		routing = ctx->def.method->prepare_unit != NULL && ctx->preparing;
 	LoadStats	live;
 	double		done;
 
@@ -318,6 +319,23 @@ worker_log_progress(WorkerCtx *ctx, const LoadStats *st)
 			Max(ctx->def.rows - sh->base_keys, 1);
 	if (sampling_claim(sh, done))
 		ledger_log_progress(ctx->def.job, &live,
-							routing ? "routing" :
+							routing ? ctx->def.method->prepare_name :
 							job_phase_name(pg_atomic_read_u32(&sh->phase)));
+}
+
+/*
+ * Claim the next of n units from the shared counter next: -1 once none is
+ * left, or the worker is stopping (a stop was asked for) or failed.
+ */
+int64
+worker_claim(WorkerCtx *ctx, pg_atomic_uint64 *next, int64 n)
+{
+	int64		unit;
+
+	if (pg_atomic_read_u32(&ctx->shared->stop_requested))
+		ctx->stopping = true;
+	if (ctx->stopping || ctx->error[0])
+		return -1;
+	unit = (int64) pg_atomic_fetch_add_u64(next, 1);
+	return unit < n ? unit : -1;
 }

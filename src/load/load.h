@@ -4,7 +4,8 @@
  *		the current transaction: route, build, multi-insert, index.
  *
  * Used by petagen.load() (synchronous, in the calling backend) and by the
- * background workers, one chunk of key numbers per transaction.
+ * chunk method's workers (method_chunk.c), one chunk of key numbers per
+ * transaction.
  *-------------------------------------------------------------------------
  */
 #ifndef PETAGEN_LOAD_H
