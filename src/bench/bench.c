@@ -48,7 +48,7 @@
 #include "utils/rel.h"
 #include "utils/timestamp.h"
 
-#include "bench/bench.h"
+#include "bench/bench_shared.h"
 #include "bench/bench_live.h"
 #include "bench/bench_params.h"
 #include "bench/bench_run.h"

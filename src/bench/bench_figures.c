@@ -13,16 +13,22 @@
  * the interval in seconds, the measured seconds, and per kind one array
  * [operations, errors, mean_us, service_mean_us, max_us] per interval
  * from the measurement's start, by the operations' ends.  Latencies are
- * rounded as bench_results' (BENCH_LATENCY_DIGITS significant digits),
+ * rounded as bench_results' (BENCH_LATENCY_DIGITS significant digits,
+ * bench_round_latency() here),
  * bucket bounds are exact.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "lib/stringinfo.h"
 
 #include "bench/bench_params.h"
 #include "bench/bench_run.h"
+
+/* Significant digits of a latency. */
+#define BENCH_LATENCY_DIGITS	3
 
 /* The kinds' names in operation_stats and samples, in BenchOp order. */
 static const char *const bench_op_names[BENCH_NOPS] = {
@@ -38,6 +44,25 @@ static bool
 bench_reports(const BenchWorkload *w, const BenchOpFigures *f, int op)
 {
 	return bench_does(w, (BenchOp) op) || f->count > 0 || f->errors > 0;
+}
+
+/* x rounded to digits significant digits. */
+static double
+bench_round_significant(double x, int digits)
+{
+	double		scale;
+
+	if (x == 0 || !isfinite(x))
+		return x;
+	scale = pow(10, digits - (int) ceil(log10(fabs(x))));
+	return round(x * scale) / scale;
+}
+
+/* A latency in microseconds rounded to what a run can measure. */
+double
+bench_round_latency(double us)
+{
+	return bench_round_significant(us, BENCH_LATENCY_DIGITS);
 }
 
 /* nanoseconds as rounded microseconds, a JSON number */

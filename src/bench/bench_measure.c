@@ -35,7 +35,7 @@
 #include "pgstat.h"
 #include "storage/latch.h"
 
-#include "bench/bench.h"
+#include "bench/bench_shared.h"
 #include "bench/bench_measure.h"
 #include "compat.h"
 

@@ -9,11 +9,23 @@
 #ifndef PETAGEN_BENCH_MEASURE_H
 #define PETAGEN_BENCH_MEASURE_H
 
+#include <time.h>
+
 #include "port/atomics.h"
 
 #include "gen/hist.h"
 
-/* BenchOp's number of kinds (bench.h includes this header first). */
+/* The monotonic clock, in nanoseconds. */
+static inline uint64
+bench_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64) ts.tv_sec * UINT64CONST(1000000000) + ts.tv_nsec;
+}
+
+/* BenchOp's number of kinds (bench_shared.h includes this header first). */
 #define BENCH_MEASURE_NOPS	5
 /* Time series intervals a worker keeps; past them the interval doubles. */
 #define BENCH_SAMPLES		1024

@@ -12,7 +12,7 @@
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 
-#include "bench/bench.h"
+#include "bench/bench_shared.h"
 
 /* The SQL arguments of bench() and bench_sweep(), in order. */
 typedef enum BenchArg

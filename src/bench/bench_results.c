@@ -8,7 +8,7 @@
  *		generator's.
  *
  * Figures are rounded to what a run can measure: tps to 0.1 operation per
- * second, latencies to BENCH_LATENCY_DIGITS significant digits (the
+ * second, latencies to 3 significant digits (bench_figures.c; the
  * histogram's buckets are finer than that, a run's noise coarser).  The
  * settings snapshot holds the server's version and the settings that
  * change in-server figures most; synchronous_commit is the one the
@@ -42,8 +42,7 @@
 /* Columns of bench()'s result row. */
 #define BENCH_RESULT_COLS	17
 #define BENCH_SWEEP_COLS	18	/* bench_sweep()'s rows end with the sweep id */
-/* Significant digits of a latency. */
-#define BENCH_LATENCY_DIGITS	3
+
 /*
  * The parameters of the INSERT into petagen.bench_results, values[Arg_x]
  * being $(Arg_x + 1); from label on for label, settings and
@@ -152,25 +151,6 @@ bench_options_json(const BenchDef *def, const BenchResult *res)
 		bench_json_text(&buf, "last_error", res->last_error);
 	appendStringInfoChar(&buf, '}');
 	return buf.data;
-}
-
-/* x rounded to digits significant digits. */
-static double
-bench_round_significant(double x, int digits)
-{
-	double		scale;
-
-	if (x == 0 || !isfinite(x))
-		return x;
-	scale = pow(10, digits - (int) ceil(log10(fabs(x))));
-	return round(x * scale) / scale;
-}
-
-/* A latency in microseconds rounded to what a run can measure. */
-double
-bench_round_latency(double us)
-{
-	return bench_round_significant(us, BENCH_LATENCY_DIGITS);
 }
 
 /* Operations per second of a run, to 0.1; 0 for an empty window. */

@@ -11,7 +11,7 @@
 #include "fmgr.h"
 #include "utils/timestamp.h"
 
-#include "bench/bench.h"
+#include "bench/bench_shared.h"
 
 /* A benchmark, validated. */
 typedef struct BenchDef
@@ -65,7 +65,7 @@ bench_key_end(const BenchDef *def)
 	return def->first + def->rows;
 }
 
-/* The first key number run id inserts (bench.h: its stripe of 2^40). */
+/* The first key number run id inserts (bench_shared.h: its stripe of 2^40). */
 static inline int64
 bench_insert_base(const BenchDef *def, int64 id)
 {

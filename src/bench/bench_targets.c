@@ -24,7 +24,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
-#include "bench/bench.h"
+#include "bench/bench_shared.h"
 #include "bench/bench_params.h"
 #include "bench/bench_targets.h"
 #include "catalog.h"

@@ -42,7 +42,7 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
-#include "bench/bench.h"
+#include "bench/bench_shared.h"
 #include "bench/bench_measure.h"
 #include "bench/bench_integrity.h"
 #include "bench/bench_params.h"

@@ -6,7 +6,7 @@
  * A benchmark's inserts (ycsb-d, ycsb-e, insertproportion) are key numbers
  * outside the load job's key space: run id's workers insert from
  * options.insert_base (first + rows + id * 2^40) up to below options.insert_end
- * (bench.h), and the run records the load job its key space is from as
+ * (bench_shared.h), and the run records the load job its key space is from as
  * options.job.  verify(job) checks the job's key space, so it counts
  * every such row still in the table as extra.  When it finds extra rows
  * and benchmark runs of the job inserted rows, a NOTICE says how many and

@@ -1,5 +1,5 @@
 /*-------------------------------------------------------------------------
- * bench.h
+ * bench_shared.h
  *		In-server microbenchmarks: what petagen.bench() hands its workers in
  *		dynamic shared memory, and what they hand back.
  *
@@ -23,10 +23,8 @@
  * the generator's (bench_integrity.c).
  *-------------------------------------------------------------------------
  */
-#ifndef PETAGEN_BENCH_H
-#define PETAGEN_BENCH_H
-
-#include <time.h>
+#ifndef PETAGEN_BENCH_SHARED_H
+#define PETAGEN_BENCH_SHARED_H
 
 #include "port/atomics.h"
 #include "storage/dsm.h"
@@ -166,16 +164,6 @@ typedef struct BenchWorkerArgs
 extern int64 bench_leaf_id(const RouteLeaf *leaf);
 extern int	bench_target_cmp(const void *a, const void *b);
 
-/* The monotonic clock, in nanoseconds. */
-static inline uint64
-bench_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64) ts.tv_sec * UINT64CONST(1000000000) + ts.tv_nsec;
-}
-
 /* The target leaves sorted by leaf, after the slots. */
 static inline BenchTarget *
 bench_targets(BenchShared *shared)
@@ -192,4 +180,4 @@ bench_shared_size(int nworkers, int ntargets)
 					mul_size(sizeof(BenchTarget), ntargets));
 }
 
-#endif							/* PETAGEN_BENCH_H */
+#endif							/* PETAGEN_BENCH_SHARED_H */
