@@ -37,9 +37,9 @@
 #include "access/heapam.h"
 #include "access/heaptoast.h"
 #include "access/htup_details.h"
+#include "access/tableam.h"
 #include "access/visibilitymapdefs.h"
 #include "access/xact.h"
-#include "catalog/pg_am_d.h"
 #include "storage/bufpage.h"
 #include "storage/smgr.h"
 #include "utils/rel.h"
@@ -76,7 +76,7 @@ struct LeafPages
 static void
 leafpages_check_heap(Relation rel)
 {
-	if (rel->rd_rel->relam != HEAP_TABLE_AM_OID)
+	if (rel->rd_tableam != GetHeapamTableAmRoutine())
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("method => 'leaf' cannot load leaf \"%s\"",
