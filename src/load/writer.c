@@ -99,6 +99,7 @@ typedef struct WriterLeaf
 	TupleTableSlot **slots;		/* WRITER_MAX_ROWS, created on first use */
 	int			nslots;			/* slots created so far */
 	int			nbuffered;		/* rows waiting in slots[0 .. nbuffered-1] */
+	int			batched;		/* direct: rows written since the last batch */
 	Size		bytes;			/* their heap tuple bytes */
 	/* duplicate detection: ycsb/go-ycsb modes with a unique key index */
 	KeyLookup  *probe;			/* on the unique index on ycsb_key */
@@ -413,14 +414,32 @@ writer_direct_row(WriterLeaf *wl, int64 seq, const char *key,
 	leafpages_add(wl->pages, tuple);
 	stats->rows++;
 	stats->bytes += tuple->t_len;
+	wl->batched++;
+	wl->bytes += tuple->t_len;
 	MemoryContextSwitchTo(old);
 	ResetPerTupleExprContext(wl->estate);
 }
 
 /*
+ * Whether a direct writer's leaf has written as many rows or bytes since
+ * its last batch as a buffered leaf flushes at once; starts the next batch
+ * if so.  The caller's progress (and petagen.debug_pause mid_chunk) then
+ * sees a direct writer at the cadence of a buffered one.
+ */
+static bool
+writer_direct_batch_done(Writer *w, WriterLeaf *wl)
+{
+	if (wl->batched < WRITER_MAX_ROWS && wl->bytes < w->leaf_max_bytes)
+		return false;
+	wl->batched = 0;
+	wl->bytes = 0;
+	return true;
+}
+
+/*
  * Buffer row seq, whose 4-byte-header varlena key is given, for leaf
  * number leaf (a local one); a duplicate key is counted and skipped.
- * Returns true if a buffer was flushed.
+ * Returns true if a buffer was flushed (a direct writer: a batch written).
  */
 bool
 writer_add(Writer *w, int leaf, int64 seq, const char *key, LoadStats *stats)
@@ -433,7 +452,7 @@ writer_add(Writer *w, int leaf, int64 seq, const char *key, LoadStats *stats)
 	if (w->direct)
 	{
 		writer_direct_row(wl, seq, key, stats);
-		return false;
+		return writer_direct_batch_done(w, wl);
 	}
 	if (w->check_dups && writer_is_duplicate(w, wl, key, stats))
 	{
