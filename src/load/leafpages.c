@@ -57,7 +57,11 @@
 #define LEAF_VM_BLOCKS_PER_PAGE	(LEAF_VM_MAPSIZE * LEAF_VM_BLOCKS_PER_BYTE)
 #define LEAF_VM_FLAGS		(VISIBILITYMAP_ALL_VISIBLE | VISIBILITYMAP_ALL_FROZEN)
 
-/* The TOAST options of a row: frozen like the leaf's, not decoded. */
+/*
+ * The TOAST options of a row: frozen like the leaf's rows; not decoded by
+ * logical decoding, which cannot decode the leaf's pages (full-page
+ * images) either, as rewriteheap.c toasts.
+ */
 #define LEAF_TOAST_OPTIONS	\
 	(HEAP_INSERT_FROZEN | HEAP_INSERT_SKIP_FSM | HEAP_INSERT_NO_LOGICAL)
 
