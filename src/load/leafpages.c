@@ -40,6 +40,7 @@
 #include "access/tableam.h"
 #include "access/visibilitymapdefs.h"
 #include "access/xact.h"
+#include "pgstat.h"
 #include "storage/bufpage.h"
 #include "storage/smgr.h"
 #include "utils/rel.h"
@@ -74,6 +75,7 @@ struct LeafPages
 	CompatBulkWrite *bulk;		/* the main fork */
 	Page		page;			/* the page being filled, or NULL */
 	BlockNumber blkno;			/* its block number: pages written so far */
+	int64		ntuples;		/* rows written */
 };
 
 /* Raise an error unless rel stores its rows in heap pages. */
@@ -178,6 +180,7 @@ leafpages_add(LeafPages *lp, HeapTuple tuple)
 		stored = heap_toast_insert_or_update(lp->rel, tuple, NULL,
 											 LEAF_TOAST_OPTIONS);
 	leafpages_place(lp, tuple, stored);
+	lp->ntuples++;
 	if (stored != tuple)
 		heap_freetuple(stored);
 }
@@ -229,10 +232,15 @@ leafpages_write_vm(Relation rel, BlockNumber npages)
 	compat_bulk_finish(bulk);
 }
 
-/* Write the last page and the visibility map; make the files durable. */
+/*
+ * Write the last page and the visibility map; make the files durable.
+ * Count the rows as inserted in the leaf's statistics, as
+ * heap_multi_insert counts them.
+ */
 void
 leafpages_finish(LeafPages *lp)
 {
+	pgstat_count_heap_insert(lp->rel, lp->ntuples);
 	if (lp->page != NULL)
 		leafpages_write_page(lp);
 	compat_bulk_finish(lp->bulk);
