@@ -158,4 +158,108 @@ typedef RelFileNode CompatRelFile;
 #define compat_relid_by_file(spc, number) RelidByRelfilenode((spc), (number))
 #endif
 
+/*
+ * Writing a new relation's pages from backend memory, bypassing shared
+ * buffers (leafpages.c), as CLUSTER's rewriteheap.c and nbtsort.c do.
+ * 17 added storage/bulk_write.h, which WAL-logs the pages as full-page
+ * images when RelationNeedsWAL(), sets their checksums, and syncs the fork
+ * at the end (or has the next checkpoint do it).  Before 17 those callers
+ * did the same by hand, which the functions below repeat: pages are
+ * WAL-logged in batches (log_newpages), checksummed, and appended with
+ * smgrextend(skipFsync); at the end the fork is synced with smgrimmedsync,
+ * except for a permanent relation written without WAL (wal_level = minimal,
+ * storage new in this transaction), which the pending sync at commit
+ * covers.  The caller writes blocks 0, 1, 2 ... in order, each page from
+ * compat_bulk_get_buf(), which compat_bulk_write() takes over (frees).
+ */
+#if PG_VERSION_NUM >= 170000
+#include "storage/bulk_write.h"
+typedef BulkWriteState CompatBulkWrite;
+#define compat_bulk_start(rel, fork) smgr_bulk_start_rel((rel), (fork))
+#define compat_bulk_get_buf(bulk) ((Page) smgr_bulk_get_buf(bulk))
+#define compat_bulk_write(bulk, blkno, page, page_std) \
+	smgr_bulk_write((bulk), (blkno), (BulkWriteBuffer) (page), (page_std))
+#define compat_bulk_finish(bulk) smgr_bulk_finish(bulk)
+#else
+#include "access/xloginsert.h"
+#include "access/xlogrecord.h"
+#include "storage/bufpage.h"
+#include "storage/smgr.h"
+#include "utils/rel.h"
+
+/* Pages logged in one WAL record at most, as bulk_write.c batches them. */
+#define COMPAT_BULK_BATCH	XLR_MAX_BLOCK_ID
+
+/* One fork being written. */
+typedef struct CompatBulkWrite
+{
+	Relation	rel;
+	ForkNumber	fork;
+	bool		use_wal;
+	bool		page_std;		/* of the pending pages */
+	MemoryContext cxt;			/* where page buffers are allocated */
+	int			npending;
+	BlockNumber blknos[COMPAT_BULK_BATCH];
+	char	   *pages[COMPAT_BULK_BATCH];
+} CompatBulkWrite;
+
+/* Start writing fork of rel, whose storage is new and empty. */
+static inline CompatBulkWrite *
+compat_bulk_start(Relation rel, ForkNumber fork)
+{
+	CompatBulkWrite *bulk = palloc0(sizeof(CompatBulkWrite));
+
+	bulk->rel = rel;
+	bulk->fork = fork;
+	bulk->use_wal = RelationNeedsWAL(rel);
+	bulk->cxt = CurrentMemoryContext;
+	return bulk;
+}
+
+/* A page-sized buffer for the next page, in the writer's context. */
+#define compat_bulk_get_buf(bulk) ((Page) MemoryContextAlloc((bulk)->cxt, BLCKSZ))
+
+/* Log, checksum and append the pending pages; free them. */
+static inline void
+compat_bulk_flush(CompatBulkWrite *bulk)
+{
+	if (bulk->npending == 0)
+		return;
+	if (bulk->use_wal)
+		log_newpages(&compat_rel_file(bulk->rel), bulk->fork, bulk->npending,
+					 bulk->blknos, bulk->pages, bulk->page_std);
+	for (int i = 0; i < bulk->npending; i++)
+	{
+		PageSetChecksumInplace(bulk->pages[i], bulk->blknos[i]);
+		smgrextend(RelationGetSmgr(bulk->rel), bulk->fork, bulk->blknos[i],
+				   bulk->pages[i], true);
+		pfree(bulk->pages[i]);
+	}
+	bulk->npending = 0;
+}
+
+/* Queue page as block blkno (the next one); page_std as for log_newpage. */
+static inline void
+compat_bulk_write(CompatBulkWrite *bulk, BlockNumber blkno, Page page,
+				  bool page_std)
+{
+	if (bulk->npending == COMPAT_BULK_BATCH ||
+		(bulk->npending > 0 && bulk->page_std != page_std))
+		compat_bulk_flush(bulk);
+	bulk->page_std = page_std;
+	bulk->blknos[bulk->npending] = blkno;
+	bulk->pages[bulk->npending++] = (char *) page;
+}
+
+/* Write what is pending and make the fork durable (see above). */
+static inline void
+compat_bulk_finish(CompatBulkWrite *bulk)
+{
+	compat_bulk_flush(bulk);
+	if (bulk->use_wal || !RelationIsPermanent(bulk->rel))
+		smgrimmedsync(RelationGetSmgr(bulk->rel), bulk->fork);
+	pfree(bulk);
+}
+#endif
+
 #endif							/* PETAGEN_COMPAT_H */

@@ -23,16 +23,19 @@
  * transaction's first snapshot predates the wait for the lock, and would
  * miss rows committed meanwhile).  It gives the leaf and its TOAST table
  * new storage as TRUNCATE does (ExecuteTruncateGuts), writes the leaf's
- * rows frozen with heap_multi_insert (HEAP_INSERT_FROZEN, as COPY FREEZE
- * after a TRUNCATE: nobody sees the new storage before commit), each key
- * first checked against the leaf's partition bounds as they are now
- * (route_open_leaf(): a key routed elsewhere raises PostgreSQL's partition
- * constraint error, 23514), CHECK constraints as the writer checks them,
- * and builds its indexes with reindex_relation(), so no row goes through
- * a btree insert, checking UNIQUE and EXCLUDE constraints as REINDEX does
+ * rows frozen (as COPY FREEZE after a TRUNCATE: nobody sees the new
+ * storage before commit) through the writer's direct mode, which builds
+ * the heap pages and the visibility map in backend memory and hands them
+ * to storage in bulk (leafpages.c), each key first checked against the
+ * leaf's partition bounds as they are now (route_open_leaf(): a key
+ * routed elsewhere raises PostgreSQL's partition constraint error,
+ * 23514), CHECK constraints as the writer checks them, and builds its
+ * indexes with reindex_relation(), so no row goes through a btree insert,
+ * checking UNIQUE and EXCLUDE constraints as REINDEX does
  * (REINDEX_REL_CHECK_CONSTRAINTS: 23505, 23P01).  The caller adds the
  * ledger row and commits.  With wal_level = minimal PostgreSQL writes no
- * WAL for the new storage and syncs it at commit.  An abort or a crash
+ * WAL for the new storage and syncs it at commit; above minimal every
+ * page goes to WAL as a full-page image.  An abort or a crash
  * leaves the old, empty storage in place: nothing of an unfinished leaf is
  * ever visible.  The new files are recorded (leafstorage.c) until the
  * transaction ends, so that resume() can remove what a crash left.
@@ -267,7 +270,7 @@ leaf_write_rows(const LeafRouting *routing, Oid leafrelid, int leafno,
 	Router	   *bounds = route_open_leaf(routing->relid, leafrelid);
 	RowShape	shape;
 	RowGen		rg;
-	Writer	   *writer = writer_open_heap_only(leafrelid, &routing->spec);
+	Writer	   *writer = writer_open_direct(leafrelid, &routing->spec);
 	int			since_progress = 0;
 
 	shape_from_tupdesc(RelationGetDescr(rel), RelationGetRelationName(rel), &shape);

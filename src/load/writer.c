@@ -38,9 +38,12 @@
  * duplicates from new rows, so there every row is written and nothing is
  * counted.
  *
- * A heap-only writer (writer_open_heap_only, for a leaf load: leafload.c)
- * writes one leaf's rows frozen and leaves its indexes alone: the caller
- * builds them from the heap afterwards.
+ * A direct writer (writer_open_direct, for a leaf load: leafload.c) writes
+ * one leaf's rows, checked one by one as above, straight into heap pages
+ * built in backend memory (leafpages.c), frozen, without buffering them in
+ * slots and without shared buffers, and leaves its indexes alone: the
+ * caller builds them from the heap afterwards.  writer_flush_all()
+ * finishes its pages; no row may follow.
  *
  * Frozen writers (frozen.c) insert with HEAP_INSERT_FROZEN |
  * HEAP_INSERT_SKIP_FSM and reset the leaf's cached insertion target block
@@ -64,6 +67,7 @@
 #include "gen/rowgen.h"
 #include "load/defaults.h"
 #include "load/keyindex.h"
+#include "load/leafpages.h"
 #include "load/writer.h"
 
 /*
@@ -86,7 +90,8 @@ typedef struct WriterLeaf
 	Relation	rel;
 	EState	   *estate;
 	ResultRelInfo *rri;
-	BulkInsertState bistate;
+	BulkInsertState bistate;	/* NULL for a direct writer */
+	LeafPages  *pages;			/* a direct writer's, until finished */
 	RowShape	shape;
 	RowGen		rg;
 	RowDefaults *defaults;		/* its extra columns, or NULL */
@@ -94,6 +99,7 @@ typedef struct WriterLeaf
 	TupleTableSlot **slots;		/* WRITER_MAX_ROWS, created on first use */
 	int			nslots;			/* slots created so far */
 	int			nbuffered;		/* rows waiting in slots[0 .. nbuffered-1] */
+	int			batched;		/* direct: rows written since the last batch */
 	Size		bytes;			/* their heap tuple bytes */
 	/* duplicate detection: ycsb/go-ycsb modes with a unique key index */
 	KeyLookup  *probe;			/* on the unique index on ycsb_key */
@@ -106,7 +112,7 @@ struct Writer
 	MemoryContext tuplecxt;		/* buffered tuples */
 	Oid		   *relids;			/* by leaf number */
 	GenSpec		spec;
-	bool		maintain_indexes;	/* else the caller builds them after */
+	bool		direct;			/* one leaf, through leafpages.c, no indexes */
 	bool		check_dups;		/* ycsb or go-ycsb keys */
 	int			insert_options; /* heap_multi_insert's options */
 	CommandId	cid;
@@ -118,7 +124,7 @@ struct Writer
 /* Set up a Writer for nleaves leaves (relids[]); no leaf is opened yet. */
 static Writer *
 writer_create(int nleaves, const Oid *relids, const GenSpec *spec,
-			  bool frozen, bool maintain_indexes)
+			  bool frozen, bool direct)
 {
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext,
 											  "petagen writer",
@@ -129,7 +135,7 @@ writer_create(int nleaves, const Oid *relids, const GenSpec *spec,
 	w->tuplecxt = AllocSetContextCreate(cxt, "petagen writer tuples",
 										ALLOCSET_DEFAULT_SIZES);
 	w->spec = *spec;
-	w->maintain_indexes = maintain_indexes;
+	w->direct = direct;
 	w->check_dups = spec->keys.mode == KEYS_YCSB ||
 		spec->keys.mode == KEYS_GO_YCSB;
 	w->insert_options = frozen ? HEAP_INSERT_FROZEN | HEAP_INSERT_SKIP_FSM : 0;
@@ -155,19 +161,20 @@ writer_open(const Router *router, const GenSpec *spec, bool frozen)
 
 	for (int i = 0; i < n; i++)
 		relids[i] = route_leaf(router, i)->relid;
-	w = writer_create(n, relids, spec, frozen, true);
+	w = writer_create(n, relids, spec, frozen, false);
 	pfree(relids);
 	return w;
 }
 
 /*
- * Set up a Writer of frozen rows for one leaf (leaf number 0) whose
- * indexes the caller builds after the rows: they are not maintained.
+ * Set up a direct Writer of frozen rows for one leaf (leaf number 0), with
+ * new storage of this transaction, whose indexes the caller builds after
+ * the rows: they are not maintained.
  */
 Writer *
-writer_open_heap_only(Oid relid, const GenSpec *spec)
+writer_open_direct(Oid relid, const GenSpec *spec)
 {
-	return writer_create(1, &relid, spec, true, false);
+	return writer_create(1, &relid, spec, true, true);
 }
 
 /* The unique btree index on exactly ycsb_key of a leaf, or NULL. */
@@ -236,10 +243,14 @@ writer_open_leaf(Writer *w, int leaf)
 	wl->defaults = defaults_init(wl->rel, &wl->shape, wl->estate);
 	wl->rri = makeNode(ResultRelInfo);
 	InitResultRelInfo(wl->rri, wl->rel, 0, NULL, 0);
-	if (w->maintain_indexes)
+	if (w->direct)
+		wl->pages = leafpages_begin(wl->rel);
+	else
+	{
 		ExecOpenIndices(wl->rri, false);
+		wl->bistate = GetBulkInsertState();
+	}
 	writer_check_indexes(wl);
-	wl->bistate = GetBulkInsertState();
 	wl->slots = palloc0(sizeof(TupleTableSlot *) * WRITER_MAX_ROWS);
 	if (w->check_dups)
 		writer_init_probe(wl);
@@ -331,42 +342,104 @@ writer_is_duplicate(Writer *w, WriterLeaf *wl, const char *key,
 	return keyindex_contains(wl->probe, PointerGetDatum(key));
 }
 
+/* A leaf's next free slot, created on first use. */
+static TupleTableSlot *
+writer_next_slot(WriterLeaf *wl)
+{
+	if (wl->nbuffered == wl->nslots)
+		wl->slots[wl->nslots++] =
+			MakeSingleTupleTableSlot(RelationGetDescr(wl->rel),
+									 &TTSOpsHeapTuple);
+	return wl->slots[wl->nbuffered];
+}
+
+/*
+ * Form row seq (key given) of a leaf, in the current memory context; the
+ * values of its extra columns are the per-tuple context's.
+ */
+static HeapTuple
+writer_form_row(WriterLeaf *wl, int64 seq, const char *key)
+{
+	memcpy(wl->rg.key, key, VARSIZE(key));
+	rowgen_build_fields(&wl->rg, seq);
+	defaults_fill(wl->defaults, wl->rg.values, wl->rg.nulls);
+	return heap_form_tuple(RelationGetDescr(wl->rel), wl->rg.values,
+						   wl->rg.nulls);
+}
+
+/*
+ * Raise an error unless the row in slot meets the leaf's CHECK constraints;
+ * the caller resets the per-tuple context.
+ */
+static void
+writer_check_row(WriterLeaf *wl, TupleTableSlot *slot)
+{
+	if (wl->check_constraints)
+		ExecConstraints(wl->rri, slot, wl->estate);
+}
+
 /* Build row seq (key given) of a leaf into its next slot. */
 static void
 writer_buffer_row(Writer *w, WriterLeaf *wl, int64 seq, const char *key)
 {
-	TupleDesc	desc = RelationGetDescr(wl->rel);
-	TupleTableSlot *slot;
-	HeapTuple	tuple;
-	MemoryContext old;
+	TupleTableSlot *slot = writer_next_slot(wl);
+	MemoryContext old = MemoryContextSwitchTo(w->tuplecxt);
+	HeapTuple	tuple = writer_form_row(wl, seq, key);
 
-	if (wl->nbuffered == wl->nslots)
-		wl->slots[wl->nslots++] =
-			MakeSingleTupleTableSlot(desc, &TTSOpsHeapTuple);
-	slot = wl->slots[wl->nbuffered];
-	memcpy(wl->rg.key, key, VARSIZE(key));
-	rowgen_build_fields(&wl->rg, seq);
-	defaults_fill(wl->defaults, wl->rg.values, wl->rg.nulls);
-	old = MemoryContextSwitchTo(w->tuplecxt);
-	tuple = heap_form_tuple(desc, wl->rg.values, wl->rg.nulls);
 	MemoryContextSwitchTo(old);
-	if (wl->defaults != NULL)
-		ResetPerTupleExprContext(wl->estate);
 	/* The slot owns the tuple: heap_multi_insert then needs no copy. */
 	ExecStoreHeapTuple(tuple, slot, true);
-	if (wl->check_constraints)
-	{
-		ExecConstraints(wl->rri, slot, wl->estate);
-		ResetPerTupleExprContext(wl->estate);
-	}
+	writer_check_row(wl, slot);
+	ResetPerTupleExprContext(wl->estate);
 	wl->nbuffered++;
 	wl->bytes += tuple->t_len;
 }
 
 /*
+ * Build row seq (key given) of a direct writer's leaf, check it and write
+ * it into the leaf's pages at once; every allocation is the per-tuple
+ * context's, reset after the row.
+ */
+static void
+writer_direct_row(WriterLeaf *wl, int64 seq, const char *key,
+				  LoadStats *stats)
+{
+	TupleTableSlot *slot = writer_next_slot(wl);
+	MemoryContext old = MemoryContextSwitchTo(GetPerTupleMemoryContext(wl->estate));
+	HeapTuple	tuple = writer_form_row(wl, seq, key);
+
+	ExecStoreHeapTuple(tuple, slot, false);
+	writer_check_row(wl, slot);
+	ExecClearTuple(slot);
+	leafpages_add(wl->pages, tuple);
+	stats->rows++;
+	stats->bytes += tuple->t_len;
+	wl->batched++;
+	wl->bytes += tuple->t_len;
+	MemoryContextSwitchTo(old);
+	ResetPerTupleExprContext(wl->estate);
+}
+
+/*
+ * Whether a direct writer's leaf has written as many rows or bytes since
+ * its last batch as a buffered leaf flushes at once; starts the next batch
+ * if so.  The caller's progress (and petagen.debug_pause mid_chunk) then
+ * sees a direct writer at the cadence of a buffered one.
+ */
+static bool
+writer_direct_batch_done(Writer *w, WriterLeaf *wl)
+{
+	if (wl->batched < WRITER_MAX_ROWS && wl->bytes < w->leaf_max_bytes)
+		return false;
+	wl->batched = 0;
+	wl->bytes = 0;
+	return true;
+}
+
+/*
  * Buffer row seq, whose 4-byte-header varlena key is given, for leaf
  * number leaf (a local one); a duplicate key is counted and skipped.
- * Returns true if a buffer was flushed.
+ * Returns true if a buffer was flushed (a direct writer: a batch written).
  */
 bool
 writer_add(Writer *w, int leaf, int64 seq, const char *key, LoadStats *stats)
@@ -376,6 +449,11 @@ writer_add(Writer *w, int leaf, int64 seq, const char *key, LoadStats *stats)
 
 	if (wl == NULL)
 		wl = w->leaves[leaf] = writer_open_leaf(w, leaf);
+	if (w->direct)
+	{
+		writer_direct_row(wl, seq, key, stats);
+		return writer_direct_batch_done(w, wl);
+	}
 	if (w->check_dups && writer_is_duplicate(w, wl, key, stats))
 	{
 		stats->duplicates++;
@@ -387,13 +465,21 @@ writer_add(Writer *w, int leaf, int64 seq, const char *key, LoadStats *stats)
 	return stats->rows != rows_before;
 }
 
-/* Write out every leaf's buffer. */
+/* Write out every leaf's buffer; finish a direct writer's pages. */
 void
 writer_flush_all(Writer *w, LoadStats *stats)
 {
 	for (int i = 0; i < w->nleaves; i++)
-		if (w->leaves[i] != NULL)
-			writer_flush_leaf(w, w->leaves[i], stats);
+	{
+		WriterLeaf *wl = w->leaves[i];
+
+		if (wl == NULL)
+			continue;
+		writer_flush_leaf(w, wl, stats);
+		if (wl->pages != NULL)
+			leafpages_finish(wl->pages);
+		wl->pages = NULL;
+	}
 }
 
 /* Release a leaf's resources; its lock is kept until transaction end. */
@@ -404,7 +490,8 @@ writer_close_leaf(WriterLeaf *wl)
 		ExecDropSingleTupleTableSlot(wl->slots[i]);
 	if (wl->probe != NULL)
 		keyindex_end(wl->probe);
-	FreeBulkInsertState(wl->bistate);
+	if (wl->bistate != NULL)
+		FreeBulkInsertState(wl->bistate);
 	ExecCloseIndices(wl->rri);
 	FreeExecutorState(wl->estate);
 	table_close(wl->rel, NoLock);

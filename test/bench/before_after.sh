@@ -17,9 +17,12 @@
 #   w2    the same with 2 workers
 #   load  SELECT * FROM petagen.load('usertable', 0, N, keys => 'ordered')
 #   leaf  w2 with method => 'leaf' instead
-# Prints the median rows/s per method and revision and B/A; writes
-# test/bench/results/before_after.md.
+# Prints per method and revision the medians of rows/s, of the server's CPU
+# time per row (lib.sh server_cpu_us: postmaster and children) and of the
+# WAL written over the bytes of the loaded heaps and indexes; and B/A of the
+# rates; writes test/bench/results/before_after.md.
 #   N (default 1000000), ROUNDS (default 3), METHODS (default "w1 w2 load leaf")
+#   WAL_LEVEL (default replica; minimal: lib.sh bench_wal_level)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -53,21 +56,31 @@ stmt() {
 for rev in "${REVS[@]}"; do log "building $rev"; build_rev "$rev"; done
 install_rev "${REVS[1]}"
 PETAGEN_BUILD=0 bench_start
+[ "${WAL_LEVEL:-replica}" = replica ] || bench_wal_level "$WAL_LEVEL"
 create_usertable
 log "instance up on port $BENCH_PORT; N=$N ROUNDS=$ROUNDS; revisions ${REVS[*]}"
 
-declare -A RATE
+declare -A RATE CPU WAL
 for r in $(seq 1 "$ROUNDS"); do
     for m in $METHODS; do
         for rev in "${REVS[@]}"; do
             install_rev "$rev"
             bpsql -c "TRUNCATE usertable" -c "CHECKPOINT"
+            lsn=$(bval "SELECT pg_current_wal_lsn()")
+            cpu0=$(server_cpu_us)
             ms=$(time_sql "$(stmt "$m")")
+            cpu1=$(server_cpu_us)
+            wal=$(bval "SELECT round(pg_wal_lsn_diff(pg_current_wal_lsn(), '$lsn')
+                        / sum(pg_table_size(relid) + pg_indexes_size(relid)), 3)
+                        FROM pg_partition_tree('usertable') WHERE isleaf")
             n=$(bval "SELECT count(*) FROM usertable")
             [ "$n" = "$N" ] || { echo "$rev $m loaded $n rows, not $N" >&2; exit 1; }
             rate=$(awk -v n="$N" -v ms="$ms" 'BEGIN{printf "%.0f", n / (ms / 1000)}')
+            cpu=$(awk -v n="$N" -v c="$((cpu1 - cpu0))" 'BEGIN{printf "%.2f", c / n}')
             RATE[$m,$rev]="${RATE[$m,$rev]:-} $rate"
-            log "round $r $m $rev: $ms ms, $rate rows/s"
+            CPU[$m,$rev]="${CPU[$m,$rev]:-} $cpu"
+            WAL[$m,$rev]="${WAL[$m,$rev]:-} $wal"
+            log "round $r $m $rev: $ms ms, $rate rows/s, $cpu us CPU/row, WAL/(heap+index) $wal"
         done
     done
 done
@@ -78,10 +91,12 @@ done
     bench_env
     echo "- $ROUNDS rounds; per round each method loads once with each revision, alternating; medians"
     echo
-    echo "| method | A rows/s (runs) | B rows/s (runs) | B/A |"
-    echo "|---|---|---|---|"
+    echo "| method | A rows/s (runs) | B rows/s (runs) | B/A | A / B server CPU µs/row | A / B WAL/(heap+index) |"
+    echo "|---|---|---|---|---|---|"
     for m in $METHODS; do
         a=$(median ${RATE[$m,${REVS[0]}]}); b=$(median ${RATE[$m,${REVS[1]}]})
-        echo "| $m | $a (${RATE[$m,${REVS[0]}]# }) | $b (${RATE[$m,${REVS[1]}]# }) | $(awk -v a="$a" -v b="$b" 'BEGIN{printf "%.3f", b / a}') |"
+        echo "| $m | $a (${RATE[$m,${REVS[0]}]# }) | $b (${RATE[$m,${REVS[1]}]# }) | $(awk -v a="$a" -v b="$b" 'BEGIN{printf "%.3f", b / a}')" \
+             "| $(median ${CPU[$m,${REVS[0]}]}) / $(median ${CPU[$m,${REVS[1]}]})" \
+             "| $(median ${WAL[$m,${REVS[0]}]}) / $(median ${WAL[$m,${REVS[1]}]}) |"
     done
 } | tee "$OUT"
