@@ -374,12 +374,27 @@ job_check_not_ours(const JobDef *def)
 }
 
 /*
+ * Has job's catalog row left "running"?  Its last worker may have
+ * committed the end and detached the run's segment between a read of the
+ * row and the look at the segment, which then shows no run.
+ */
+static bool
+job_ended_since(int64 job)
+{
+	JobDef		def;
+
+	job_read(job, &def, false);
+	return strcmp(def.state, "running") != 0;
+}
+
+/*
  * Wait until first's job has ended, or timeout_us microseconds passed (-1:
  * forever).  A run has ended when the catalog says so, or when no worker is
  * left to say so (interrupted): the last worker commits the end to the
  * catalog before its slot shows it, so a final state returned here is
  * already in petagen.jobs (but an interrupted run, which stays "running"
- * there).
+ * there; a run that looks interrupted is checked against the catalog
+ * once more, job_ended_since()).
  */
 static JobState
 job_wait_final(const JobDef *first, int64 timeout_us)
@@ -395,6 +410,8 @@ job_wait_final(const JobDef *first, int64 timeout_us)
 
 		job_read(first->job, &def, false);
 		state = job_current_state(&def);
+		if (state == JOB_INTERRUPTED && job_ended_since(first->job))
+			continue;
 		if (state == JOB_INTERRUPTED ||
 			(job_state_final(state) && strcmp(def.state, "running") != 0) ||
 			(timeout_us >= 0 && GetCurrentTimestamp() - start >= timeout_us))
