@@ -136,6 +136,8 @@ bench_key_space(BenchDef *def, FunctionCallInfo fcinfo)
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 				 errmsg("rows must be at least 1")));
 	spec_read_args(fcinfo, &bench_gen_args, &job.spec, &def->spec);
+	keys_set_kind(&def->spec.keys, shape_key_kind(def->relid),
+				  get_rel_name(def->relid));
 }
 
 /* Raise an error unless the keys and values the run writes fit the table. */
@@ -147,8 +149,8 @@ bench_check_shape(const BenchDef *def)
 
 	shape_from_tupdesc(RelationGetDescr(rel), RelationGetRelationName(rel), &shape);
 	spec_check_shape(&def->spec, &shape,
-					 bench_does(&def->workload, BENCH_OP_INSERT) ? KEYS_MAX_SEQ :
-					 def->first + (def->rows - 1),
+					 bench_does(&def->workload, BENCH_OP_INSERT) ?
+					 keys_max_seq(&def->spec.keys) : def->first + (def->rows - 1),
 					 RelationGetRelationName(rel));
 	RelationClose(rel);
 }
@@ -222,7 +224,8 @@ bench_next_id(void)
 
 /* Create and fill the shared state of a run. */
 static dsm_segment *
-bench_create_shared(const BenchDef *def, int64 id, int nworkers)
+bench_create_shared(const BenchDef *def, int64 id, int nworkers,
+					int64 insert_base)
 {
 	Size		size = bench_shared_size(nworkers, def->ntargets);
 	dsm_segment *seg = dsm_create(size, 0);
@@ -238,7 +241,7 @@ bench_create_shared(const BenchDef *def, int64 id, int nworkers)
 	shared->first = def->first;
 	shared->rows = def->rows;
 	shared->spec = def->spec;
-	shared->insert_base = bench_insert_base(def, id);
+	shared->insert_base = insert_base;
 	shared->nworkers = nworkers;
 	shared->ntargets = def->ntargets;
 	pg_atomic_init_u32(&shared->go, 0);
@@ -446,7 +449,8 @@ bench_merge(BenchShared *shared, BenchResult *res)
 static void
 bench_execute_run(const BenchDef *def, BenchResult *res)
 {
-	dsm_segment *seg = bench_create_shared(def, res->id, res->nworkers);
+	dsm_segment *seg = bench_create_shared(def, res->id, res->nworkers,
+										   res->insert_base);
 	BenchShared *shared = dsm_segment_address(seg);
 	BenchLeader *leader = bench_leader_create(seg, res->nworkers);
 
@@ -461,16 +465,40 @@ bench_execute_run(const BenchDef *def, BenchResult *res)
 	dsm_detach(seg);
 }
 
-/* Raise an error if a run of nworkers could insert past the key space. */
-static void
-bench_check_insert_room(const BenchDef *def, int64 id)
+/*
+ * The first key number run id inserts: its stripe of 2^40 (bench_shared.h),
+ * or with an int ycsb_key, which has no room for stripes, the end of what
+ * the earlier runs of the load job inserted.  Raises an error if there is
+ * no room left.
+ */
+static int64
+bench_insert_base(const BenchDef *def, int64 id)
 {
-	if (bench_does(&def->workload, BENCH_OP_INSERT) &&
-		(id + 1) > (KEYS_MAX_SEQ - bench_key_end(def)) / BENCH_INSERT_STRIDE)
+	int64		base;
+
+	if (!bench_does(&def->workload, BENCH_OP_INSERT))
+		return bench_key_end(def);
+	if (def->spec.keys.kind == KEYKIND_INT4)
+	{
+		base = def->job > 0 ?
+			bench_results_insert_end(def->job, bench_key_end(def)) :
+			bench_key_end(def);
+		if (base > keys_max_seq(&def->spec.keys))
+			ereport(ERROR,
+					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+					 errmsg("no room left in integer column ycsb_key for the inserts of run " INT64_FORMAT, id),
+					 errdetail("Inserted key numbers would start at " INT64_FORMAT ", past the largest integer, 2147483647.",
+							   base),
+					 errhint("Make the column bigint: ALTER TABLE %s ALTER COLUMN ycsb_key TYPE bigint.",
+							 quote_identifier(get_rel_name(def->relid)))));
+		return base;
+	}
+	if ((id + 1) > (KEYS_MAX_SEQ - bench_key_end(def)) / BENCH_INSERT_STRIDE)
 		ereport(ERROR,
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 				 errmsg("no room left in the key space for the inserts of run " INT64_FORMAT, id),
 				 errdetail("Inserted keys start at first + rows + id * 2^40.")));
+	return bench_key_end(def) + id * BENCH_INSERT_STRIDE;
 }
 
 /*
@@ -485,7 +513,7 @@ bench_run(FunctionCallInfo fcinfo, const BenchDef *def, int nworkers,
 
 	res->nworkers = nworkers;
 	res->id = bench_next_id();
-	bench_check_insert_room(def, res->id);
+	res->insert_base = bench_insert_base(def, res->id);
 	pgstat_report_activity(STATE_RUNNING,
 						   psprintf("petagen bench " INT64_FORMAT ": %s, %d workers",
 									res->id, bench_kind_name(def->workload.kind), nworkers));

@@ -29,26 +29,25 @@
 /* Longest name of a field column, "field" and a number. */
 #define BENCH_FIELD_NAME_LEN	32
 
-/* Do two text or varchar values hold the same bytes? */
+/* Column name of a row read into *value; false if it is missing or NULL. */
 static bool
-bench_same_text(Datum a, Datum b)
-{
-	text	   *x = DatumGetTextPP(a);
-	text	   *y = DatumGetTextPP(b);
-
-	return VARSIZE_ANY_EXHDR(x) == VARSIZE_ANY_EXHDR(y) &&
-		memcmp(VARDATA_ANY(x), VARDATA_ANY(y), VARSIZE_ANY_EXHDR(x)) == 0;
-}
-
-/* Does column name of a row read hold value (not null)? */
-static bool
-bench_column_is(HeapTuple tuple, TupleDesc desc, const char *name, Datum value)
+bench_column(HeapTuple tuple, TupleDesc desc, const char *name, Datum *value)
 {
 	int			fnum = SPI_fnumber(desc, name);
 	bool		isnull = true;
-	Datum		got = fnum > 0 ? SPI_getbinval(tuple, desc, fnum, &isnull) : (Datum) 0;
 
-	return !isnull && bench_same_text(got, value);
+	*value = fnum > 0 ? SPI_getbinval(tuple, desc, fnum, &isnull) : (Datum) 0;
+	return !isnull;
+}
+
+/* Does text column name of a row read hold the bytes of value (not null)? */
+static bool
+bench_column_is(HeapTuple tuple, TupleDesc desc, const char *name, Datum value)
+{
+	Datum		got;
+
+	return bench_column(tuple, desc, name, &got) &&
+		keys_equal(KEYKIND_TEXT, got, value);
 }
 
 /* Does a row read hold the generator's fields of row seq? */
@@ -75,8 +74,12 @@ bench_row_matches(RowGen *rg, int64 seq, HeapTuple tuple, TupleDesc desc)
 bool
 bench_first_row_is_key(RowGen *rg, SPITupleTable *tuptable, uint64 nrows)
 {
-	return nrows > 0 && bench_column_is(tuptable->vals[0], tuptable->tupdesc,
-										"ycsb_key", PointerGetDatum(rg->key));
+	Datum		got;
+
+	if (nrows == 0 ||
+		!bench_column(tuptable->vals[0], tuptable->tupdesc, "ycsb_key", &got))
+		return false;
+	return keys_equal(rg->spec.keys.kind, got, rg->key);
 }
 
 /*

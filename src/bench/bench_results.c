@@ -143,7 +143,7 @@ bench_options_json(const BenchDef *def, const BenchResult *res)
 		bench_json_text(&buf, "field_updated", "one random field per update (YCSB writeallfields=false)");
 	if (bench_does(&def->workload, BENCH_OP_INSERT))
 		appendStringInfo(&buf, ", \"insert_base\": " INT64_FORMAT ", \"insert_end\": " INT64_FORMAT,
-						 bench_insert_base(def, res->id), res->insert_end);
+						 res->insert_base, res->insert_end);
 	appendStringInfo(&buf, ", \"seconds\": %.6f", res->seconds);
 	if (res->terminated > 0)
 		appendStringInfo(&buf, ", \"terminated_workers\": %d", res->terminated);
@@ -206,6 +206,29 @@ bench_record_nargs(const BenchDef *def)
 	if (def->record_measure)
 		return BENCH_RECORD_ARGS;
 	return def->record_settings ? Arg_record_target_rate : Arg_record_label;
+}
+
+/*
+ * The end of the key numbers earlier runs of load job inserted
+ * (options.insert_end), or from if none inserted past it.
+ */
+int64
+bench_results_insert_end(int64 job, int64 from)
+{
+	Oid			types[1] = {INT8OID};
+	Datum		values[1] = {Int64GetDatum(job)};
+	CatalogScope scope;
+	bool		isnull;
+	Datum		end;
+
+	catalog_connect(&scope, true);
+	catalog_read("SELECT pg_catalog.max((options->>'insert_end')::bigint)"
+				 " FROM petagen.bench_results WHERE options ? 'insert_end'"
+				 " AND (options->>'job')::bigint = $1",
+				 1, types, values, 1);
+	end = catalog_value(0, 1, &isnull);
+	catalog_finish(&scope);
+	return isnull ? from : Max(from, DatumGetInt64(end));
 }
 
 /* Insert the row of a run into petagen.bench_results. */

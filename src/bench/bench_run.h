@@ -45,7 +45,8 @@ typedef struct BenchResult
 	uint64		errors;
 	uint64		not_found;
 	uint64		integrity_errors;	/* with dataintegrity: rows read wrong */
-	int64		insert_end;		/* inserted key numbers are below this */
+	int64		insert_base;	/* inserted key numbers are from this on */
+	int64		insert_end;		/* and below this */
 	double		seconds;
 	int			terminated;
 	char		last_error[BENCH_TEXT_LEN];
@@ -65,13 +66,7 @@ bench_key_end(const BenchDef *def)
 	return def->first + def->rows;
 }
 
-/* The first key number run id inserts (bench_shared.h: its stripe of 2^40). */
-static inline int64
-bench_insert_base(const BenchDef *def, int64 id)
-{
-	return bench_key_end(def) + id * BENCH_INSERT_STRIDE;
-}
-
+extern int64 bench_results_insert_end(int64 job, int64 from);
 extern void bench_record(const BenchDef *def, const BenchResult *res, int64 sweep);
 extern void bench_return_row(FunctionCallInfo fcinfo, const BenchDef *def,
 							 const BenchResult *res, int64 sweep);

@@ -255,7 +255,7 @@ bench_check_target_keys(const BenchDef *def, Router *router)
 
 		CHECK_FOR_INTERRUPTS();
 		rowgen_build_key(&rg, seq);
-		leaf = route_key(router, PointerGetDatum(rg.key));
+		leaf = route_key(router, rg.key);
 		if (leaf >= 0 && bench_find_target(def, route_leaf(router, leaf)) != NULL)
 			return;
 		if (pg_add_s64_overflow(seq, step, &seq))
@@ -268,11 +268,11 @@ bench_check_target_keys(const BenchDef *def, Router *router)
 			 errhint("Benchmark leaves that hold rows of the key space, or pass the right rows => ... .")));
 }
 
-/* Is a key in the target relation relid? */
+/* Is a key (keys_datum() of kind) in the target relation relid? */
 static bool
-bench_key_present(Datum key, Oid relid)
+bench_key_present(KeyKind kind, Datum key, Oid relid)
 {
-	Oid			types[1] = {TEXTOID};
+	Oid			types[1] = {keys_type(kind)};
 	Datum		values[1] = {key};
 	CatalogScope scope;
 	uint64		found;
@@ -310,9 +310,9 @@ bench_check_key_space(const BenchDef *def, Router *router, bool rows_given)
 		int			leaf;
 
 		rowgen_build_key(&rg, probes[i]);
-		leaf = route_key(router, PointerGetDatum(rg.key));
+		leaf = route_key(router, rg.key);
 		target = leaf < 0 ? NULL : bench_find_target(def, route_leaf(router, leaf));
-		if (target == NULL || bench_key_present(PointerGetDatum(rg.key), target->relid))
+		if (target == NULL || bench_key_present(rg.spec.keys.kind, rg.key, target->relid))
 			continue;
 		ereport(WARNING,
 				(errcode(ERRCODE_WARNING),

@@ -147,7 +147,7 @@ bench_prepare_leaf(BenchCtx *ctx, Oid relid, BenchPlans *plans)
 {
 	const double *p = ctx->workload->proportion;
 	char	   *leaf = catalog_relation_name(relid);
-	Oid			types[2] = {TEXTOID, INT8OID};
+	Oid			types[2] = {keys_type(ctx->rg.spec.keys.kind), INT8OID};
 	Oid		   *row_types = palloc(sizeof(Oid) * (ctx->shape.nfields + 1));
 
 	if (p[BENCH_OP_READ] > 0 || p[BENCH_OP_RMW] > 0)
@@ -169,7 +169,8 @@ bench_prepare_leaf(BenchCtx *ctx, Oid relid, BenchPlans *plans)
 	}
 	if (p[BENCH_OP_INSERT] > 0)
 	{
-		for (int i = 0; i <= ctx->shape.nfields; i++)
+		row_types[0] = types[0];
+		for (int i = 1; i <= ctx->shape.nfields; i++)
 			row_types[i] = TEXTOID;
 		plans->insert = bench_prepare_sql(bench_insert_sql(leaf, &ctx->shape),
 										  ctx->shape.nfields + 1, row_types);
@@ -279,7 +280,7 @@ bench_route(BenchCtx *ctx, Router *router, int64 seq)
 	int			leaf;
 
 	rowgen_build_key(&ctx->rg, seq);
-	leaf = route_key(router, PointerGetDatum(ctx->rg.key));
+	leaf = route_key(router, ctx->rg.key);
 	if (leaf < 0)
 		return -1;
 	return bench_target_index(ctx->shared, route_leaf(router, leaf));
@@ -305,6 +306,19 @@ bench_keep(BenchCtx *ctx, Router *router, BenchKeyBuf *buf, int64 seq,
 						BENCH_MAX_REJECTS)));
 }
 
+/* Raise an error if key number seq does not fit an integer ycsb_key. */
+static void
+bench_check_insert_seq(BenchCtx *ctx, int64 seq)
+{
+	if (seq > keys_max_seq(&ctx->shared->spec.keys))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("key number " INT64_FORMAT " to insert is out of range for integer column ycsb_key", seq),
+				 errdetail("An integer column holds key numbers up to " INT64_FORMAT ".",
+						   keys_max_seq(&ctx->shared->spec.keys)),
+				 errhint("Make the column bigint.")));
+}
+
 /* Fill a batch of routed keys in a transaction of its own: reads or inserts. */
 static void
 bench_refill(BenchCtx *ctx, BenchKeyBuf *buf, bool inserts)
@@ -325,6 +339,7 @@ bench_refill(BenchCtx *ctx, BenchKeyBuf *buf, bool inserts)
 			int64		seq = ctx->shared->insert_base +
 				ctx->next_candidate++ * ctx->shared->nworkers + ctx->args.index;
 
+			bench_check_insert_seq(ctx, seq);
 			bench_keep(ctx, router, buf, seq, &rejects);
 			ctx->slot->insert_candidates = ctx->next_candidate;
 		}
@@ -433,7 +448,7 @@ bench_operate(BenchCtx *ctx, BenchOp op, BenchKey key)
 		return true;
 	}
 	rowgen_build_key(&ctx->rg, key.seq);
-	values[0] = PointerGetDatum(ctx->rg.key);
+	values[0] = ctx->rg.key;
 	switch (op)
 	{
 		case BENCH_OP_READ:

@@ -18,14 +18,26 @@
  * leave -2^63 negative; the Java client zero-pads in front of the minus
  * sign and go-ycsb (fmt's %0*d) behind it.  We reproduce both.
  *
+ * A ycsb_key of type int or bigint (BenchBase's YCSB table) holds the key
+ * number itself, as BenchBase's loader writes 0 .. N-1: the key kind
+ * (KeySpec.kind, the table's, set by keys_set_kind()) says so.  The mode,
+ * prefix and zeropadding do not apply to such keys; a spec of an integer
+ * kind has mode ordered, which is what the key number itself is.
+ * keys_datum() is the one place a key number becomes the key's Datum, and
+ * keys_format() the one place it becomes the key's text (an integer key's
+ * text is its decimal number, as int8out spells it): every reader, writer
+ * and prober of keys calls them.
+ *
  * The SQL functions petagen.key() and petagen.seq() are in keys_sql.c.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "catalog/pg_type.h"
 #include "mb/pg_wchar.h"
 #include "utils/builtins.h"
 
+#include "compat.h"
 #include "gen/keys.h"
 
 #define FNV_OFFSET_BASIS_64	UINT64CONST(0xCBF29CE484222325)
@@ -94,9 +106,79 @@ keys_init_spec(KeySpec *spec, const char *mode, const char *prefix,
 				 errmsg("zeropadding must be between 1 and %d, not %d",
 						KEYS_MAX_ZEROPADDING, zeropadding),
 				 errhint("YCSB's default zeropadding is 1: no padding.")));
+	spec->kind = KEYKIND_TEXT;
 	spec->zeropadding = zeropadding;
 	spec->prefixlen = (int) prefixlen;
 	memcpy(spec->prefix, prefix, prefixlen + 1);
+}
+
+/* The key kind of a ycsb_key of type typid; text for any non-integer type. */
+KeyKind
+keys_kind_of_type(Oid typid)
+{
+	if (typid == INT4OID)
+		return KEYKIND_INT4;
+	if (typid == INT8OID)
+		return KEYKIND_INT8;
+	return KEYKIND_TEXT;
+}
+
+/* The SQL type keys of a kind are Datums of: text, int4 or int8. */
+Oid
+keys_type(KeyKind kind)
+{
+	switch (kind)
+	{
+		case KEYKIND_INT4:
+			return INT4OID;
+		case KEYKIND_INT8:
+			return INT8OID;
+		case KEYKIND_TEXT:
+			break;
+	}
+	return TEXTOID;
+}
+
+/* Raise the error for a key option given with an integer ycsb_key. */
+static void
+keys_option_refused(const KeySpec *spec, const char *option, const char *table)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("option %s does not apply to the integer ycsb_key of \"%s\"",
+					option, table),
+			 errdetail("Column ycsb_key is %s: its keys are the key numbers themselves, as BenchBase loads them.",
+					   format_type_be(keys_type(spec->kind))),
+			 errhint("Leave out keys, prefix and zeropadding, or make ycsb_key text or varchar to spell keys as YCSB does.")));
+}
+
+/*
+ * Adopt the kind of table's ycsb_key into spec.  An integer key takes no
+ * key options: a mode other than the default scrambled (or ordered, which
+ * it is), a prefix other than the default or zero padding is refused.
+ */
+void
+keys_set_kind(KeySpec *spec, KeyKind kind, const char *table)
+{
+	spec->kind = kind;
+	if (kind == KEYKIND_TEXT)
+		return;
+	if (spec->mode != KEYS_SCRAMBLED && spec->mode != KEYS_ORDERED)
+		keys_option_refused(spec, psprintf("keys => '%s'", keys_mode_name(spec->mode)),
+							table);
+	if (strcmp(spec->prefix, "user") != 0)
+		keys_option_refused(spec, psprintf("prefix => '%s'", spec->prefix), table);
+	if (spec->zeropadding != 1)
+		keys_option_refused(spec, psprintf("zeropadding => %d", spec->zeropadding),
+							table);
+	spec->mode = KEYS_ORDERED;
+}
+
+/* The largest key number the key column holds. */
+int64
+keys_max_seq(const KeySpec *spec)
+{
+	return spec->kind == KEYKIND_INT4 ? PG_INT32_MAX : KEYS_MAX_SEQ;
 }
 
 /* Raise an error unless seq is a key number: 0 .. 2^63-1. */
@@ -228,17 +310,85 @@ keys_render(const KeySpec *spec, int64 value, char *dst)
 	return (int) (p - dst);
 }
 
-/* Write the key of number seq into dst (KEYS_MAX_LEN + 1 bytes); returns length. */
+/*
+ * Write the text of the key of number seq into dst (KEYS_MAX_LEN + 1
+ * bytes); returns its length.  An integer key's text is its number.
+ */
 int
 keys_format(const KeySpec *spec, int64 seq, char *dst)
 {
+	if (spec->kind != KEYKIND_TEXT)
+		return pg_lltoa(seq, dst);
 	return keys_render(spec, keys_value(spec->mode, seq), dst);
+}
+
+/*
+ * The key of number seq as a Datum of the key column's type; a text key
+ * is built in buf (KEYS_DATUM_BUFSIZE bytes, int-aligned) and points there.
+ */
+Datum
+keys_datum(const KeySpec *spec, int64 seq, char *buf)
+{
+	switch (spec->kind)
+	{
+		case KEYKIND_INT4:
+			Assert(seq <= PG_INT32_MAX);
+			return Int32GetDatum((int32) seq);
+		case KEYKIND_INT8:
+			return Int64GetDatum(seq);
+		case KEYKIND_TEXT:
+			break;
+	}
+	SET_VARSIZE(buf, VARHDRSZ + keys_format(spec, seq, buf + VARHDRSZ));
+	return PointerGetDatum(buf);
+}
+
+/* Are two keys of kind (not NULL; text ones maybe toasted) the same key? */
+bool
+keys_equal(KeyKind kind, Datum a, Datum b)
+{
+	text	   *x;
+	text	   *y;
+
+	if (kind == KEYKIND_INT4)
+		return DatumGetInt32(a) == DatumGetInt32(b);
+	if (kind == KEYKIND_INT8)
+		return DatumGetInt64(a) == DatumGetInt64(b);
+	x = DatumGetTextPP(a);
+	y = DatumGetTextPP(b);
+	return VARSIZE_ANY_EXHDR(x) == VARSIZE_ANY_EXHDR(y) &&
+		memcmp(VARDATA_ANY(x), VARDATA_ANY(y), VARSIZE_ANY_EXHDR(x)) == 0;
+}
+
+/*
+ * The text of a key Datum of kind (not NULL; a text one not toasted):
+ * *chars points to it, in the Datum or in buf (KEYS_MAX_LEN + 1 bytes);
+ * returns its length.  The same text keys_format() gives the key's number.
+ */
+int
+keys_datum_chars(KeyKind kind, Datum key, char *buf, const char **chars)
+{
+	switch (kind)
+	{
+		case KEYKIND_INT4:
+			*chars = buf;
+			return pg_ltoa(DatumGetInt32(key), buf);
+		case KEYKIND_INT8:
+			*chars = buf;
+			return pg_lltoa(DatumGetInt64(key), buf);
+		case KEYKIND_TEXT:
+			break;
+	}
+	*chars = VARDATA_ANY(DatumGetPointer(key));
+	return VARSIZE_ANY_EXHDR(DatumGetPointer(key));
 }
 
 /* The longest key this spec spells for numbers 0 .. last_seq, in characters. */
 int
 keys_max_chars(const KeySpec *spec, int64 last_seq)
 {
+	if (spec->kind != KEYKIND_TEXT)
+		return keys_max_len(spec, last_seq);
 	return keys_max_len(spec, last_seq) - spec->prefixlen +
 		pg_mbstrlen_with_len(spec->prefix, spec->prefixlen);
 }
@@ -250,6 +400,8 @@ keys_max_len(const KeySpec *spec, int64 last_seq)
 	char		digits[24];
 	int			ndigits;
 
+	if (spec->kind != KEYKIND_TEXT)
+		return pg_lltoa(last_seq, digits);
 	switch (spec->mode)
 	{
 		case KEYS_ORDERED:

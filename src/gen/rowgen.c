@@ -93,9 +93,10 @@ rowgen_fill_field(uint64 seed, int64 seq, int column, char *dst, int len)
 void
 rowgen_init(RowGen *rg, const RowShape *shape, const GenSpec *spec)
 {
-	Size		keysize = INTALIGN(VARHDRSZ + KEYS_MAX_LEN + 1);
+	Size		keysize = INTALIGN(KEYS_DATUM_BUFSIZE);
 	Size		fieldsize = INTALIGN(VARHDRSZ + spec->fieldlength);
 
+	Assert(spec->keys.kind == shape->key_kind);
 	rg->shape = shape;
 	rg->spec = *spec;
 	if (spec->fielddist == FIELDLEN_ZIPFIAN)
@@ -105,8 +106,8 @@ rowgen_init(RowGen *rg, const RowShape *shape, const GenSpec *spec)
 	rg->nulls = palloc(sizeof(bool) * Max(shape->natts, 1));
 	memset(rg->nulls, true, sizeof(bool) * shape->natts);
 	rg->buf = palloc(keysize + fieldsize * shape->nfields);
-	rg->key = rg->buf;
-	rg->values[shape->key_att] = PointerGetDatum(rg->key);
+	rg->keybuf = rg->buf;
+	rg->key = (Datum) 0;
 	rg->nulls[shape->key_att] = false;
 	for (int f = 0; f < shape->nfields; f++)
 	{
@@ -122,9 +123,16 @@ rowgen_init(RowGen *rg, const RowShape *shape, const GenSpec *spec)
 void
 rowgen_build_key(RowGen *rg, int64 seq)
 {
-	int			len = keys_format(&rg->spec.keys, seq, VARDATA(rg->key));
+	rg->key = keys_datum(&rg->spec.keys, seq, rg->keybuf);
+	rg->values[rg->shape->key_att] = rg->key;
+}
 
-	SET_VARSIZE(rg->key, VARHDRSZ + len);
+/* Set the ycsb_key of the row to a key (keys_datum()) built elsewhere. */
+void
+rowgen_set_key(RowGen *rg, Datum key)
+{
+	rg->key = key;
+	rg->values[rg->shape->key_att] = key;
 }
 
 /* The length of field `column` of row seq, per the spec's distribution. */

@@ -68,6 +68,7 @@ rows_setup(FunctionCallInfo fcinfo, const char *name, TupleDesc tupdesc,
 
 	spec_range_args(fcinfo, "petagen.rows()", true, first, &count, &spec);
 	shape_from_tupdesc(tupdesc, name, shape);
+	keys_set_kind(&spec.keys, shape->key_kind, name);
 	spec_check_shape(&spec, shape, count > 0 ? *first + (count - 1) : *first,
 					 name);
 	rowgen_init(rg, shape, &spec);

@@ -5,7 +5,9 @@
  * A YCSB-shaped table has a key column ycsb_key and field columns field0,
  * field1, ... fieldN-1 (YCSB's numbering; BenchBase's YCSB table numbers
  * them field1 ... fieldN: a table without field0 starts at field1), each
- * of type text or varchar(n), in any column order.  Any other column is
+ * of type text or varchar(n), in any column order.  ycsb_key may also be
+ * int or bigint (BenchBase's ycsb_key int): it then holds the key number
+ * itself (keys.c, the key kind).  Any other column is
  * an extra column, which the loaders fill as INSERT would (load/defaults.c:
  * its default, identity or stored generated expression, else NULL) and
  * rows() leaves NULL; one that is NOT NULL with none of these is refused,
@@ -16,11 +18,12 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "utils/lsyscache.h"
 #include "utils/builtins.h"
 
 #include "gen/shape.h"
 
-#define SHAPE_HINT "A YCSB-shaped table has a column ycsb_key and columns field0, field1, ... (or field1, field2, ...) of type text or varchar."
+#define SHAPE_HINT "A YCSB-shaped table has a column ycsb_key of type text, varchar, int or bigint and columns field0, field1, ... (or field1, field2, ...) of type text or varchar."
 
 /*
  * The field number of a column named fieldN (no leading zeros), up to
@@ -44,9 +47,9 @@ shape_field_number(const char *attname, int natts)
 	return number <= natts ? number : -1;
 }
 
-/* The varchar(n) character limit of a text or varchar attribute, or -1. */
-static int32
-shape_char_limit(Form_pg_attribute att, const char *name)
+/* Raise an error if ycsb_key or a field column att is generated. */
+static void
+shape_check_not_generated(Form_pg_attribute att, const char *name)
 {
 	if (att->attgenerated)
 		ereport(ERROR,
@@ -54,6 +57,13 @@ shape_char_limit(Form_pg_attribute att, const char *name)
 				 errmsg("column \"%s\" of \"%s\" is a generated column",
 						NameStr(att->attname), name),
 				 errhint(SHAPE_HINT)));
+}
+
+/* The varchar(n) character limit of a text or varchar attribute, or -1. */
+static int32
+shape_char_limit(Form_pg_attribute att, const char *name)
+{
+	shape_check_not_generated(att, name);
 	if (att->atttypid != TEXTOID && att->atttypid != VARCHAROID)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
@@ -130,6 +140,38 @@ shape_number_fields(RowShape *shape, const char *name)
 			sizeof(int) * shape->nfields);
 }
 
+/* The kind and character limit of column ycsb_key att, or an error. */
+static void
+shape_key_column(RowShape *shape, Form_pg_attribute att, const char *name)
+{
+	shape->key_kind = keys_kind_of_type(att->atttypid);
+	shape_check_not_generated(att, name);
+	if (shape->key_kind != KEYKIND_TEXT)
+		return;
+	if (att->atttypid != TEXTOID && att->atttypid != VARCHAROID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("column \"%s\" of \"%s\" has type %s, not text, varchar, int or bigint",
+						NameStr(att->attname), name,
+						format_type_be(att->atttypid)),
+				 errhint(SHAPE_HINT)));
+	shape->key_maxchars = shape_char_limit(att, name);
+}
+
+/*
+ * The key kind of table relid's ycsb_key; text when it has none (the
+ * shape check then says what is off).
+ */
+KeyKind
+shape_key_kind(Oid relid)
+{
+	AttrNumber	att = get_attnum(relid, "ycsb_key");
+
+	if (att == InvalidAttrNumber)
+		return KEYKIND_TEXT;
+	return keys_kind_of_type(get_atttype(relid, att));
+}
+
 /* Fill shape from a row type, or raise an error saying what is off. */
 void
 shape_from_tupdesc(TupleDesc tupdesc, const char *name, RowShape *shape)
@@ -138,6 +180,7 @@ shape_from_tupdesc(TupleDesc tupdesc, const char *name, RowShape *shape)
 	shape->key_att = shape_key_att(tupdesc, name);
 	shape->nfields = 0;
 	shape->field_att = palloc(sizeof(int) * (tupdesc->natts + 1));
+	shape->key_kind = KEYKIND_TEXT;
 	shape->key_maxchars = -1;
 	shape->field_maxchars = -1;
 	shape->nextra = 0;
@@ -155,7 +198,7 @@ shape_from_tupdesc(TupleDesc tupdesc, const char *name, RowShape *shape)
 			continue;
 		if (i == shape->key_att)
 		{
-			shape->key_maxchars = shape_char_limit(att, name);
+			shape_key_column(shape, att, name);
 			continue;
 		}
 		field = shape_field_number(attname, tupdesc->natts);

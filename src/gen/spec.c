@@ -234,6 +234,25 @@ spec_read_args(FunctionCallInfo fcinfo, const GenArgs *args,
 	spec_set_lengths(spec, fielddist, minfieldlength);
 }
 
+/* Raise an error unless key numbers up to last_seq fit an integer ycsb_key. */
+static void
+spec_check_int_keys(const GenSpec *spec, const RowShape *shape,
+					int64 last_seq, const char *name)
+{
+	if (spec->keys.kind != shape->key_kind)
+		elog(ERROR, "key kind %d of the spec is not kind %d of \"%s\"",
+			 (int) spec->keys.kind, (int) shape->key_kind, name);
+	if (last_seq > keys_max_seq(&spec->keys))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("key number " INT64_FORMAT " is out of range for column ycsb_key of \"%s\"",
+						last_seq, name),
+				 errdetail("The largest key number is " INT64_FORMAT "; column ycsb_key is integer and holds key numbers up to " INT64_FORMAT ".",
+						   last_seq, keys_max_seq(&spec->keys)),
+				 errhint("Make the column bigint: ALTER TABLE %s ALTER COLUMN ycsb_key TYPE bigint.",
+						 quote_identifier(name))));
+}
+
 /* Raise an error unless keys up to last_seq and the fields fit the columns. */
 void
 spec_check_shape(const GenSpec *spec, const RowShape *shape, int64 last_seq,
@@ -241,6 +260,8 @@ spec_check_shape(const GenSpec *spec, const RowShape *shape, int64 last_seq,
 {
 	int			keylen = keys_max_chars(&spec->keys, last_seq);
 	int64		rowbytes;
+
+	spec_check_int_keys(spec, shape, last_seq, name);
 
 	if (pg_mul_s64_overflow(spec->fieldlength, shape->nfields, &rowbytes) ||
 		rowbytes > SPEC_MAX_ROW_BYTES)

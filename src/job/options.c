@@ -17,6 +17,7 @@
 #include "postgres.h"
 
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/fmgrprotos.h"
 
 #include "guard.h"
@@ -216,6 +217,8 @@ options_gen_args(FunctionCallInfo fcinfo, const char *funcname,
 					 errmsg("argument \"%s\" of %s must not be null",
 							start_arg_names[arg], funcname)));
 	spec_read_args(fcinfo, &args, NULL, &def->spec);
+	keys_set_kind(&def->spec.keys, shape_key_kind(def->relid),
+				  get_rel_name(def->relid));
 	if (first_arg < PG_NARGS())
 		def->first = spec_count_arg(PG_GETARG_NUMERIC(first_arg), "first");
 	spec_check_range(def->first, def->rows);

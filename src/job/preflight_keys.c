@@ -83,15 +83,14 @@ check_probe_close(ProbeLeaf *pl)
 
 /* Look key number seq up in its leaf, if that is local and has a key index. */
 static void
-check_probe_key(CheckCtx *ctx, ProbeLeaf *leaves, int64 seq, text *key)
+check_probe_key(CheckCtx *ctx, ProbeLeaf *leaves, int64 seq, char *buf)
 {
 	KeyProbe   *probe = &ctx->probe;
-	int			len = keys_format(&ctx->def->spec.keys, seq, VARDATA(key));
+	Datum		key = keys_datum(&ctx->def->spec.keys, seq, buf);
 	int			leaf;
 	ProbeLeaf  *pl;
 
-	SET_VARSIZE(key, VARHDRSZ + len);
-	leaf = route_key(ctx->router, PointerGetDatum(key));
+	leaf = route_key(ctx->router, key);
 	if (leaf < 0 || !route_leaf(ctx->router, leaf)->local)
 		return;					/* another node's key, or no partition's */
 	pl = &leaves[leaf];
@@ -100,12 +99,10 @@ check_probe_key(CheckCtx *ctx, ProbeLeaf *leaves, int64 seq, text *key)
 	if (pl->lookup == NULL)
 		return;
 	probe->probed++;
-	if (!keyindex_contains(pl->lookup, PointerGetDatum(key)) ||
-		probe->present++ > 0)
+	if (!keyindex_contains(pl->lookup, key) || probe->present++ > 0)
 		return;
 	probe->first_seq = seq;
-	memcpy(probe->first_key, VARDATA(key), len);
-	probe->first_key[len] = '\0';
+	keys_format(&ctx->def->spec.keys, seq, probe->first_key);
 	probe->first_leaf = pstrdup(RelationGetRelationName(pl->heap));
 }
 
@@ -121,13 +118,13 @@ check_probe(CheckCtx *ctx)
 	int64		n = Min(rows, CHECK_PROBE_KEYS);
 	int			nleaves = route_nleaves(ctx->router);
 	ProbeLeaf  *leaves;
-	text	   *key;
+	char	   *key;
 
 	ctx->probe.skipped = !check_may_read_keys(ctx->def->relid);
 	if (ctx->probe.skipped)
 		return;
 	leaves = palloc0(sizeof(ProbeLeaf) * nleaves);
-	key = palloc(VARHDRSZ + KEYS_MAX_LEN + 1);
+	key = palloc(KEYS_DATUM_BUFSIZE);
 	for (int64 i = 0; i < n; i++)
 		check_probe_key(ctx, leaves, check_sample_seq(ctx->def, n, i), key);
 	if (n < rows)

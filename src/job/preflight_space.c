@@ -63,21 +63,24 @@ check_sample(CheckCtx *ctx)
 	int64		n = Min(rows, Min(CHECK_MAX_SAMPLES,
 								  Max(CHECK_MIN_SAMPLES,
 									  (int64) CHECK_LEAF_SAMPLES * route_nleaves(ctx->router))));
-	text	   *key = palloc(VARHDRSZ + KEYS_MAX_LEN + 1);
+	const KeySpec *keys = &ctx->def->spec.keys;
+	char	   *buf = palloc(KEYS_DATUM_BUFSIZE);
 	int64		unrouted = 0;
 	int64		first_unrouted = -1;
 	char		first_key[KEYS_MAX_LEN + 1];
+	char		scratch[KEYS_MAX_LEN + 1];
 
 	for (int64 i = 0; i < n; i++)
 	{
 		int64		seq = check_sample_seq(ctx->def, n, i);
-		int			len = keys_format(&ctx->def->spec.keys, seq, VARDATA(key));
+		Datum		key = keys_datum(keys, seq, buf);
+		const char *chars;
+		int			len = keys_datum_chars(keys->kind, key, scratch, &chars);
 		int			leaf;
 
 		if ((i & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
-		SET_VARSIZE(key, VARHDRSZ + len);
-		leaf = route_key(ctx->router, PointerGetDatum(key));
+		leaf = route_key(ctx->router, key);
 		if (leaf == ROUTE_ELSEWHERE)
 			continue;			/* another partition's key */
 		if (leaf < 0)
@@ -85,8 +88,7 @@ check_sample(CheckCtx *ctx)
 			if (unrouted++ == 0)
 			{
 				first_unrouted = seq;
-				memcpy(first_key, VARDATA(key), len);
-				first_key[len] = '\0';
+				keys_format(keys, seq, first_key);
 			}
 			continue;
 		}
@@ -115,12 +117,28 @@ check_varlena(double len)
 	return len + (len <= VARATT_SHORT_MAX - VARHDRSZ_SHORT ? VARHDRSZ_SHORT : VARHDRSZ);
 }
 
+/* Bytes a key of est->keylen characters takes: its text, or its integer. */
+static double
+check_key_bytes(const RowShape *shape, const LeafEstimate *est)
+{
+	switch (shape->key_kind)
+	{
+		case KEYKIND_INT4:
+			return sizeof(int32);
+		case KEYKIND_INT8:
+			return sizeof(int64);
+		case KEYKIND_TEXT:
+			break;
+	}
+	return check_varlena(est->keylen);
+}
+
 /* Estimated heap bytes of a leaf holding est->rows rows. */
 static double
 check_heap_bytes(Relation rel, const RowShape *shape, const LeafEstimate *est,
 				 double fieldlength)
 {
-	double		data = check_varlena(est->keylen) +
+	double		data = check_key_bytes(shape, est) +
 		shape->nfields * check_varlena(fieldlength);
 	bool		dropped = shape->natts > shape->nfields + 1;
 	Size		hoff = MAXALIGN(SizeofHeapTupleHeader +
@@ -135,10 +153,12 @@ check_heap_bytes(Relation rel, const RowShape *shape, const LeafEstimate *est,
 	return ceil(est->rows / per_page) * BLCKSZ;
 }
 
-/* Do keys arrive in ascending text order, so that btree pages fill up? */
+/* Do keys arrive in ascending order, so that btree pages fill up? */
 static bool
 check_keys_ascend(const GenSpec *spec, int64 last_seq)
 {
+	if (spec->keys.kind != KEYKIND_TEXT)
+		return true;			/* the key numbers themselves */
 	return spec->keys.mode == KEYS_ORDERED &&
 		keys_max_len(&spec->keys, last_seq) ==
 		spec->keys.prefixlen + spec->keys.zeropadding;
@@ -159,8 +179,9 @@ check_index_bytes(Relation index, const RowShape *shape,
 	{
 		AttrNumber	att = form->indkey.values[i];
 
-		width += check_varlena(att == 0 || att - 1 == shape->key_att ?
-							   est->keylen : spec_mean_fieldlength(&ctx->def->spec));
+		width += att == 0 || att - 1 == shape->key_att ?
+			check_key_bytes(shape, est) :
+			check_varlena(spec_mean_fieldlength(&ctx->def->spec));
 	}
 	item = MAXALIGN((Size) width) + sizeof(ItemIdData);
 	if (index->rd_rel->relam == BTREE_AM_OID &&

@@ -246,14 +246,17 @@ leaf_new_storage(Oid leafrelid)
 
 /* Raise PostgreSQL's error for a row outside a leaf's partition bounds. */
 static void
-leaf_partition_violation(Oid leafrelid, const char *key, int64 seq)
+leaf_partition_violation(Oid leafrelid, const KeySpec *keys, int64 seq)
 {
+	char		key[KEYS_MAX_LEN + 1];
+
+	keys_format(keys, seq, key);
 	ereport(ERROR,
 			(errcode(ERRCODE_CHECK_VIOLATION),
 			 errmsg("new row for relation \"%s\" violates partition constraint",
 					get_rel_name(leafrelid)),
 			 errdetail("Key number " INT64_FORMAT " has ycsb_key \"%s\", which the table's partitions now route elsewhere.",
-					   seq, text_to_cstring((const text *) key)),
+					   seq, key),
 			 errhint("The table's partitions changed after the job routed its keys: petagen.resume() routes them again.")));
 }
 
@@ -290,8 +293,8 @@ leaf_write_rows(const LeafRouting *routing, Oid leafrelid, int leafno,
 			if ((++since_progress & 1023) == 0)
 				CHECK_FOR_INTERRUPTS();
 			rowgen_build_key(&rg, seq);
-			if (route_key(bounds, PointerGetDatum(rg.key)) != 0)
-				leaf_partition_violation(leafrelid, rg.key, seq);
+			if (route_key(bounds, rg.key) != 0)
+				leaf_partition_violation(leafrelid, &rg.spec.keys, seq);
 			stats->keys++;
 			flushed = writer_add(writer, 0, seq, rg.key, stats);
 			if ((since_progress >= LEAF_PROGRESS_KEYS || flushed) && progress)

@@ -99,8 +99,9 @@ static uint64
 leaf_keys_fingerprint(const GenSpec *spec)
 {
 	StringInfoData buf;
-	int32		fields[3] = {spec->keys.mode, spec->keys.zeropadding,
-	spec->keys.prefixlen};
+	/* the kind in the mode's field: unchanged for text keys */
+	int32		fields[3] = {spec->keys.mode + 16 * spec->keys.kind,
+		spec->keys.zeropadding, spec->keys.prefixlen};
 	uint64		fp;
 
 	initStringInfo(&buf);
@@ -397,9 +398,9 @@ leaf_route_range(const LeafRouting *routing, int64 range, LoadStats *stats)
 		if (((seq - first) & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
 		rowgen_build_key(&rg, seq);
-		leaf = route_key(router, PointerGetDatum(rg.key));
+		leaf = route_key(router, rg.key);
 		if (leaf == -1)
-			load_no_partition(routing->relid, rg.key, seq);
+			load_no_partition(routing->relid, &rg.spec.keys, seq);
 		stats->keys++;
 		if (leaf == ROUTE_ELSEWHERE || local_no[leaf] < 0)
 		{

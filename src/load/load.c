@@ -188,14 +188,17 @@ load_check(Oid relid, const GenSpec *spec, int64 last)
 
 /* Raise PostgreSQL's error for a row that no partition accepts. */
 void
-load_no_partition(Oid relid, const char *key, int64 seq)
+load_no_partition(Oid relid, const KeySpec *keys, int64 seq)
 {
+	char		key[KEYS_MAX_LEN + 1];
+
+	keys_format(keys, seq, key);
 	ereport(ERROR,
 			(errcode(ERRCODE_CHECK_VIOLATION),
 			 errmsg("no partition of relation \"%s\" found for row",
 					get_rel_name(relid)),
 			 errdetail("Key number " INT64_FORMAT " has ycsb_key \"%s\".",
-					   seq, text_to_cstring((const text *) key)),
+					   seq, key),
 			 errhint("Create the missing partition, or load a range of keys it would not hold.")));
 }
 
@@ -216,9 +219,9 @@ load_keys(Oid relid, Router *router, Writer *writer, RowGen *rg,
 		if ((i & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
 		rowgen_build_key(rg, seq);
-		leaf = route_key(router, PointerGetDatum(rg->key));
+		leaf = route_key(router, rg->key);
 		if (leaf == -1)
-			load_no_partition(relid, rg->key, seq);
+			load_no_partition(relid, &rg->spec.keys, seq);
 		stats->keys++;
 		if (leaf != ROUTE_ELSEWHERE && route_leaf(router, leaf)->local)
 			flushed = writer_add(writer, leaf, seq, rg->key, stats);
@@ -304,6 +307,7 @@ petagen_load(PG_FUNCTION_ARGS)
 	spec_range_args(fcinfo, "petagen.load()", false, &first, &count, &spec);
 	relid = PG_GETARG_OID(RANGE_ARG_TABLE);
 	guard_table(relid);
+	keys_set_kind(&spec.keys, shape_key_kind(relid), get_rel_name(relid));
 
 	InitMaterializedSRF(fcinfo, 0);
 	load_range(relid, &spec, false, first, count, &stats, NULL, NULL);

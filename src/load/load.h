@@ -22,7 +22,7 @@
 typedef void (*LoadProgressFn) (void *arg, const LoadStats *so_far);
 
 extern void load_check_bypass(Relation rel);
-extern void load_no_partition(Oid relid, const char *key, int64 seq);
+extern void load_no_partition(Oid relid, const KeySpec *keys, int64 seq);
 extern void load_check_privilege(Oid relid);
 extern void load_check(Oid relid, const GenSpec *spec, int64 last);
 extern void load_check_table(Oid relid, const GenSpec *spec, int64 last,

@@ -136,8 +136,8 @@ writer_create(int nleaves, const Oid *relids, const GenSpec *spec,
 										ALLOCSET_DEFAULT_SIZES);
 	w->spec = *spec;
 	w->direct = direct;
-	w->check_dups = spec->keys.mode == KEYS_YCSB ||
-		spec->keys.mode == KEYS_GO_YCSB;
+	w->check_dups = spec->keys.kind == KEYKIND_TEXT &&
+		(spec->keys.mode == KEYS_YCSB || spec->keys.mode == KEYS_GO_YCSB);
 	w->insert_options = frozen ? HEAP_INSERT_FROZEN | HEAP_INSERT_SKIP_FSM : 0;
 	w->cid = GetCurrentCommandId(true);
 	w->nleaves = nleaves;
@@ -324,22 +324,22 @@ writer_pending_add(WriterLeaf *wl, uint64 hash)
  * go-ycsb modes with a unique key index only).  May flush the leaf.
  */
 static bool
-writer_is_duplicate(Writer *w, WriterLeaf *wl, const char *key,
-					LoadStats *stats)
+writer_is_duplicate(Writer *w, WriterLeaf *wl, Datum key, LoadStats *stats)
 {
 	uint64		hash;
 
 	if (wl->probe == NULL)
 		return false;
-	hash = hash_bytes_extended((const unsigned char *) VARDATA_ANY(key),
-							   VARSIZE_ANY_EXHDR(key), 0);
+	/* only text keys (ycsb, go-ycsb) are checked */
+	hash = hash_bytes_extended((const unsigned char *) VARDATA_ANY(DatumGetPointer(key)),
+							   VARSIZE_ANY_EXHDR(DatumGetPointer(key)), 0);
 	if (!writer_pending_add(wl, hash))
 	{
 		/* Maybe in the buffer: write it out and let the index decide. */
 		writer_flush_leaf(w, wl, stats);
 		writer_pending_add(wl, hash);
 	}
-	return keyindex_contains(wl->probe, PointerGetDatum(key));
+	return keyindex_contains(wl->probe, key);
 }
 
 /* A leaf's next free slot, created on first use. */
@@ -358,9 +358,9 @@ writer_next_slot(WriterLeaf *wl)
  * values of its extra columns are the per-tuple context's.
  */
 static HeapTuple
-writer_form_row(WriterLeaf *wl, int64 seq, const char *key)
+writer_form_row(WriterLeaf *wl, int64 seq, Datum key)
 {
-	memcpy(wl->rg.key, key, VARSIZE(key));
+	rowgen_set_key(&wl->rg, key);
 	rowgen_build_fields(&wl->rg, seq);
 	defaults_fill(wl->defaults, wl->rg.values, wl->rg.nulls);
 	return heap_form_tuple(RelationGetDescr(wl->rel), wl->rg.values,
@@ -380,7 +380,7 @@ writer_check_row(WriterLeaf *wl, TupleTableSlot *slot)
 
 /* Build row seq (key given) of a leaf into its next slot. */
 static void
-writer_buffer_row(Writer *w, WriterLeaf *wl, int64 seq, const char *key)
+writer_buffer_row(Writer *w, WriterLeaf *wl, int64 seq, Datum key)
 {
 	TupleTableSlot *slot = writer_next_slot(wl);
 	MemoryContext old = MemoryContextSwitchTo(w->tuplecxt);
@@ -401,7 +401,7 @@ writer_buffer_row(Writer *w, WriterLeaf *wl, int64 seq, const char *key)
  * context's, reset after the row.
  */
 static void
-writer_direct_row(WriterLeaf *wl, int64 seq, const char *key,
+writer_direct_row(WriterLeaf *wl, int64 seq, Datum key,
 				  LoadStats *stats)
 {
 	TupleTableSlot *slot = writer_next_slot(wl);
@@ -437,12 +437,12 @@ writer_direct_batch_done(Writer *w, WriterLeaf *wl)
 }
 
 /*
- * Buffer row seq, whose 4-byte-header varlena key is given, for leaf
+ * Buffer row seq, whose key (keys_datum()) is given, for leaf
  * number leaf (a local one); a duplicate key is counted and skipped.
  * Returns true if a buffer was flushed (a direct writer: a batch written).
  */
 bool
-writer_add(Writer *w, int leaf, int64 seq, const char *key, LoadStats *stats)
+writer_add(Writer *w, int leaf, int64 seq, Datum key, LoadStats *stats)
 {
 	WriterLeaf *wl = w->leaves[leaf];
 	int64		rows_before = stats->rows;

@@ -18,7 +18,7 @@ typedef struct Writer Writer;
 extern Writer *writer_open(const Router *router, const GenSpec *spec,
 						   bool frozen);
 extern Writer *writer_open_direct(Oid relid, const GenSpec *spec);
-extern bool writer_add(Writer *writer, int leaf, int64 seq, const char *key,
+extern bool writer_add(Writer *writer, int leaf, int64 seq, Datum key,
 					   LoadStats *stats);
 extern void writer_flush_all(Writer *writer, LoadStats *stats);
 extern void writer_close(Writer *writer);

@@ -11,7 +11,8 @@
  *
  *	- the hash is the distribution column type's hash support function
  *	  (lookup_type_cache(..., TYPECACHE_HASH_PROC_FINFO): hashtext for text
- *	  and varchar), called with the column's collation, as an int4;
+ *	  and varchar, hashint4 for int, hashint8 for bigint), called with the
+ *	  column's collation, as an int4;
  *	- the shard is the one whose [shardminvalue, shardmaxvalue] holds it;
  *	  citus_meta_open() checks that the ranges tile the whole int4 space,
  *	  so a binary search over the ranges sorted by their minimum finds it.
@@ -160,7 +161,10 @@ citus_meta_check_method(Relation rel, char method)
 				 errhint("Distribute a table that is not partitioned by hash on ycsb_key.")));
 }
 
-/* Error unless the distribution column (a Var as text) is ycsb_key, text or varchar. */
+/*
+ * Error unless the distribution column (a Var as text) is ycsb_key, text,
+ * varchar, int or bigint.
+ */
 static void
 citus_meta_check_column(CitusTable *table, Relation rel, Datum partkey)
 {
@@ -179,12 +183,13 @@ citus_meta_check_column(CitusTable *table, Relation rel, Datum partkey)
 						get_attname(relid, var->varattno, false)),
 				 errdetail("Citus places a row by the hash of its distribution column; petagen places keys by ycsb_key."),
 				 errhint(CITUS_META_HINT)));
-	if (var->vartype != TEXTOID && var->vartype != VARCHAROID)
+	if (var->vartype != TEXTOID && var->vartype != VARCHAROID &&
+		var->vartype != INT4OID && var->vartype != INT8OID)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("Citus table \"%s\" is distributed by ycsb_key as type %s",
 						RelationGetRelationName(rel), format_type_be(var->vartype)),
-				 errdetail("Keys are hashed as text, so ycsb_key must be text or varchar."),
+				 errdetail("Keys are hashed as text, int or bigint, so ycsb_key must be text, varchar, int or bigint."),
 				 errhint(CITUS_META_HINT)));
 	fmgr_info_copy(&table->hash,
 				   &lookup_type_cache(var->vartype, TYPECACHE_HASH_PROC_FINFO)->hash_proc_finfo,
@@ -465,7 +470,7 @@ citus_meta_open(Relation rel)
 	return table;
 }
 
-/* The index in table->shards of the shard Citus routes a text key to. */
+/* The index in table->shards of the shard Citus routes a key (keys_datum()) to. */
 int
 citus_meta_route(CitusTable *table, Datum key)
 {

@@ -5,7 +5,8 @@
  *
  * A table is a plain table, a foreign table, or a partitioned table whose
  * partition key is the column ycsb_key at every level (HASH, LIST or RANGE,
- * any depth, default partitions allowed).  route_open() walks the partition
+ * any depth, default partitions allowed), of the key's own type: text (a
+ * text or varchar key), int or bigint (an integer key, keys.c).  route_open() walks the partition
  * tree depth-first in partition-bound order, collects its leaves and builds
  * one RouteNode per partitioned table.  route_key() must give exactly the
  * leaf PostgreSQL's own tuple routing gives, so it mirrors
@@ -77,6 +78,7 @@
 #include "catalog.h"
 #include "route/citus_meta.h"
 #include "compat.h"
+#include "gen/shape.h"
 #include "guard.h"
 #include "route/route.h"
 
@@ -134,6 +136,13 @@ route_check_relkind(Relation rel)
 				 errhint("petagen writes into plain, partitioned and foreign tables.")));
 }
 
+/* The type keys of table relid are routed as: text, int4 or int8. */
+static Oid
+route_key_type(Oid relid)
+{
+	return keys_type(shape_key_kind(relid));
+}
+
 /* Error unless a partitioned table is partitioned by its column ycsb_key. */
 static void
 route_check_key(Relation rel, PartitionKey key)
@@ -149,13 +158,13 @@ route_check_key(Relation rel, PartitionKey key)
 				 errdetail("Its partition key is (%s).",
 						   pg_get_partkeydef_columns(RelationGetRelid(rel), false)),
 				 errhint(ROUTE_HINT)));
-	if (key->partopcintype[0] != TEXTOID)
+	if (key->partopcintype[0] != route_key_type(RelationGetRelid(rel)))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("table \"%s\" is partitioned by ycsb_key as type %s",
 						RelationGetRelationName(rel),
 						format_type_be(key->partopcintype[0])),
-				 errdetail("Keys are routed as text, so ycsb_key must be text or varchar with a text operator class."),
+				 errdetail("Keys are routed as text, int or bigint, so ycsb_key must be text or varchar with a text operator class, or int or bigint with an operator class of its own type."),
 				 errhint(ROUTE_HINT)));
 }
 
@@ -512,8 +521,9 @@ route_partition(const RouteNode *node, Datum key)
 }
 
 /*
- * The leaf PostgreSQL would route a text key to; -1 if no partition of the
- * table accepts it, ROUTE_ELSEWHERE if it belongs outside the table.
+ * The leaf PostgreSQL would route a key (keys_datum()) to; -1 if no
+ * partition of the table accepts it, ROUTE_ELSEWHERE if it belongs outside
+ * the table.
  */
 int
 route_key(Router *router, Datum key)
@@ -580,6 +590,23 @@ route_close(Router *router)
 	MemoryContextDelete(router->mcxt);
 }
 
+/*
+ * A key given as text as a key of table relid: the text itself, or for an
+ * integer ycsb_key the number it spells.
+ */
+static Datum
+route_key_from_text(Oid relid, text *key)
+{
+	Oid			typid = route_key_type(relid);
+	Oid			input;
+	Oid			ioparam;
+
+	if (typid == TEXTOID)
+		return PointerGetDatum(key);
+	getTypeInputInfo(typid, &input, &ioparam);
+	return OidInputFunctionCall(input, text_to_cstring(key), ioparam, -1);
+}
+
 /* petagen.leaf(table, key): its leaf; NULL if none or a Citus shard elsewhere. */
 PG_FUNCTION_INFO_V1(petagen_leaf);
 Datum
@@ -591,7 +618,8 @@ petagen_leaf(PG_FUNCTION_ARGS)
 
 	guard_table(PG_GETARG_OID(0));
 	router = route_open(PG_GETARG_OID(0));
-	leaf = route_key(router, PointerGetDatum(PG_GETARG_TEXT_P(1)));
+	leaf = route_key(router, route_key_from_text(PG_GETARG_OID(0),
+												 PG_GETARG_TEXT_P(1)));
 	relid = leaf >= 0 ? route_leaf(router, leaf)->relid : InvalidOid;
 	route_close(router);
 	if (!OidIsValid(relid))

@@ -258,19 +258,22 @@ static void
 verify_probe_keys(Router *router, VerifyLeaf *leaves, const KeySpec *keys,
 				  const VerifyRange *range)
 {
-	char		buf[VARHDRSZ + KEYS_MAX_LEN + 1];
+	char	   *buf = palloc(KEYS_DATUM_BUFSIZE);
+	char		chars[KEYS_MAX_LEN + 1];
 
 	for (int64 seq = range->first; seq - range->first < range->rows; seq++)
 	{
+		Datum		key = keys_datum(keys, seq, buf);
 		int			leaf;
 
 		if (((seq - range->first) & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
-		SET_VARSIZE(buf, VARHDRSZ + keys_format(keys, seq, buf + VARHDRSZ));
-		leaf = route_key(router, PointerGetDatum(buf));
+		leaf = route_key(router, key);
 		if (leaf >= 0 && leaves[leaf].diff != NULL)
-			leafdiff_probe(leaves[leaf].diff, PointerGetDatum(buf));
+			leafdiff_probe(leaves[leaf].diff, key, chars,
+						   keys_format(keys, seq, chars));
 	}
+	pfree(buf);
 }
 
 /*
@@ -414,6 +417,8 @@ petagen_verify(PG_FUNCTION_ARGS)
 		range.first = spec_count_arg(PG_GETARG_NUMERIC(VERIFY_ARG_FIRST), "first");
 	spec_check_range(range.first, range.rows);
 	spec_read_keys(fcinfo, &verify_gen_args, NULL, &keys);
+	keys_set_kind(&keys, shape_key_kind(PG_GETARG_OID(VERIFY_ARG_TABLE)),
+				  get_rel_name(PG_GETARG_OID(VERIFY_ARG_TABLE)));
 	verify_table(fcinfo, PG_GETARG_OID(VERIFY_ARG_TABLE), &range, &keys,
 				 max_parallel_workers_per_gather);
 	return (Datum) 0;

@@ -11,7 +11,9 @@
  * every such row still in the table as extra.  When it finds extra rows
  * and benchmark runs of the job inserted rows, a NOTICE says how many and
  * gives the DELETE that removes exactly the keys those runs could have
- * inserted, spelled as the job spells keys (petagen.key()): a DELETE
+ * inserted, spelled as the job spells keys (petagen.key(); an integer
+ * ycsb_key is the key number itself, and with int the runs insert one after
+ * another from first + rows on, bench.c): a DELETE
  * rather than a function, so that it runs with the caller's privileges
  * and row-level security, as any other change to the table, and can be
  * read before it is run.  bench_results is read as the catalog's owner.
@@ -60,19 +62,23 @@ verify_note_bench_inserts(const JobDef *job, const char *table, int64 extra)
 {
 	int64		runs;
 	int64		rows;
+	const char *key = "n";
 
 	if (extra == 0)
 		return;
 	verify_bench_inserts(job->job, &runs, &rows);
 	if (runs == 0)
 		return;
+	if (job->spec.keys.kind == KEYKIND_TEXT)
+		key = psprintf("petagen.key(n, %s, %s, %d)",
+					   quote_literal_cstr(keys_mode_name(job->spec.keys.mode)),
+					   quote_literal_cstr(job->spec.keys.prefix),
+					   job->spec.keys.zeropadding);
 	ereport(NOTICE,
 			(errmsg("benchmark runs of load job " INT64_FORMAT " inserted " INT64_FORMAT " rows outside its key space: verify counts them as extra",
 					job->job, rows),
 			 errdetail("%s finds " INT64_FORMAT " extra rows; " INT64_FORMAT " benchmark runs inserted key numbers from options.insert_base up to below options.insert_end of their petagen.bench_results rows.",
 					   table, extra, runs),
-			 errhint("To remove the rows benchmark runs inserted: DELETE FROM %s WHERE ycsb_key IN (SELECT petagen.key(n, %s, %s, %d) FROM petagen.bench_results AS r, generate_series((r.options->>'insert_base')::bigint, (r.options->>'insert_end')::bigint - 1) AS n WHERE (r.options->>'job')::bigint = " INT64_FORMAT " AND r.inserts > 0);",
-					 table, quote_literal_cstr(keys_mode_name(job->spec.keys.mode)),
-					 quote_literal_cstr(job->spec.keys.prefix),
-					 job->spec.keys.zeropadding, job->job)));
+			 errhint("To remove the rows benchmark runs inserted: DELETE FROM %s WHERE ycsb_key IN (SELECT %s FROM petagen.bench_results AS r, generate_series((r.options->>'insert_base')::bigint, (r.options->>'insert_end')::bigint - 1) AS n WHERE (r.options->>'job')::bigint = " INT64_FORMAT " AND r.inserts > 0);",
+					 table, key, job->job)));
 }

@@ -102,13 +102,14 @@ leafdiff_begin(Relation heap, Relation index, int64 hashes)
 	return diff;
 }
 
-/* Probe one expected key (a text datum) of the leaf. */
+/*
+ * Probe one expected key of the leaf: key (keys_datum()) and its text
+ * (keys_format()), len bytes.
+ */
 void
-leafdiff_probe(LeafDiff *diff, Datum key)
+leafdiff_probe(LeafDiff *diff, Datum key, const char *bytes, int len)
 {
 	int64		n = 0;
-	char	   *bytes = VARDATA_ANY(DatumGetPointer(key));
-	int			len = VARSIZE_ANY_EXHDR(DatumGetPointer(key));
 
 	diff->skey.sk_argument = key;
 	index_rescan(diff->scan, &diff->skey, 1, NULL, 0);
@@ -141,7 +142,7 @@ static void
 diff_name_extra(LeafDiff *diff, int64 extra)
 {
 	LeafScan   *scan = leafscan_begin(diff->heap, diff->index);
-	char	   *key;
+	const char *key;
 	int			len;
 	int64		seen = 0;
 

@@ -18,8 +18,10 @@
  * cache plans every batch as a custom plan, the batch a constant.)  The
  * remote node answers with index probes and sends back two numbers.
  * count(*) is the rows found (with duplicates), count(DISTINCT) the keys
- * present; the batch's other keys are missing.  Nothing here depends on
- * the key mode, and the remote node needs no petagen.  The plan is
+ * present; the batch's other keys are missing.  The array is of the key
+ * column's type (text[], or int[] / bigint[] for an integer ycsb_key).
+ * Nothing here depends on the key mode, and the remote node needs no
+ * petagen.  The plan is
  * prepared once per leaf and kept until fdwprobe_finish(); each batch runs
  * in its own SPI connection, so callers may keep local scans open in
  * between.
@@ -31,10 +33,12 @@
 #include "executor/spi.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
 #include "catalog.h"
+#include "gen/shape.h"
 #include "verify/verify_fdw.h"
 
 /* Keys sent per remote query. */
@@ -45,6 +49,10 @@ struct FdwProbe
 {
 	MemoryContext keycxt;		/* copies of the batch's keys */
 	SPIPlanPtr	plan;
+	Oid			keytype;		/* text, int4 or int8 */
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
 	Datum		keys[FDWPROBE_BATCH];
 	int			nkeys;
 	int64		found;			/* rows found, duplicates included */
@@ -56,10 +64,14 @@ FdwProbe *
 fdwprobe_open(Oid relid)
 {
 	FdwProbe   *probe = palloc0(sizeof(FdwProbe));
-	Oid			argtype = TEXTARRAYOID;
+	Oid			argtype;
 	char	   *sql;
 	CatalogScope scope;
 
+	probe->keytype = keys_type(shape_key_kind(relid));
+	get_typlenbyvalalign(probe->keytype, &probe->typlen, &probe->typbyval,
+						 &probe->typalign);
+	argtype = get_array_type(probe->keytype);
 	sql = psprintf("SELECT pg_catalog.count(*), pg_catalog.count(DISTINCT ycsb_key)"
 				   " FROM %s WHERE ycsb_key OPERATOR(pg_catalog.=) ANY ($1)",
 				   catalog_relation_name(relid));
@@ -88,8 +100,8 @@ fdwprobe_flush(FdwProbe *probe)
 
 	if (probe->nkeys == 0)
 		return;
-	array = construct_array(probe->keys, probe->nkeys, TEXTOID, -1, false,
-							TYPALIGN_INT);
+	array = construct_array(probe->keys, probe->nkeys, probe->keytype,
+							probe->typlen, probe->typbyval, probe->typalign);
 	arg = PointerGetDatum(array);
 	SPI_connect();
 	if (SPI_execute_plan(probe->plan, &arg, NULL, true, 1) != SPI_OK_SELECT ||
@@ -106,15 +118,14 @@ fdwprobe_flush(FdwProbe *probe)
 	probe->nkeys = 0;
 }
 
-/* Add a text key to the batch; a full batch goes out at once. */
+/* Add a key (keys_datum()) to the batch; a full batch goes out at once. */
 void
 fdwprobe_add(FdwProbe *probe, Datum key)
 {
-	Size		len = VARSIZE_ANY(DatumGetPointer(key));
-	char	   *copy = MemoryContextAlloc(probe->keycxt, len);
+	MemoryContext old = MemoryContextSwitchTo(probe->keycxt);
 
-	memcpy(copy, DatumGetPointer(key), len);
-	probe->keys[probe->nkeys++] = PointerGetDatum(copy);
+	probe->keys[probe->nkeys++] = datumCopy(key, probe->typbyval, probe->typlen);
+	MemoryContextSwitchTo(old);
 	if (probe->nkeys == FDWPROBE_BATCH)
 		fdwprobe_flush(probe);
 }

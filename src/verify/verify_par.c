@@ -83,7 +83,7 @@ verify_scan_leaf(VerifyPrint *print)
 	Relation	heap = table_open(print->relid, AccessShareLock);
 	Relation	index = index_open(print->index, AccessShareLock);
 	LeafScan   *scan = leafscan_begin(heap, index);
-	char	   *key;
+	const char *key;
 	int			len;
 
 	while (leafscan_next(scan, &key, &len))
@@ -105,30 +105,35 @@ static void
 verify_route_range(VerifyShared *shared, Router *router, KeyPrint *want,
 				   FdwProbe **remote, int64 offset)
 {
-	char		buf[VARHDRSZ + KEYS_MAX_LEN + 1];
+	char	   *buf = palloc(KEYS_DATUM_BUFSIZE);
+	char		scratch[KEYS_MAX_LEN + 1];
 	int64		first = shared->range.first + offset;
 	int64		end = first + Min(shared->range.rows - offset, VERIFY_RANGE_KEYS);
 
 	CHECK_FOR_INTERRUPTS();
 	for (int64 seq = first; seq < end; seq++)
 	{
-		int			len = keys_format(&shared->keys, seq, buf + VARHDRSZ);
-		int			leaf;
+		Datum		key = keys_datum(&shared->keys, seq, buf);
+		int			leaf = route_key(router, key);
+		const char *chars;
+		int			len;
 
-		SET_VARSIZE(buf, VARHDRSZ + len);
-		leaf = route_key(router, PointerGetDatum(buf));
 		if (leaf < 0)
 			continue;
 		if (OidIsValid(shared->prints[leaf].index))
-			keyprint_add(&want[leaf], buf + VARHDRSZ, len);
+		{
+			len = keys_datum_chars(shared->keys.kind, key, scratch, &chars);
+			keyprint_add(&want[leaf], chars, len);
+		}
 		else
 		{
 			/* a foreign leaf, or a Citus shard on another node */
 			want[leaf].count++;
 			if (remote != NULL && remote[leaf] != NULL)
-				fdwprobe_add(remote[leaf], PointerGetDatum(buf));
+				fdwprobe_add(remote[leaf], key);
 		}
 	}
+	pfree(buf);
 }
 
 /* Take units until none is left: participant p of the shared work. */

@@ -38,6 +38,7 @@
 #include "utils/snapmgr.h"
 
 #include "compat.h"
+#include "gen/shape.h"
 #include "verify/verify_scan.h"
 
 /* Index-only scan when at least this share of the heap pages is all-visible. */
@@ -48,6 +49,8 @@ struct LeafScan
 {
 	Relation	heap;
 	AttrNumber	keyatt;			/* ycsb_key in the heap */
+	KeyKind		kind;			/* its type */
+	char		chars[KEYS_MAX_LEN + 1];	/* an integer key's text */
 	IndexScanDesc iscan;		/* an index-only scan, or NULL */
 	TableScanDesc hscan;		/* else a sequential scan */
 	TupleTableSlot *slot;
@@ -105,6 +108,7 @@ leafscan_begin(Relation heap, Relation index)
 
 	ls->heap = heap;
 	ls->keyatt = get_attnum(RelationGetRelid(heap), "ycsb_key");
+	ls->kind = shape_key_kind(RelationGetRelid(heap));
 	ls->slot = table_slot_create(heap, NULL);
 	ls->vmbuffer = InvalidBuffer;
 	ls->keycxt = AllocSetContextCreate(CurrentMemoryContext,
@@ -121,34 +125,35 @@ leafscan_begin(Relation heap, Relation index)
 	return ls;
 }
 
-/* Hand out a key datum as bytes, detoasted if it must be. */
+/*
+ * Hand out a key datum as its text (keys_datum_chars(): the bytes the
+ * generator's side adds too), detoasted if it must be.
+ */
 static bool
-leafscan_key(LeafScan *ls, Datum value, bool isnull, char **key, int *len)
+leafscan_key(LeafScan *ls, Datum value, bool isnull, const char **key,
+			 int *len)
 {
-	struct varlena *v;
-
 	if (isnull)
 	{
 		*key = NULL;
 		*len = 0;
 		return true;
 	}
-	v = (struct varlena *) DatumGetPointer(value);
-	if (VARATT_IS_EXTENDED(v))
+	if (ls->kind == KEYKIND_TEXT &&
+		VARATT_IS_EXTENDED((struct varlena *) DatumGetPointer(value)))
 	{
 		MemoryContext old = MemoryContextSwitchTo(ls->keycxt);
 
-		v = pg_detoast_datum_packed(v);
+		value = PointerGetDatum(pg_detoast_datum_packed((struct varlena *) DatumGetPointer(value)));
 		MemoryContextSwitchTo(old);
 	}
-	*key = VARDATA_ANY(v);
-	*len = VARSIZE_ANY_EXHDR(v);
+	*len = keys_datum_chars(ls->kind, value, ls->chars, key);
 	return true;
 }
 
 /* The key of the row in the slot. */
 static bool
-leafscan_slot_key(LeafScan *ls, char **key, int *len)
+leafscan_slot_key(LeafScan *ls, const char **key, int *len)
 {
 	bool		isnull;
 	Datum		value = slot_getattr(ls->slot, ls->keyatt, &isnull);
@@ -158,7 +163,7 @@ leafscan_slot_key(LeafScan *ls, char **key, int *len)
 
 /* The next key of the leaf (NULL for a NULL key); false after the last. */
 bool
-leafscan_next(LeafScan *ls, char **key, int *len)
+leafscan_next(LeafScan *ls, const char **key, int *len)
 {
 	ItemPointer tid;
 

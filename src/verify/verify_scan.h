@@ -25,7 +25,7 @@ extern bool keyprint_equal(const KeyPrint *a, const KeyPrint *b);
 extern uint64 keyprint_hash(const char *key, int len);
 
 extern LeafScan *leafscan_begin(Relation heap, Relation index);
-extern bool leafscan_next(LeafScan *ls, char **key, int *len);
+extern bool leafscan_next(LeafScan *ls, const char **key, int *len);
 extern void leafscan_end(LeafScan *ls);
 
 #endif							/* PETAGEN_VERIFY_SCAN_H */

@@ -146,7 +146,7 @@ CREATE TABLE r_deep (ycsb_key text, field0 text) PARTITION BY HASH (ycsb_key);
 CREATE TABLE r_deep_0 PARTITION OF r_deep FOR VALUES WITH (MODULUS 1, REMAINDER 0)
     PARTITION BY RANGE (field0);
 CREATE TABLE r_empty (ycsb_key text, field0 text) PARTITION BY HASH (ycsb_key);
-CREATE TABLE r_int (ycsb_key int, field0 text) PARTITION BY HASH (ycsb_key);
+CREATE TABLE r_num (ycsb_key numeric, field0 text) PARTITION BY HASH (ycsb_key);
 SELECT petagen.leaf('r_view', 'user1');
 SELECT petagen.leaf('r_hash_pkey', 'user1');
 SELECT petagen.leaf('r_expr', 'user1');
@@ -154,6 +154,6 @@ SELECT petagen.leaf('r_other', 'user1');
 SELECT petagen.leaf('r_multi', 'user1');
 SELECT petagen.leaf('r_deep', 'user1');
 SELECT petagen.leaf('r_empty', 'user1');
-SELECT petagen.leaf('r_int', 'user1');
+SELECT petagen.leaf('r_num', 'user1');
 SELECT t AS "table", pg_temp.sqlstate(format('SELECT petagen.leaf(%L, %L)', t, 'user1')) AS sqlstate
-FROM unnest(ARRAY['r_view', 'r_seq', 'r_hash_pkey', 'r_expr', 'r_other', 'r_multi', 'r_deep', 'r_empty', 'r_int', 'r_plain']) t;
+FROM unnest(ARRAY['r_view', 'r_seq', 'r_hash_pkey', 'r_expr', 'r_other', 'r_multi', 'r_deep', 'r_empty', 'r_num', 'r_plain']) t;
