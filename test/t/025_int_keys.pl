@@ -1,0 +1,163 @@
+# Issue 20: BenchBase's YCSB table (ycsb_key int, field1 .. field10), created
+# with BenchBase's own DDL, loads as it is.
+# - start() loads it plain (method chunk), HASH partitioned on an int key
+#   (methods leaf and chunk) and RANGE partitioned on a bigint key (chunk):
+#   each exactly the key numbers 0 .. rows-1, the generator's rows, verified;
+# - a load whose key numbers pass 2147483647 is refused for an int key;
+# - benchmarks on it: reads and updates with dataintegrity find every key
+#   and no mismatch; inserts (ycsb-d) of two runs take key numbers one run
+#   after the other from rows on, which verify(job) reports as extra with a
+#   DELETE that removes exactly them; a run with no integer key left for
+#   its inserts is refused.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use PetagenTest;
+
+skip_unless_contrib(qw(amcheck));
+
+my $rows = 20000;
+
+my $node = PostgreSQL::Test::Cluster->new('int_keys');
+$node->init;
+$node->append_conf('postgresql.conf', "max_worker_processes = 16\n");
+$node->start;
+
+# BenchBase's ddl-postgres.sql for YCSB, as it is.
+my $fields = join('', map { ", field$_ varchar(100)" } 1 .. 10);
+$node->safe_psql('postgres', qq{
+CREATE EXTENSION petagen;
+CREATE EXTENSION amcheck;
+CREATE TABLE usertable (ycsb_key int PRIMARY KEY$fields);
+CREATE TABLE hashed (ycsb_key int PRIMARY KEY$fields) PARTITION BY HASH (ycsb_key);
+CREATE TABLE ranged (ycsb_key bigint PRIMARY KEY$fields) PARTITION BY RANGE (ycsb_key);
+});
+for my $i (0 .. 7)
+{
+	my $lo = $i == 0 ? 'MINVALUE' : $i * $rows / 8;
+	my $hi = $i == 7 ? 'MAXVALUE' : ($i + 1) * $rows / 8;
+	$node->safe_psql('postgres', qq{
+CREATE TABLE hashed_$i PARTITION OF hashed FOR VALUES WITH (MODULUS 8, REMAINDER $i);
+CREATE TABLE ranged_$i PARTITION OF ranged FOR VALUES FROM ($lo) TO ($hi);
+});
+}
+
+# The last run's integrity_errors.
+sub integrity_errors
+{
+	return $node->safe_psql('postgres',
+		'SELECT integrity_errors FROM petagen.bench_results ORDER BY id DESC LIMIT 1');
+}
+
+# Load $table with start(); the job.
+sub start_load
+{
+	my ($table, $method) = @_;
+	return $node->safe_psql('postgres',
+		"SELECT petagen.start($rows, workers => 2, \"table\" => '$table', method => '$method')");
+}
+
+# The plain table: every key number 0 .. rows-1 once, the generator's rows.
+my $job = start_load('usertable', 'chunk');
+is($node->safe_psql('postgres', "SELECT petagen.wait($job, '180s')"), 'done', 'plain: loaded');
+is( $node->safe_psql('postgres',
+		"SELECT count(*), min(ycsb_key), max(ycsb_key) FROM usertable"),
+	"$rows|0|" . ($rows - 1), 'plain: the keys are the key numbers 0 .. rows-1');
+is( $node->safe_psql('postgres',
+		"SELECT count(*) FROM (SELECT * FROM usertable EXCEPT"
+		  . " SELECT * FROM petagen.rows(NULL::usertable, 0, $rows)) d"),
+	'0', 'plain: the generator\'s rows');
+is($node->safe_psql('postgres', "SELECT bool_and(ok) FROM petagen.verify(${job}::bigint)"),
+	't', 'plain: verify() is ok');
+
+# Partitioned: HASH on int by both methods, RANGE on bigint.
+for my $case (['hashed', 'leaf'], ['ranged', 'chunk'], ['hashed', 'chunk'])
+{
+	my ($table, $method) = @$case;
+	$node->safe_psql('postgres', "TRUNCATE $table");
+	check_load_exact($node, start_load($table, $method), $table, $rows,
+		"$table by $method");
+}
+
+# An int key holds key numbers up to 2147483647.
+is( error_of($node,
+		"SELECT petagen.start(10, workers => 1, first => 2147483640, \"table\" => 'usertable', force => true)"),
+	'22003: key number 2147483649 is out of range for column ycsb_key of "usertable"',
+	'a load past 2147483647 is refused for an int key');
+is( error_of($node, "SELECT petagen.start(10, keys => 'ycsb')"),
+	'22023: option keys => \'ycsb\' does not apply to the integer ycsb_key of "usertable"',
+	'key options are refused for an int key');
+
+# Benchmarks: every key found, the generator's values, with dataintegrity.
+my ($out, $err) = run_bench($node,
+	q{'ycsb', workers => 2, operationcount => 3000, readproportion => 0.5,
+	  updateproportion => 0.3, scanproportion => 0.1, readmodifywriteproportion => 0.1,
+	  maxscanlength => 10, dataintegrity => true},
+	'operations, errors, not_found');
+is("$out|$err", '3000|0|0|', 'ycsb mix on the int key: every key found');
+is(integrity_errors(), '0', 'ycsb mix on the int key: no mismatch');
+
+# Inserts: two runs, one after the other, from key number rows on.
+my @runs;
+for my $n (1 .. 2)
+{
+	($out) = run_bench($node, q{'ycsb-d', workers => 2, operationcount => 1000},
+		'id, inserts, errors');
+	my ($run, $inserts, $errors) = split /\|/, $out;
+	cmp_ok($inserts, '>', 0, "ycsb-d run $n inserted $inserts rows");
+	is($errors, '0', "ycsb-d run $n: no errors");
+	push @runs, $run;
+}
+is( $node->safe_psql(
+		'postgres', qq{SELECT string_agg((options->>'insert_base') || '-' || (options->>'insert_end'), ' ' ORDER BY id),
+       bool_and((options->>'job')::bigint = $job)
+  FROM petagen.bench_results WHERE id IN ($runs[0], $runs[1])}),
+	$node->safe_psql(
+		'postgres', qq{SELECT '$rows-' || e1 || ' ' || e1 || '-' || e2 || '|t'
+  FROM (SELECT (SELECT options->>'insert_end' FROM petagen.bench_results WHERE id = $runs[0]) e1,
+               (SELECT options->>'insert_end' FROM petagen.bench_results WHERE id = $runs[1]) e2) s}),
+	'int key: the first run inserts from rows on, the second from where the first ended');
+is( $node->safe_psql('postgres',
+		"SELECT count(*) = (SELECT sum(inserts) FROM petagen.bench_results WHERE id IN ($runs[0], $runs[1]))"
+		  . " FROM usertable WHERE ycsb_key >= $rows"),
+	't', 'the inserted rows are the key numbers past the key space');
+my ($rc, $stdout, $stderr) =
+  $node->psql('postgres', "SELECT bool_and(ok) FROM petagen.verify(${job}::bigint)");
+is($stdout, 'f', 'verify(job) counts the inserted rows as extra');
+my ($delete) = $stderr =~ /HINT:  To remove the rows benchmark runs inserted: (DELETE [^\n]*)/;
+like($delete, qr/WHERE ycsb_key IN \(SELECT n FROM/, 'the NOTICE\'s DELETE names key numbers');
+$node->safe_psql('postgres', $delete);
+is($node->safe_psql('postgres', "SELECT bool_and(ok) FROM petagen.verify(${job}::bigint)"),
+	't', 'after the DELETE of the NOTICE verify(job) is ok again');
+
+# No integer key left for inserts: refused before the run.
+$node->safe_psql('postgres', "CREATE TABLE edge (ycsb_key int PRIMARY KEY$fields)");
+$job = $node->safe_psql('postgres',
+	"SELECT petagen.start(648, workers => 1, first => 2147483000, \"table\" => 'edge')");
+is($node->safe_psql('postgres', "SELECT petagen.wait($job, '180s')"), 'done',
+	'a load up to 2147483647');
+like(
+	error_of($node, "SELECT * FROM petagen.bench('ycsb-d', \"table\" => 'edge', operationcount => 10)"),
+	qr/^22003: no room left in integer column ycsb_key for the inserts of run \d+$/,
+	'inserts past 2147483647 are refused');
+($out, $err) = run_bench($node,
+	q{'select', "table" => 'edge', workers => 1, operationcount => 500, dataintegrity => true},
+	'operations, not_found');
+is("$out|$err", '500|0|', 'reads up to key number 2147483647 find every key');
+is(integrity_errors(), '0', 'and the generator\'s values');
+# Someone changes field1 of the even key numbers: dataintegrity sees it.
+$node->safe_psql('postgres', "UPDATE edge SET field1 = 'changed' WHERE ycsb_key % 2 = 0");
+($out) = run_bench($node,
+	q{'select', "table" => 'edge', workers => 1, operationcount => 500, dataintegrity => true},
+	'operations, not_found');
+is($out, '500|0', 'reads of the changed table find every key');
+my $mismatches = integrity_errors();
+cmp_ok($mismatches, '>', 150, "dataintegrity counts $mismatches reads of changed rows");
+cmp_ok($mismatches, '<', 350, 'and not the reads of unchanged rows');
+
+$node->stop;
+done_testing();
