@@ -9,6 +9,9 @@
 #   after the other from rows on, which verify(job) reports as extra with a
 #   DELETE that removes exactly them; a run with no integer key left for
 #   its inserts is refused.
+# - Citus (when installed): the same table distributed by its int key loads
+#   on each worker, every shard exactly its own hash range (worker_hash(),
+#   hashint4()), the whole key space once, verified from one worker.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -17,6 +20,7 @@ use Test::More;
 use FindBin;
 use lib $FindBin::RealBin;
 use PetagenTest;
+use PetagenCitus;
 
 skip_unless_contrib(qw(amcheck));
 
@@ -160,4 +164,42 @@ cmp_ok($mismatches, '>', 150, "dataintegrity counts $mismatches reads of changed
 cmp_ok($mismatches, '<', 350, 'and not the reads of unchanged rows');
 
 $node->stop;
+
+SKIP:
+{
+	skip 'Citus is not installed (scripts/citus.sh)', 6
+	  unless -f $node->config_data('--pkglibdir') . '/citus.so';
+	my ($coord, $w1, $w2) = citus_cluster();
+	$coord->safe_psql('postgres', qq{
+CREATE TABLE usertable (ycsb_key int PRIMARY KEY$fields);
+SELECT create_distributed_table('usertable', 'ycsb_key', shard_count => 8);
+});
+	for my $w ($w1, $w2)
+	{
+		my $j = $w->safe_psql('postgres', "SELECT petagen.start($rows, workers => 2)");
+		is($w->safe_psql('postgres', "SELECT petagen.wait($j, '180s')"),
+			'done', 'Citus: ' . $w->name . ' loaded its shards');
+		my @shards = split /\n/,
+		  $w->safe_psql('postgres',
+			"SELECT leaf FROM petagen.leaves('usertable') WHERE leaf IS NOT NULL");
+		my @bad = map {
+			$w->safe_psql(
+				'postgres', qq{
+SELECT count(*) FILTER (WHERE worker_hash(ycsb_key) NOT BETWEEN lo AND hi
+                           OR hashint4(ycsb_key) NOT BETWEEN lo AND hi)
+  FROM $_,
+       (SELECT shardminvalue::int AS lo, shardmaxvalue::int AS hi FROM pg_dist_shard
+         WHERE shardid = substring('$_' FROM '_(\\d+)\$')::bigint) r})
+		} @shards;
+		is("@bad", '0 0 0 0',
+			'Citus: ' . $w->name . "'s 4 shards hold only keys of their hash ranges");
+	}
+	is( $coord->safe_psql('postgres',
+			'SELECT count(*), count(DISTINCT ycsb_key), min(ycsb_key), max(ycsb_key) FROM usertable'),
+		"$rows|$rows|0|" . ($rows - 1), 'Citus: the coordinator sees every key number once');
+	is( $w1->safe_psql('postgres',
+			"SELECT count(*), count(*) FILTER (WHERE ok) FROM petagen.verify('usertable', $rows)"),
+		'8|8', 'Citus: verify() on one worker is ok on every shard');
+	$_->stop for ($coord, $w1, $w2);
+}
 done_testing();
