@@ -9,6 +9,9 @@
 #   after the other from rows on, which verify(job) reports as extra with a
 #   DELETE that removes exactly them; a run with no integer key left for
 #   its inserts is refused.
+# - a RANGE partitioned int table with a postgres_fdw foreign leaf: verify()
+#   probes the foreign leaf's keys as an int[] on the remote side, and
+#   names a key deleted there as missing;
 # - Citus (when installed): the same table distributed by its int key loads
 #   on each worker, every shard exactly its own hash range (worker_hash(),
 #   hashint4()), the whole key space once, verified from one worker.
@@ -162,6 +165,33 @@ is($out, '500|0', 'reads of the changed table find every key');
 my $mismatches = integrity_errors();
 cmp_ok($mismatches, '>', 150, "dataintegrity counts $mismatches reads of changed rows");
 cmp_ok($mismatches, '<', 350, 'and not the reads of unchanged rows');
+
+# A foreign leaf (postgres_fdw, back to this node): verify() probes it by int keys.
+$node->safe_psql('postgres', qq{
+CREATE EXTENSION postgres_fdw;
+CREATE SERVER loopback FOREIGN DATA WRAPPER postgres_fdw
+    OPTIONS (host '@{[ $node->host ]}', port '@{[ $node->port ]}', dbname 'postgres');
+CREATE USER MAPPING FOR CURRENT_USER SERVER loopback;
+CREATE TABLE remote (ycsb_key int PRIMARY KEY$fields);
+CREATE TABLE split (ycsb_key int$fields) PARTITION BY RANGE (ycsb_key);
+CREATE TABLE split_local PARTITION OF split FOR VALUES FROM (MINVALUE) TO (1000);
+CREATE FOREIGN TABLE split_remote PARTITION OF split FOR VALUES FROM (1000) TO (MAXVALUE)
+    SERVER loopback OPTIONS (table_name 'remote');
+ALTER TABLE split_local ADD PRIMARY KEY (ycsb_key);
+});
+is( $node->safe_psql('postgres',
+		"SELECT (SELECT rows_written FROM petagen.load('split', 0, 3000)),"
+		  . " (SELECT rows_written FROM petagen.load('remote', 1000, 2000))"),
+	'1000|2000', 'a load writes the local leaf; the foreign leaf is loaded on its node');
+is( $node->safe_psql('postgres',
+		"SELECT string_agg(concat_ws(':', local, expected, present, missing, ok), ' ' ORDER BY local DESC)"
+		  . " FROM petagen.verify('split', 3000)"),
+	't:1000:1000:0:t f:2000:2000:0:t',
+	'verify() probes the foreign leaf by int keys');
+$node->safe_psql('postgres', 'DELETE FROM remote WHERE ycsb_key = 2500');
+is( $node->safe_psql('postgres',
+		"SELECT concat_ws(':', expected, present, missing, ok) FROM petagen.verify('split', 3000) WHERE NOT local"),
+	'2000:1999:1:f', 'a key deleted on the remote side is missing');
 
 $node->stop;
 
