@@ -26,7 +26,11 @@
  * numbers from the end of the load's (bench_key_end(), rows) + id * 2^40
  * on, id being the run's bench_results id, striped across the workers:
  * no two runs and no two workers insert the same key number, and none
- * is one of the load's.  The workload's arguments are read in bench_params.c,
+ * is one of the load's.  An int ycsb_key has no room for stripes of 2^40:
+ * a run's inserts there start where the earlier runs of the load job ended
+ * theirs (options.insert_end in bench_results), one run after another,
+ * and a run with no key number left below 2^31 is refused (a worker
+ * stops with an error at the first key number past it).  The workload's arguments are read in bench_params.c,
  * the target leaves resolved and checked in bench_targets.c; the run is
  * reported in bench_results.c.
  *-------------------------------------------------------------------------

@@ -40,7 +40,10 @@
 #define BENCH_TEXT_LEN		256
 /* Committed inserts the latest distribution remembers. */
 #define BENCH_RING			65536
-/* Inserted key numbers start at first + rows + run id * BENCH_INSERT_STRIDE. */
+/*
+ * Inserted key numbers start at first + rows + run id * BENCH_INSERT_STRIDE
+ * (text and bigint keys; an int key's runs insert one after another, bench.c).
+ */
 #define BENCH_INSERT_STRIDE	(INT64CONST(1) << 40)
 
 typedef enum BenchKind

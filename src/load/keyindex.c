@@ -86,7 +86,7 @@ keyindex_begin(Relation heap, Relation index, Snapshot snapshot)
 	return lookup;
 }
 
-/* Does the index hold key (a text datum) in a row the snapshot sees? */
+/* Does the index hold key (keys_datum()) in a row the snapshot sees? */
 bool
 keyindex_contains(KeyLookup *lookup, Datum key)
 {

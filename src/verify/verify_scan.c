@@ -4,7 +4,8 @@
  *		order-independent fingerprint of a set of keys, for petagen.verify().
  *
  * A fingerprint (KeyPrint) is the number of keys and the sum, modulo 2^128,
- * of XXH3-128 hashes of their bytes: adding keys in any order gives the
+ * of XXH3-128 hashes of their text (keys_datum_chars(): a text key's
+ * bytes, an integer key's decimal number, as keys_format() spells both): adding keys in any order gives the
  * same fingerprint, and two multisets of keys that differ (a key missing,
  * one more, one twice) differ in it but with probability about 2^-128.
  * verify() compares the fingerprint of the keys the generator routes to a
