@@ -141,15 +141,28 @@ keys_type(KeyKind kind)
 
 /* Raise the error for a key option given with an integer ycsb_key. */
 static void
-keys_option_refused(const KeySpec *spec, const char *option, const char *table)
+keys_option_refused(KeyKind kind, const char *option, const char *table)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("option %s does not apply to the integer ycsb_key of \"%s\"",
 					option, table),
 			 errdetail("Column ycsb_key is %s: its keys are the key numbers themselves, as BenchBase loads them.",
-					   format_type_be(keys_type(spec->kind))),
+					   format_type_be(keys_type(kind))),
 			 errhint("Leave out keys, prefix and zeropadding, or make ycsb_key text or varchar to spell keys as YCSB does.")));
+}
+
+/*
+ * Adopt the kind of a table's ycsb_key into spec, unchecked (a job read
+ * back from the ledger, checked when it started): an integer key is the
+ * number itself, mode ordered.
+ */
+void
+keys_adopt_kind(KeySpec *spec, KeyKind kind)
+{
+	spec->kind = kind;
+	if (kind != KEYKIND_TEXT)
+		spec->mode = KEYS_ORDERED;
 }
 
 /*
@@ -160,18 +173,20 @@ keys_option_refused(const KeySpec *spec, const char *option, const char *table)
 void
 keys_set_kind(KeySpec *spec, KeyKind kind, const char *table)
 {
-	spec->kind = kind;
-	if (kind == KEYKIND_TEXT)
-		return;
-	if (spec->mode != KEYS_SCRAMBLED && spec->mode != KEYS_ORDERED)
-		keys_option_refused(spec, psprintf("keys => '%s'", keys_mode_name(spec->mode)),
-							table);
-	if (strcmp(spec->prefix, "user") != 0)
-		keys_option_refused(spec, psprintf("prefix => '%s'", spec->prefix), table);
-	if (spec->zeropadding != 1)
-		keys_option_refused(spec, psprintf("zeropadding => %d", spec->zeropadding),
-							table);
-	spec->mode = KEYS_ORDERED;
+	if (kind != KEYKIND_TEXT)
+	{
+		if (spec->mode != KEYS_SCRAMBLED && spec->mode != KEYS_ORDERED)
+			keys_option_refused(kind, psprintf("keys => '%s'",
+											   keys_mode_name(spec->mode)), table);
+		/* "user": the default prefix of every SQL function (spec.h) */
+		if (strcmp(spec->prefix, "user") != 0)
+			keys_option_refused(kind, psprintf("prefix => '%s'", spec->prefix),
+								table);
+		if (spec->zeropadding != 1)
+			keys_option_refused(kind, psprintf("zeropadding => %d",
+											   spec->zeropadding), table);
+	}
+	keys_adopt_kind(spec, kind);
 }
 
 /* The largest key number the key column holds. */

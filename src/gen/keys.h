@@ -56,6 +56,7 @@ extern void keys_init_spec(KeySpec *spec, const char *mode,
 						   const char *prefix, int zeropadding);
 extern const char *keys_mode_name(KeyMode mode);
 extern KeyKind keys_kind_of_type(Oid typid);
+extern void keys_adopt_kind(KeySpec *spec, KeyKind kind);
 extern void keys_set_kind(KeySpec *spec, KeyKind kind, const char *table);
 extern Oid	keys_type(KeyKind kind);
 extern int64 keys_max_seq(const KeySpec *spec);

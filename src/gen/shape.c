@@ -59,17 +59,20 @@ shape_check_not_generated(Form_pg_attribute att, const char *name)
 				 errhint(SHAPE_HINT)));
 }
 
-/* The varchar(n) character limit of a text or varchar attribute, or -1. */
+/*
+ * The varchar(n) character limit of a text or varchar attribute, or -1;
+ * an error naming the types the column may have (types) for another type.
+ */
 static int32
-shape_char_limit(Form_pg_attribute att, const char *name)
+shape_char_limit(Form_pg_attribute att, const char *name, const char *types)
 {
 	shape_check_not_generated(att, name);
 	if (att->atttypid != TEXTOID && att->atttypid != VARCHAROID)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("column \"%s\" of \"%s\" has type %s, not text or varchar",
+				 errmsg("column \"%s\" of \"%s\" has type %s, not %s",
 						NameStr(att->attname), name,
-						format_type_be(att->atttypid)),
+						format_type_be(att->atttypid), types),
 				 errhint(SHAPE_HINT)));
 	return att->atttypmod >= VARHDRSZ ? att->atttypmod - VARHDRSZ : -1;
 }
@@ -145,17 +148,11 @@ static void
 shape_key_column(RowShape *shape, Form_pg_attribute att, const char *name)
 {
 	shape->key_kind = keys_kind_of_type(att->atttypid);
-	shape_check_not_generated(att, name);
-	if (shape->key_kind != KEYKIND_TEXT)
-		return;
-	if (att->atttypid != TEXTOID && att->atttypid != VARCHAROID)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("column \"%s\" of \"%s\" has type %s, not text, varchar, int or bigint",
-						NameStr(att->attname), name,
-						format_type_be(att->atttypid)),
-				 errhint(SHAPE_HINT)));
-	shape->key_maxchars = shape_char_limit(att, name);
+	if (shape->key_kind == KEYKIND_TEXT)
+		shape->key_maxchars = shape_char_limit(att, name,
+											   "text, varchar, int or bigint");
+	else
+		shape_check_not_generated(att, name);
 }
 
 /*
@@ -209,7 +206,8 @@ shape_from_tupdesc(TupleDesc tupdesc, const char *name, RowShape *shape)
 			continue;
 		}
 		shape->field_maxchars = shape_min_limit(shape->field_maxchars,
-												shape_char_limit(att, name));
+												shape_char_limit(att, name,
+																	 "text or varchar"));
 		shape->field_att[field] = i;
 		shape->nfields = Max(shape->nfields, field + 1);
 	}

@@ -23,7 +23,6 @@
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
-#include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 
 #include "catalog.h"
@@ -94,8 +93,7 @@ ledger_fill_def(int64 job, JobDef *def, MemoryContext cxt)
 					 catalog_text(0, Anum_job_read_fieldlengthdistribution, cxt),
 					 DatumGetInt32(catalog_value(0, Anum_job_read_minfieldlength, &isnull)));
 	/* the key kind is the table's: its ycsb_key type decides it */
-	keys_set_kind(&def->spec.keys, shape_key_kind(def->relid),
-				  get_rel_name(def->relid));
+	keys_adopt_kind(&def->spec.keys, shape_key_kind(def->relid));
 	def->disk_reserve = DatumGetInt64(catalog_value(0, Anum_job_read_disk_reserve, &isnull));
 	if (isnull)
 		def->disk_reserve = -1;

@@ -51,6 +51,12 @@ SELECT keys, rows_written FROM petagen.load('ranged', 0, 200);
 SELECT tableoid::regclass AS leaf, min(ycsb_key), max(ycsb_key) FROM ranged GROUP BY 1 ORDER BY 1;
 SELECT expected, present, ok FROM petagen.verify('ranged', 200);
 SELECT petagen.load('ranged', 150, 100);
+CREATE TABLE listed (ycsb_key int PRIMARY KEY, field1 text) PARTITION BY LIST (ycsb_key);
+CREATE TABLE listed_odd PARTITION OF listed FOR VALUES IN (1, 3, 5, 7, 9);
+CREATE TABLE listed_rest PARTITION OF listed DEFAULT;
+SELECT keys, rows_written FROM petagen.load('listed', 0, 10);
+SELECT tableoid::regclass AS leaf, array_agg(ycsb_key ORDER BY ycsb_key) FROM listed GROUP BY 1 ORDER BY 1;
+SELECT expected, present, ok FROM petagen.verify('listed', 10);
 
 -- The key options do not apply to an integer key; their defaults are ignored.
 SELECT petagen.load('usertable', 0, 1, keys => 'ycsb');

@@ -31,13 +31,6 @@ sub bench
 	return run_bench($node, @_);
 }
 
-# The last run's integrity_errors.
-sub integrity_errors
-{
-	return $node->safe_psql('postgres',
-		'SELECT integrity_errors FROM petagen.bench_results ORDER BY id DESC LIMIT 1');
-}
-
 # A fresh load: every read, scan and read-modify-write matches the generator.
 my ($out, $err) = bench(
 	q{'ycsb', workers => 2, operationcount => 2000, readproportion => 0.5,
@@ -45,7 +38,7 @@ my ($out, $err) = bench(
 	  maxscanlength => 10, dataintegrity => true},
 	'operations, errors, not_found');
 is("$out|$err", '2000|0|0|', 'dataintegrity on a fresh load: every key found, no warning');
-is(integrity_errors(), '0', 'dataintegrity on a fresh load: no mismatch');
+is(last_integrity_errors($node), '0', 'dataintegrity on a fresh load: no mismatch');
 
 # Someone changes field3 of about a third of the rows.
 my $changed = $node->safe_psql('postgres',
@@ -55,7 +48,7 @@ cmp_ok($changed, '>', 1000, "a corrupting UPDATE changed $changed rows");
 ($out, $err) = bench(q{'select', workers => 2, operationcount => 3000, dataintegrity => true},
 	'operations, not_found');
 is($out, '3000|0', 'select over the changed table: every key found');
-my $mismatches = integrity_errors();
+my $mismatches = last_integrity_errors($node);
 cmp_ok($mismatches, '>', 500, "dataintegrity counts $mismatches mismatching reads");
 cmp_ok($mismatches, '<', 2500, 'and not the reads of unchanged rows');
 like($err,
@@ -63,7 +56,7 @@ like($err,
 	'the run warns of the mismatches');
 ($out, $err) = bench(q{'select', workers => 2, operationcount => 1000}, 'operations');
 is($err, '', 'without dataintegrity nothing is checked, no warning');
-is(integrity_errors(), '', 'without dataintegrity integrity_errors is null');
+is(last_integrity_errors($node), '', 'without dataintegrity integrity_errors is null');
 $node->safe_psql('postgres',
 	q{UPDATE usertable SET field3 = reverse(field3) WHERE hashtext(ycsb_key) % 3 = 0});
 

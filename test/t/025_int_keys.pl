@@ -53,13 +53,6 @@ CREATE TABLE ranged_$i PARTITION OF ranged FOR VALUES FROM ($lo) TO ($hi);
 });
 }
 
-# The last run's integrity_errors.
-sub integrity_errors
-{
-	return $node->safe_psql('postgres',
-		'SELECT integrity_errors FROM petagen.bench_results ORDER BY id DESC LIMIT 1');
-}
-
 # Load $table with start(); the job.
 sub start_load
 {
@@ -106,7 +99,7 @@ my ($out, $err) = run_bench($node,
 	  maxscanlength => 10, dataintegrity => true},
 	'operations, errors, not_found');
 is("$out|$err", '3000|0|0|', 'ycsb mix on the int key: every key found');
-is(integrity_errors(), '0', 'ycsb mix on the int key: no mismatch');
+is(last_integrity_errors($node), '0', 'ycsb mix on the int key: no mismatch');
 
 # Inserts: two runs, one after the other, from key number rows on.
 my @runs;
@@ -155,14 +148,14 @@ like(
 	q{'select', "table" => 'edge', workers => 1, operationcount => 500, dataintegrity => true},
 	'operations, not_found');
 is("$out|$err", '500|0|', 'reads up to key number 2147483647 find every key');
-is(integrity_errors(), '0', 'and the generator\'s values');
+is(last_integrity_errors($node), '0', 'and the generator\'s values');
 # Someone changes field1 of the even key numbers: dataintegrity sees it.
 $node->safe_psql('postgres', "UPDATE edge SET field1 = 'changed' WHERE ycsb_key % 2 = 0");
 ($out) = run_bench($node,
 	q{'select', "table" => 'edge', workers => 1, operationcount => 500, dataintegrity => true},
 	'operations, not_found');
 is($out, '500|0', 'reads of the changed table find every key');
-my $mismatches = integrity_errors();
+my $mismatches = last_integrity_errors($node);
 cmp_ok($mismatches, '>', 150, "dataintegrity counts $mismatches reads of changed rows");
 cmp_ok($mismatches, '<', 350, 'and not the reads of unchanged rows');
 

@@ -12,7 +12,7 @@ use Time::HiRes qw(usleep);
 our @EXPORT = qw(skip_unless_contrib ycsb_table_sql seqscan_psql try_sql error_of set_setting
   set_debug_pause wait_for_debug_pause poll_after_crash check_load_exact
   rows_off_frozen_pages check_leaf_pages routing_dir routing_files orphan_files count_within run_bench
-  bench_with_stall);
+  last_integrity_errors bench_with_stall);
 
 # Skip the whole test unless this server has the contrib modules @modules
 # (the pgserver wheel's PostgreSQL 16 has none of its own: scripts/deps.sh).
@@ -74,6 +74,14 @@ sub run_bench
 		"SELECT $columns FROM petagen.bench($args)");
 	is($rc, 0, "bench($args) ran") or diag($stderr);
 	return ($stdout, $stderr);
+}
+
+# The integrity_errors of the last benchmark run on $node (empty: null).
+sub last_integrity_errors
+{
+	my ($node) = @_;
+	return $node->safe_psql('postgres',
+		'SELECT integrity_errors FROM petagen.bench_results ORDER BY id DESC LIMIT 1');
 }
 
 # Set petagen setting $name (petagen.$name) to $value, spelled as SHOW
