@@ -15,6 +15,8 @@ CREATE TABLE big (ycsb_key bigint PRIMARY KEY, field0 text, field1 text);
 -- row of the same number.
 SELECT ycsb_key, field1, field3 FROM petagen.rows(NULL::usertable, 0, 3, fieldlength => 10);
 SELECT ycsb_key FROM petagen.rows(NULL::big, 5, 3);
+-- In the select list rows() streams: the same rows.
+SELECT (petagen.rows(NULL::big, 5, 3)).ycsb_key;
 CREATE TABLE texty (ycsb_key text, field1 text, field2 text, field3 text);
 SELECT count(*) AS rows, bool_and(i.field1 = t.field1 AND i.field3 = t.field3) AS same_fields
 FROM petagen.rows(NULL::usertable, 0, 100, seed => 7) i
