@@ -306,17 +306,25 @@ bench_keep(BenchCtx *ctx, Router *router, BenchKeyBuf *buf, int64 seq,
 						BENCH_MAX_REJECTS)));
 }
 
-/* Raise an error if key number seq does not fit an integer ycsb_key. */
-static void
-bench_check_insert_seq(BenchCtx *ctx, int64 seq)
+/*
+ * Whether key number seq fits an integer ycsb_key; if not, with none
+ * buffered (nbuffered), raise an error and stop the worker: every later
+ * insert would fail the same way.
+ */
+static bool
+bench_insert_fits(BenchCtx *ctx, int64 seq, int nbuffered)
 {
-	if (seq > keys_max_seq(&ctx->shared->spec.keys))
-		ereport(ERROR,
-				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-				 errmsg("key number " INT64_FORMAT " to insert is out of range for integer column ycsb_key", seq),
-				 errdetail("An integer column holds key numbers up to " INT64_FORMAT ".",
-						   keys_max_seq(&ctx->shared->spec.keys)),
-				 errhint("Make the column bigint.")));
+	if (seq <= keys_max_seq(&ctx->shared->spec.keys))
+		return true;
+	if (nbuffered > 0)
+		return false;
+	ctx->finished = true;
+	ereport(ERROR,
+			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+			 errmsg("key number " INT64_FORMAT " to insert is out of range for integer column ycsb_key", seq),
+			 errdetail("An integer column holds key numbers up to " INT64_FORMAT ".",
+					   keys_max_seq(&ctx->shared->spec.keys)),
+			 errhint("Make the column bigint.")));
 }
 
 /* Fill a batch of routed keys in a transaction of its own: reads or inserts. */
@@ -339,7 +347,11 @@ bench_refill(BenchCtx *ctx, BenchKeyBuf *buf, bool inserts)
 			int64		seq = ctx->shared->insert_base +
 				ctx->next_candidate++ * ctx->shared->nworkers + ctx->args.index;
 
-			bench_check_insert_seq(ctx, seq);
+			if (!bench_insert_fits(ctx, seq, buf->n))
+			{
+				ctx->next_candidate--;	/* the next refill fails on it */
+				break;
+			}
 			bench_keep(ctx, router, buf, seq, &rejects);
 			ctx->slot->insert_candidates = ctx->next_candidate;
 		}

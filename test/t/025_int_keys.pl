@@ -144,6 +144,27 @@ like(
 	error_of($node, "SELECT * FROM petagen.bench('ycsb-d', \"table\" => 'edge', operationcount => 10)"),
 	qr/^22003: no room left in integer column ycsb_key for the inserts of run \d+$/,
 	'inserts past 2147483647 are refused');
+# Room for 8 inserts (key numbers 2147483640 .. 2147483647): the next one
+# fails, with the reason, and its worker stops.
+$node->safe_psql('postgres', "CREATE TABLE edge2 (ycsb_key int PRIMARY KEY$fields)");
+$job = $node->safe_psql('postgres',
+	"SELECT petagen.start(40, workers => 1, first => 2147483600, \"table\" => 'edge2')");
+is($node->safe_psql('postgres', "SELECT petagen.wait($job, '180s')"), 'done',
+	'a load up to 2147483639');
+($out) = run_bench($node,
+	q{'ycsb', "table" => 'edge2', workers => 1, operationcount => 400,
+	  readproportion => 0.5, updateproportion => 0, insertproportion => 0.5},
+	'id, inserts, errors');
+my ($edge_run, $edge_inserts, $edge_errors) = split /\|/, $out;
+is("$edge_inserts|$edge_errors", '8|1',
+	'the inserts up to key number 2147483647 succeed, the next one fails');
+is( $node->safe_psql('postgres',
+		"SELECT options->>'last_error' FROM petagen.bench_results WHERE id = $edge_run"),
+	'key number 2147483648 to insert is out of range for integer column ycsb_key',
+	'with the reason');
+is($node->safe_psql('postgres', 'SELECT count(*), max(ycsb_key) FROM edge2'),
+	'48|2147483647', 'edge2 holds the load and the 8 inserts');
+
 ($out, $err) = run_bench($node,
 	q{'select', "table" => 'edge', workers => 1, operationcount => 500, dataintegrity => true},
 	'operations, not_found');
