@@ -14,8 +14,9 @@
 # N rows (default keys, 'scrambled') once and writes each leaf's rows to a
 # CSV and a binary COPY file in FILE_DIR (default /dev/shm: no disk space,
 # read from memory as petagen generates in memory; not timed).  Then, for
-# each wal_level in WAL_LEVELS (a restart), ROUNDS rounds (default 3) of
-# every method, interleaved:
+# each wal_level in WAL_LEVELS (a restart), WARMUP unmeasured rounds
+# (default 1) and then ROUNDS rounds (default 3) of every method,
+# interleaved:
 #   leaf           petagen.start(N, 2, method => 'leaf') + wait()
 #   bulk_direct    pg_bulkload -O <leaf> TYPE=CSV WRITER=DIRECT TRUNCATE=YES,
 #                  one run per leaf, two leaves at a time
@@ -35,12 +36,13 @@
 # VM and index: pg_total_relation_size), which the load wrote.  Every load
 # is checked (count(*) = N).  Medians; the targets of issue 21 at the end.
 # Markdown printed and written to OUT (default
-# test/bench/results/load_peers.md).  About 15 minutes at the defaults.
+# test/bench/results/load_peers.md).  About 17 minutes at the defaults.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 N=${N:-2000000}
 ROUNDS=${ROUNDS:-3}
+WARMUP=${WARMUP:-1}
 WAL_LEVELS=${WAL_LEVELS:-minimal replica}
 METHODS=${METHODS:-leaf bulk_direct bulk_parallel trunc_copy2 chunk}
 BENCH_PORT=${BENCH_PORT:-5471}
@@ -137,10 +139,23 @@ measure() {
     log "$k: ${S[$k]##* } s, ${CPU[$k]##* } µs CPU/row, WAL $((${WAL[$k]##* } / 1048576)) MB"
 }
 
+# Load with each method once, unmeasured, so that no measured load is a
+# method's first after the restart (its WAL segments, for one, are new).
+warm_up() {
+    local m
+    for m in $METHODS; do
+        reset_table
+        run_method "$m"
+        bpsql -c "CHECKPOINT"
+    done
+    log "warm-up round done"
+}
+
 declare -A S CPU WAL BYTES
 for lvl in $WAL_LEVELS; do
     bench_wal_level "$lvl"
     log "wal_level $(bval 'SHOW wal_level')"
+    for _ in $(seq 1 "$WARMUP"); do warm_up; done
     for _ in $(seq 1 "$ROUNDS"); do
         for m in $METHODS; do measure "$m" "$lvl.$m"; done
     done
@@ -164,7 +179,7 @@ mkdir -p "$RESULTS_DIR" "$(dirname "$OUT")"
     echo "# petagen against its peers — $(fmt "$N") rows, $ROUNDS interleaved rounds, medians"
     echo
     bench_env | sed 's/, wal_level replica//'
-    echo "- command: \`PGBIN=$PGBIN N=$N ROUNDS=$ROUNDS WAL_LEVELS=\"$WAL_LEVELS\" bash test/bench/load_peers.sh\`"
+    echo "- command: \`PGBIN=$PGBIN N=$N ROUNDS=$ROUNDS WARMUP=$WARMUP WAL_LEVELS=\"$WAL_LEVELS\" bash test/bench/load_peers.sh\`; $WARMUP unmeasured round(s) of every method after each restart"
     echo "- canonical usertable (8-way hash, varchar(64) PK + 10 varchar(100)), keys 'scrambled'; input files (CSV for pg_bulkload, binary for COPY) in \`$FILE_DIR\`, written before the loads"
     echo "- each load: TRUNCATE + CHECKPOINT before (not measured); measured from the command to the end of a CHECKPOINT after it"
     echo "- server CPU: utime + stime of the postmaster and all its children (ended ones through the postmaster's cutime/cstime), from /proc, difference around the load; clients not counted"
