@@ -28,6 +28,12 @@
  * PostgreSQL's pending syncs.  An abort or a crash before commit leaves the
  * files unreferenced (leafload.c and leafstorage.c deal with them).
  *
+ * Every checkpoint_flush_after pages of the main fork written, the kernel
+ * is asked to start writing them back (smgrwriteback(), as the
+ * checkpointer asks for the pages it writes before it syncs them), so the
+ * sync at commit, or the checkpoint's, waits for less.  It is a hint: it
+ * changes when the kernel writes the pages, never what is written.
+ *
  * The caller forms the rows and checks them (writer.c) and builds the
  * leaf's indexes afterwards (leafload.c).
  *-------------------------------------------------------------------------
@@ -40,7 +46,9 @@
 #include "access/tableam.h"
 #include "access/visibilitymapdefs.h"
 #include "access/xact.h"
+#include "access/xlogrecord.h"
 #include "pgstat.h"
+#include "storage/bufmgr.h"
 #include "storage/bufpage.h"
 #include "storage/smgr.h"
 #include "utils/rel.h"
@@ -66,6 +74,14 @@
 #define LEAF_TOAST_OPTIONS	\
 	(HEAP_INSERT_FROZEN | HEAP_INSERT_SKIP_FSM | HEAP_INSERT_NO_LOGICAL)
 
+/*
+ * How many of the pages last handed to the bulk writer the writeback hint
+ * leaves out: the writer holds up to a WAL record's worth of pages
+ * (XLR_MAX_BLOCK_ID) before it writes them, so the pages further back are
+ * in the file.
+ */
+#define LEAF_WRITEBACK_LAG	(2 * XLR_MAX_BLOCK_ID)
+
 struct LeafPages
 {
 	Relation	rel;
@@ -75,6 +91,7 @@ struct LeafPages
 	CompatBulkWrite *bulk;		/* the main fork */
 	Page		page;			/* the page being filled, or NULL */
 	BlockNumber blkno;			/* its block number: pages written so far */
+	BlockNumber writeback_from; /* first page not yet hinted for writeback */
 	int64		ntuples;		/* rows written */
 };
 
@@ -125,6 +142,25 @@ leafpages_set_header(LeafPages *lp, HeapTuple tuple)
 	tuple->t_tableOid = RelationGetRelid(lp->rel);
 }
 
+/*
+ * Ask the kernel to start writing back the pages of the main fork in the
+ * file since the last hint, once checkpoint_flush_after of them are there.
+ */
+static void
+leafpages_writeback(LeafPages *lp)
+{
+	BlockNumber written;
+
+	if (checkpoint_flush_after <= 0 || lp->blkno < LEAF_WRITEBACK_LAG)
+		return;
+	written = lp->blkno - LEAF_WRITEBACK_LAG;
+	if (written - lp->writeback_from < (BlockNumber) checkpoint_flush_after)
+		return;
+	smgrwriteback(RelationGetSmgr(lp->rel), MAIN_FORKNUM, lp->writeback_from,
+				  written - lp->writeback_from);
+	lp->writeback_from = written;
+}
+
 /* Hand the page being filled to storage. */
 static void
 leafpages_write_page(LeafPages *lp)
@@ -132,6 +168,7 @@ leafpages_write_page(LeafPages *lp)
 	compat_bulk_write(lp->bulk, lp->blkno, lp->page, true);
 	lp->page = NULL;
 	lp->blkno++;
+	leafpages_writeback(lp);
 }
 
 /* Store stored (tuple, toasted if needed) on the page, TIDs set. */
