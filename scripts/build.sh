@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Build petagen with PGXS, warnings as errors (the project's own build), and
-# install it into the PostgreSQL that PG_CONFIG names (default: Debian's 15).
-# sudo only when that tree is not writable (Debian's is root's; the wheel's
-# 18 under ~/.cache is the user's own).
+# install it into the PostgreSQL that PG_CONFIG names (default: Debian's 15),
+# or under DESTDIR when it is set (scripts/test.sh: a private copy of that
+# server). sudo only when that tree is not writable (Debian's is root's; the
+# wheel's 18 under ~/.cache is the user's own).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,7 +16,9 @@ if [ "$(cat .build-pg-config 2>/dev/null)" != "$PG_CONFIG" ]; then
     echo "$PG_CONFIG" >.build-pg-config
 fi
 make -j"$(nproc)" PG_CONFIG="$PG_CONFIG" PETAGEN_WERROR=1
-if [ -w "$("$PG_CONFIG" --pkglibdir)" ] && [ -w "$("$PG_CONFIG" --sharedir)/extension" ]; then
+if [ -n "${DESTDIR:-}" ]; then
+    make install PG_CONFIG="$PG_CONFIG" DESTDIR="$DESTDIR"
+elif [ -w "$("$PG_CONFIG" --pkglibdir)" ] && [ -w "$("$PG_CONFIG" --sharedir)/extension" ]; then
     make install PG_CONFIG="$PG_CONFIG"
 else
     sudo make install PG_CONFIG="$PG_CONFIG"

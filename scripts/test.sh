@@ -2,7 +2,9 @@
 # The whole test suite on every supported PostgreSQL major CI has: for each,
 # dependencies, build + install, then pg_regress (test/sql, with its own temp
 # instance) and the TAP tests (test/t/*.pl), in a copy of the source tree of
-# its own (a temp dir), so the majors' builds never mix. initdb refuses to run
+# its own (a temp dir) and a private copy of the server petagen is installed
+# into, so the majors' builds, and those of runs from other clones at the
+# same time, never mix; the server itself is left as it was. initdb refuses to run
 # as root, so as root the tests run as the `postgres` OS user.
 # The majors run in parallel (PETAGEN_TEST_SERIAL=1: one after another); each
 # one's output is printed when all are done, then a line per major with its
@@ -76,17 +78,26 @@ regress_selection() {
     selection=$(echo $names)
 }
 
-# Build, install and test against the pg_config $1 in a fresh copy; returns
-# non-zero when pg_regress or the TAP tests failed.
+# Copy the server of pg_config $1 (its programs, libraries and shared
+# files, each at its own path) under directory $2. PostgreSQL finds its
+# libraries and shared files relative to its programs, so the copy runs as
+# the original would, and what a test run installs into it is its own: two
+# runs at once (two majors, two clones) never load each other's build.
+private_server() {
+    local dir
+    for dir in "$("$1" --bindir)" "$("$1" --pkglibdir)" "$("$1" --sharedir)"; do
+        mkdir -p "$2$dir"
+        cp -a "$dir/." "$2$dir/"
+    done
+}
+
+# Build, install and test against the pg_config $1 in a fresh copy of the
+# tree and a private copy of the server; returns non-zero when pg_regress
+# or the TAP tests failed.
 test_major() {
     local pg_config=$1 work pgbin regress_rc=0 tap_rc=0 tmpfs="" run regress=() tap=()
     work=$(mktemp -d "${TMPDIR:-/tmp}/petagen-test.XXXXXX")
     copy_tree "$work"
-    PG_CONFIG=$pg_config bash "$work/scripts/build.sh" >"$work/build.log" 2>&1 || {
-        cat "$work/build.log"
-        echo "FAILED: build against $pg_config (in $work)"
-        return 1
-    }
     # Citus for the Citus TAP tests, built from ../shared/vendor when missing;
     # exit 3 means no vendored release serves this major (those tests skip).
     local citus_rc=0
@@ -97,6 +108,14 @@ test_major() {
         return 1
     fi
     [ "$citus_rc" -eq 0 ] || echo "== the Citus tests skip: $(tail -1 "$work/citus.log")"
+    private_server "$pg_config" "$work/server"
+    DESTDIR=$work/server PG_CONFIG=$pg_config bash "$work/scripts/build.sh" \
+        >"$work/build.log" 2>&1 || {
+        cat "$work/build.log"
+        echo "FAILED: build against $pg_config (in $work)"
+        return 1
+    }
+    pg_config=$work/server$pg_config
     pgbin=$("$pg_config" --bindir)
     if [ "$(id -u)" -eq 0 ]; then
         chown -R postgres: "$work"
