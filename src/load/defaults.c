@@ -3,7 +3,8 @@
  *		Filling a leaf's other columns (shape.c's extra columns: neither
  *		ycsb_key nor a field) as INSERT would: each column's DEFAULT, an
  *		identity column's next value, a stored generated column's
- *		expression over the row; a column without any of them is NULL.
+ *		expression over the row; a column without any of them is NULL,
+ *		coerced to the column's domain if it has one (which may refuse it).
  *
  * The expressions are build_column_default()'s, the ones the rewriter
  * puts into an INSERT's target list for a column it does not name (and
@@ -15,7 +16,8 @@
  * to the other columns, never to another generated one).  A virtual
  * generated column (PostgreSQL 18) is not stored and stays NULL.
  *
- * The caller forms the heap tuple from values[] and nulls[] and then
+ * The caller forms the heap tuple from values[] and nulls[], checks it
+ * against the leaf's NOT NULL and CHECK constraints (writer.c) and then
  * resets the per-tuple memory.
  *-------------------------------------------------------------------------
  */
@@ -24,7 +26,10 @@
 #include "catalog/pg_attribute.h"
 #include "executor/executor.h"
 #include "executor/tuptable.h"
+#include "nodes/makefuncs.h"
+#include "parser/parse_coerce.h"
 #include "rewrite/rewriteHandler.h"
+#include "utils/lsyscache.h"
 #include "utils/rel.h"
 
 #include "load/defaults.h"
@@ -45,12 +50,41 @@ struct RowDefaults
 	TupleTableSlot *row;		/* the row so far, for generated columns */
 };
 
-/* Prepare column att's default (or generation) expression; NULL if none. */
+/*
+ * A NULL of column att's domain type, coerced to the domain, or NULL when
+ * the column's type is no domain: what the planner puts into an INSERT for
+ * a column without a default (expand_insert_targetlist()), so that the
+ * domain's NOT NULL and CHECK constraints judge the NULL.
+ */
+static Expr *
+defaults_domain_null(Form_pg_attribute attr)
+{
+	Oid			base_type;
+	int32		base_typmod = attr->atttypmod;
+	Node	   *null_const;
+
+	base_type = getBaseTypeAndTypmod(attr->atttypid, &base_typmod);
+	if (base_type == attr->atttypid)
+		return NULL;
+	null_const = (Node *) makeConst(base_type, base_typmod, attr->attcollation,
+									attr->attlen, (Datum) 0, true,
+									attr->attbyval);
+	return (Expr *) coerce_to_domain(null_const, base_type, base_typmod,
+									 attr->atttypid, COERCION_IMPLICIT,
+									 COERCE_IMPLICIT_CAST, -1, false);
+}
+
+/*
+ * Prepare column att's default (or generation) expression, or for a domain
+ * column without one a NULL coerced to the domain; NULL if none of these.
+ */
 static ExprState *
 defaults_prepare(Relation rel, int att, EState *estate)
 {
 	Expr	   *expr = (Expr *) build_column_default(rel, att + 1);
 
+	if (expr == NULL)
+		expr = defaults_domain_null(TupleDescAttr(RelationGetDescr(rel), att));
 	return expr == NULL ? NULL : ExecPrepareExpr(expr, estate);
 }
 

@@ -21,8 +21,11 @@
  * give them (defaults.c), evaluated per row in the leaf's per-tuple memory.
  *
  * Rows bypass triggers, row-level security and partition routing; the
- * caller (load.c) refuses leaves where that would matter.  CHECK
- * constraints of a leaf are enforced, at one ExecConstraints() per row.
+ * caller (load.c) refuses leaves where that would matter.  A leaf's CHECK
+ * constraints and the NOT NULL constraints of the columns INSERT fills
+ * (defaults.c: the key and the fields are never NULL) are enforced, at one
+ * ExecConstraints() per row, with INSERT's errors; a leaf that has neither
+ * pays nothing.
  *
  * Duplicate keys (ycsb and go-ycsb modes only; the other modes are unique
  * by construction and pay nothing): before a row is buffered, its key is
@@ -95,7 +98,7 @@ typedef struct WriterLeaf
 	RowShape	shape;
 	RowGen		rg;
 	RowDefaults *defaults;		/* its extra columns, or NULL */
-	bool		check_constraints;	/* the leaf has CHECK constraints */
+	bool		check_constraints;	/* rows need ExecConstraints() */
 	TupleTableSlot **slots;		/* WRITER_MAX_ROWS, created on first use */
 	int			nslots;			/* slots created so far */
 	int			nbuffered;		/* rows waiting in slots[0 .. nbuffered-1] */
@@ -223,21 +226,38 @@ writer_check_indexes(WriterLeaf *wl)
 	}
 }
 
+/*
+ * Whether rows of a leaf whose shape is given need ExecConstraints(): the
+ * leaf has CHECK constraints, or NOT NULL on a column INSERT fills.
+ */
+static bool
+writer_needs_constraints(Relation rel, const RowShape *shape)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+
+	if (desc->constr == NULL)
+		return false;
+	if (desc->constr->num_check > 0)
+		return true;
+	for (int i = 0; i < shape->nextra; i++)
+		if (TupleDescAttr(desc, shape->extra_att[i])->attnotnull)
+			return true;
+	return false;
+}
+
 /* Open leaf number leaf for writing: relation, executor state, buffers. */
 static WriterLeaf *
 writer_open_leaf(Writer *w, int leaf)
 {
 	MemoryContext old = MemoryContextSwitchTo(w->cxt);
 	WriterLeaf *wl = palloc0(sizeof(WriterLeaf));
-	TupleConstr *constr;
 
 	wl->rel = table_open(w->relids[leaf], RowExclusiveLock);
 	if (w->insert_options & HEAP_INSERT_FROZEN)
 		RelationSetTargetBlock(wl->rel, InvalidBlockNumber);
-	constr = RelationGetDescr(wl->rel)->constr;
-	wl->check_constraints = constr != NULL && constr->num_check > 0;
 	shape_from_tupdesc(RelationGetDescr(wl->rel),
 					   RelationGetRelationName(wl->rel), &wl->shape);
+	wl->check_constraints = writer_needs_constraints(wl->rel, &wl->shape);
 	rowgen_init(&wl->rg, &wl->shape, &w->spec);
 	wl->estate = CreateExecutorState();
 	wl->defaults = defaults_init(wl->rel, &wl->shape, wl->estate);
@@ -368,8 +388,8 @@ writer_form_row(WriterLeaf *wl, int64 seq, Datum key)
 }
 
 /*
- * Raise an error unless the row in slot meets the leaf's CHECK constraints;
- * the caller resets the per-tuple context.
+ * Raise INSERT's error unless the row in slot meets the leaf's NOT NULL and
+ * CHECK constraints; the caller resets the per-tuple context.
  */
 static void
 writer_check_row(WriterLeaf *wl, TupleTableSlot *slot)
