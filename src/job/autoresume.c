@@ -29,7 +29,10 @@
  * the catalog knows to the moment it stopped.
  *
  * The launcher then sleeps until the server shuts down: it holds one
- * background worker slot for as long as the server runs.  It restarts 10
+ * background worker slot for as long as the server runs.  Connected to no
+ * database, it still has a ProcSignal slot, so its waits process interrupts:
+ * DROP DATABASE, DROP TABLESPACE and ALTER DATABASE ... SET TABLESPACE wait
+ * until every such process has absorbed their ProcSignalBarrier.  It restarts 10
  * seconds after a crash of its own (launch.c) and scans again: jobs
  * resumed meanwhile have a live run and are left alone.
  *-------------------------------------------------------------------------
@@ -217,6 +220,8 @@ petagen_autoresume_main(Datum main_arg)
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, -1,
 						 compat_wait_event("PetagenLauncherMain"));
 		ResetLatch(MyLatch);
+		/* absorb ProcSignalBarriers: DROP DATABASE waits for every backend */
+		CHECK_FOR_INTERRUPTS();
 		if (ConfigReloadPending)
 		{
 			ConfigReloadPending = false;
