@@ -11,6 +11,7 @@ RETURNS TABLE(operation text, count bigint, errors bigint, not_found bigint,
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 BEGIN ATOMIC
+    SELECT @extschema@._check_run(run, 'petagen.bench_operations()');
     SELECT o.name, (s->>'count')::bigint, (s->>'errors')::bigint, (s->>'not_found')::bigint,
            (s->>'p50_us')::float8, (s->>'p95_us')::float8, (s->>'p99_us')::float8,
            (s->>'p999_us')::float8, (s->>'max_us')::float8,

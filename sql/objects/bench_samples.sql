@@ -10,6 +10,7 @@ RETURNS TABLE(at_s double precision, seconds double precision, operation text,
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 BEGIN ATOMIC
+    SELECT @extschema@._check_run(run, 'petagen.bench_samples()');
     SELECT t.at_s, t.seconds, o.name, (e->>0)::bigint, (e->>1)::bigint,
            round(((e->>0)::numeric / NULLIF(t.seconds, 0)::numeric), 1)::float8,
            (e->>2)::float8, (e->>3)::float8, (e->>4)::float8

@@ -13,6 +13,7 @@ RETURNS TABLE(logged_at timestamptz, seconds double precision, rows_written bigi
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 BEGIN ATOMIC
+    SELECT @extschema@._check_job(job, 'petagen.load_rates()');
     WITH o AS (
         SELECT least(j.created_at, (SELECT min(l.logged_at) FROM @extschema@.progress_log AS l
                                      WHERE l.job = j.job)) AS origin

@@ -10,7 +10,7 @@ CREATE OR REPLACE FUNCTION @extschema@.status_workers(job bigint,
     OUT current_index text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'petagen_status_workers'
-LANGUAGE C STRICT VOLATILE;
+LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION @extschema@.status_workers(bigint) IS
     'a load job''s phases (worker IS NULL) and its live workers, each with its own progress and the chunk or leaf it writes';
 REVOKE ALL ON FUNCTION @extschema@.status_workers(bigint) FROM PUBLIC;

@@ -100,6 +100,8 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.jobs', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.chunks', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.progress_log', '');
 
+--#include objects/_check_job.sql
+
 --#include objects/start.sql
 
 --#include objects/resume.sql

@@ -51,6 +51,8 @@ GRANT SELECT ON @extschema@.bench_results TO pg_monitor;
 
 -- Benchmark runs ----------------------------------------------------------
 
+--#include objects/_check_run.sql
+
 --#include objects/bench.sql
 
 --#include objects/bench_sweep.sql

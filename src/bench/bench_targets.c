@@ -32,6 +32,7 @@
 #include "gen/keys.h"
 #include "gen/rowgen.h"
 #include "guard.h"
+#include "job/ledger.h"
 #include "route/route.h"
 
 /* Key numbers tried to show that the target holds part of the key space. */
@@ -286,9 +287,44 @@ bench_key_present(KeyKind kind, Datum key, Oid relid)
 }
 
 /*
+ * The key spelling arguments of a run that override those of the load job
+ * its key space is from, as "keys => 'ordered' (load job 3: 'scrambled')",
+ * or NULL if none does.
+ */
+static char *
+bench_spelling_overrides(const BenchDef *def)
+{
+	const KeySpec *mine = &def->spec.keys;
+	const KeySpec *its;
+	JobDef		job;
+	StringInfoData buf;
+
+	if (def->job <= 0 || !job_read(def->job, &job, true) ||
+		mine->kind != KEYKIND_TEXT)
+		return NULL;
+	its = &job.spec.keys;
+	initStringInfo(&buf);
+	if (mine->mode != its->mode)
+		appendStringInfo(&buf, "keys => %s (load job " INT64_FORMAT ": %s)",
+						 quote_literal_cstr(keys_mode_name(mine->mode)), def->job,
+						 quote_literal_cstr(keys_mode_name(its->mode)));
+	if (strcmp(mine->prefix, its->prefix) != 0)
+		appendStringInfo(&buf, "%sprefix => %s (load job " INT64_FORMAT ": %s)",
+						 buf.len > 0 ? ", " : "", quote_literal_cstr(mine->prefix),
+						 def->job, quote_literal_cstr(its->prefix));
+	if (mine->zeropadding != its->zeropadding)
+		appendStringInfo(&buf, "%szeropadding => %d (load job " INT64_FORMAT ": %d)",
+						 buf.len > 0 ? ", " : "", mine->zeropadding, def->job,
+						 its->zeropadding);
+	return buf.len > 0 ? buf.data : NULL;
+}
+
+/*
  * Warn if the target leaves lack the first, middle or last key number of
- * the key space that they should hold: the table was emptied or loaded
- * again since the job the key space is from, or rows does not match.
+ * the key space that they should hold: the keys, prefix or zeropadding
+ * given spell the keys otherwise than the job the key space is from (the
+ * warning names them), the table was emptied or loaded again since that
+ * job, or rows does not match.
  * Only a warning: a run over a partly deleted table can be what is wanted,
  * and its not_found says how much it missed.
  */
@@ -300,6 +336,7 @@ bench_check_key_space(const BenchDef *def, Router *router, bool rows_given)
 	RowShape	shape;
 	RowGen		rg;
 	Relation	rel = RelationIdGetRelation(def->relid);
+	char	   *overrides;
 
 	shape_from_tupdesc(RelationGetDescr(rel), RelationGetRelationName(rel), &shape);
 	RelationClose(rel);
@@ -314,6 +351,19 @@ bench_check_key_space(const BenchDef *def, Router *router, bool rows_given)
 		target = leaf < 0 ? NULL : bench_find_target(def, route_leaf(router, leaf));
 		if (target == NULL || bench_key_present(rg.spec.keys.kind, rg.key, target->relid))
 			continue;
+		overrides = bench_spelling_overrides(def);
+		if (overrides != NULL)
+		{
+			ereport(WARNING,
+					(errcode(ERRCODE_WARNING),
+					 errmsg("table \"%s\" does not hold key number " INT64_FORMAT " of the key space " INT64_FORMAT " .. " INT64_FORMAT " as the arguments spell it",
+							get_rel_name(def->relid), probes[i], def->first,
+							def->first + (def->rows - 1)),
+					 errdetail("The arguments %s spell the keys otherwise than the load job the table's key space is from.",
+							   overrides),
+					 errhint("Leave those arguments out to use the load job's; not_found counts the operations that miss.")));
+			return;
+		}
 		ereport(WARNING,
 				(errcode(ERRCODE_WARNING),
 				 errmsg("table \"%s\" does not hold key number " INT64_FORMAT " of the key space " INT64_FORMAT " .. " INT64_FORMAT,

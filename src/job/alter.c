@@ -19,12 +19,22 @@
  * job without a live run, for its next resume(), and refuses it for a
  * running job with the recipe (stop(), then resume(job, workers)).  The
  * same roles may alter a job as may stop it.
+ *
+ * alter() returns the job's settings as they now stand, and a NOTICE for
+ * a value that changes nothing the job does: a disk_reserve below
+ * petagen.disk_reserve, the floor a job may raise but never lower ('0',
+ * which asks for the setting's, is no surprise), and any setting of a job
+ * whose table was dropped (it cannot run again).
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "access/xact.h"
 #include "fmgr.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
 #include "utils/snapmgr.h"
@@ -36,6 +46,8 @@
 #include "job/live.h"
 #include "job/options.h"
 #include "job/pending.h"
+#include "job/sizing.h"
+#include "petagen.h"
 
 /* alter()'s arguments in SQL order. */
 typedef enum AlterArg
@@ -161,6 +173,70 @@ alter_check_some_setting(FunctionCallInfo fcinfo)
 						 PG_GETARG_INT64(ALTER_ARG_JOB))));
 }
 
+/* alter()'s workers in range, or -1 (unchanged) when NULL. */
+static int32
+alter_workers(FunctionCallInfo fcinfo)
+{
+	int32		nworkers;
+
+	if (PG_ARGISNULL(ALTER_ARG_WORKERS))
+		return -1;
+	nworkers = PG_GETARG_INT32(ALTER_ARG_WORKERS);
+	if (nworkers < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("workers must be between 1 and %d, not %d",
+						LAUNCH_MAX_WORKERS, nworkers),
+				 errhint("To keep the job's workers, leave workers out (or pass NULL).")));
+	launch_check_worker_count(nworkers);
+	return nworkers;
+}
+
+/* NOTICEs for the values given to alter() that change nothing def's job does. */
+static void
+alter_note_no_effect(const JobDef *def, int64 disk_reserve)
+{
+	int64		floor = (int64) petagen_disk_reserve_mb * 1024 * 1024;
+
+	if (get_rel_name(def->relid) == NULL)
+		ereport(NOTICE,
+				(errmsg("the new settings of load job " INT64_FORMAT " have no effect: its table was dropped",
+						def->job),
+				 errdetail("The job loaded the relation with OID %u, which no longer exists, so it cannot run again.",
+						   def->relid),
+				 errhint("Remove the job with petagen.forget(" INT64_FORMAT ").", def->job)));
+	else if (disk_reserve > 0 && disk_reserve < floor)
+		ereport(NOTICE,
+				(errmsg("disk_reserve %s has no effect on load job " INT64_FORMAT ": petagen.disk_reserve is %s",
+						text_to_cstring(DatumGetTextPP(DirectFunctionCall1(pg_size_pretty, Int64GetDatum(disk_reserve)))),
+						def->job,
+						text_to_cstring(DatumGetTextPP(DirectFunctionCall1(pg_size_pretty, Int64GetDatum(floor))))),
+				 errdetail("A job's disk_reserve may raise the server's reserve, never lower it: the job keeps %s free.",
+						   text_to_cstring(DatumGetTextPP(DirectFunctionCall1(pg_size_pretty, Int64GetDatum(job_reserve(def)))))),
+				 errhint("To leave less free space, lower petagen.disk_reserve in postgresql.conf and reload.")));
+}
+
+/* alter()'s result row: def's job's settings as they now stand. */
+static Datum
+alter_result(FunctionCallInfo fcinfo, const JobDef *def)
+{
+	TupleDesc	tupdesc;
+	Datum		values[6];
+	bool		nulls[6] = {false};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	values[0] = Int64GetDatum(def->job);
+	values[1] = CStringGetTextDatum(def->state);
+	values[2] = Int32GetDatum(def->nworkers);
+	values[3] = Int64GetDatum(def->max_rate);
+	nulls[3] = def->max_rate <= 0;
+	values[4] = Int64GetDatum(def->disk_reserve);
+	nulls[4] = def->disk_reserve < 0;
+	values[5] = Int64GetDatum(job_reserve(def));
+	return HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls));
+}
+
 /* A size argument of alter() in bytes, or -1 (unchanged) when NULL. */
 static int64
 alter_size(FunctionCallInfo fcinfo, AlterArg arg, const char *argname)
@@ -171,13 +247,15 @@ alter_size(FunctionCallInfo fcinfo, AlterArg arg, const char *argname)
 }
 
 PG_FUNCTION_INFO_V1(petagen_alter);
-/* petagen.alter(job, workers, max_rate, disk_reserve): change a job's settings. */
+/*
+ * petagen.alter(job, workers, max_rate, disk_reserve): change a job's
+ * settings; returns them as they now stand.
+ */
 Datum
 petagen_alter(PG_FUNCTION_ARGS)
 {
 	JobDef		def;
-	int32		nworkers = PG_ARGISNULL(ALTER_ARG_WORKERS) ? -1 :
-		PG_GETARG_INT32(ALTER_ARG_WORKERS);
+	int32		nworkers;
 	int64		max_rate;
 	int64		disk_reserve;
 
@@ -185,8 +263,7 @@ petagen_alter(PG_FUNCTION_ARGS)
 	job_check_operator();
 	options_check_job_arg(fcinfo, "petagen.alter()");
 	alter_check_some_setting(fcinfo);
-	if (nworkers != -1)
-		launch_check_worker_count(nworkers);
+	nworkers = alter_workers(fcinfo);
 	max_rate = alter_size(fcinfo, ALTER_ARG_MAX_RATE, "max_rate");
 	disk_reserve = alter_size(fcinfo, ALTER_ARG_DISK_RESERVE, "disk_reserve");
 	job_read(PG_GETARG_INT64(ALTER_ARG_JOB), &def, false);
@@ -197,5 +274,6 @@ petagen_alter(PG_FUNCTION_ARGS)
 	job_read(def.job, &def, false);
 	alter_check_alterable(&def, nworkers != -1);
 	alter_publish_at_commit(&def);
-	PG_RETURN_VOID();
+	alter_note_no_effect(&def, disk_reserve);
+	return alter_result(fcinfo, &def);
 }

@@ -31,10 +31,12 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "access/xact.h"
 #include "catalog/pg_authid.h"
 #include "common/int128.h"
 #include "fmgr.h"
+#include "funcapi.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/latch.h"
@@ -479,6 +481,7 @@ petagen_stop(PG_FUNCTION_ARGS)
 
 	guard_writable("petagen.stop()");
 	job_check_operator();
+	options_check_job_arg(fcinfo, "petagen.stop()");
 	job_read(PG_GETARG_INT64(0), &def, false);
 	job_check_owner(&def, "petagen.stop()");
 	shared = job_attach(&def, &seg);
@@ -555,12 +558,79 @@ job_remove_files(const JobDef *def)
 	job_finish(def);
 }
 
+/*
+ * The arguments that give petagen.bench() def's key space, as it reads
+ * it from the newest load job of a table.
+ */
+static char *
+job_key_space_args(const JobDef *def)
+{
+	const KeySpec *keys = &def->spec.keys;
+	char	   *spelling = "";
+
+	if (keys->kind == KEYKIND_TEXT)
+		spelling = psprintf(", keys => %s, prefix => %s, zeropadding => %d",
+							quote_literal_cstr(keys_mode_name(keys->mode)),
+							quote_literal_cstr(keys->prefix), keys->zeropadding);
+	return psprintf("rows => " INT64_FORMAT "%s, seed => " UINT64_FORMAT ", fieldlength => %d",
+					def->first + def->rows, spelling, def->spec.seed,
+					def->spec.fieldlength);
+}
+
+/*
+ * After forget() removed def's job: a NOTICE if bench() no longer knows the
+ * key space of its table, which no other job loaded, with the arguments
+ * that give it.
+ */
+static void
+job_note_key_space_gone(const JobDef *def, const char *args)
+{
+	char	   *table = get_rel_name(def->relid);
+
+	if (table == NULL || ledger_newest_job_of(def->relid) != 0)
+		return;
+	ereport(NOTICE,
+			(errmsg("petagen.bench() no longer knows the key space of table \"%s\"", table),
+			 errdetail("The table has no other load job, from which bench() would take it."),
+			 def->first == 0 ?
+			 errhint("Give it to bench(): petagen.bench(..., \"table\" => %s, %s).",
+					 quote_literal_cstr(table), args) :
+			 errhint("Give it to bench(): petagen.bench(..., \"table\" => %s, %s); bench() counts keys from 0, and the job loaded from key number " INT64_FORMAT ".",
+					 quote_literal_cstr(table), args, def->first)));
+}
+
+/* forget()'s result row: what it removed of def's job. */
+static Datum
+job_forget_result(FunctionCallInfo fcinfo, const JobDef *def, int64 chunks,
+				  int64 progress, const char *args)
+{
+	TupleDesc	tupdesc;
+	Datum		values[6];
+	bool		nulls[6] = {false};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	values[0] = Int64GetDatum(def->job);
+	values[1] = ObjectIdGetDatum(def->relid);
+	values[2] = CStringGetTextDatum(job_state_name(job_current_state(def)));
+	values[3] = Int64GetDatum(chunks);
+	values[4] = Int64GetDatum(progress);
+	values[5] = CStringGetTextDatum(args);
+	return HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls));
+}
+
 PG_FUNCTION_INFO_V1(petagen_forget);
-/* petagen.forget(job): remove a job without workers, its rows and files; returns its state. */
+/*
+ * petagen.forget(job): remove a job without workers, its rows and files;
+ * returns what went, and the bench() arguments of its key space.
+ */
 Datum
 petagen_forget(PG_FUNCTION_ARGS)
 {
 	JobDef		def;
+	int64		chunks;
+	int64		progress;
+	char	   *args;
 
 	guard_writable("petagen.forget()");
 	job_check_operator();
@@ -573,6 +643,8 @@ petagen_forget(PG_FUNCTION_ARGS)
 	if (def.frozen)
 		frozen_repair_job(def.job);
 	job_remove_files(&def);
-	ledger_delete_job(def.job);
-	PG_RETURN_TEXT_P(cstring_to_text(job_state_name(job_current_state(&def))));
+	ledger_delete_job(def.job, &chunks, &progress);
+	args = job_key_space_args(&def);
+	job_note_key_space_gone(&def, args);
+	return job_forget_result(fcinfo, &def, chunks, progress, args);
 }

@@ -611,15 +611,34 @@ ledger_lock_job(int64 job)
 					job, SPI_OK_SELECT);
 }
 
+/* ledger_delete_job()'s target list. */
+enum
+{
+	Anum_delete_chunks = 1,
+	Anum_delete_progress,
+};
+
 /*
  * Delete job's row of petagen.jobs: every table that names a job
  * (chunks, progress_log, chunk_intents, job_indexes, job_shards) references
- * it ON DELETE CASCADE, so its rows there go with it.
+ * it ON DELETE CASCADE, so its rows there go with it.  *chunks and
+ * *progress: the chunks and progress_log rows that went.
  */
 void
-ledger_delete_job(int64 job)
+ledger_delete_job(int64 job, int64 *chunks, int64 *progress)
 {
-	ledger_exec_job("DELETE FROM petagen.jobs WHERE job = $1", job, SPI_OK_DELETE);
+	Oid			types[1] = {INT8OID};
+	Datum		values[1] = {Int64GetDatum(job)};
+	CatalogScope scope;
+
+	catalog_connect(&scope, true);
+	catalog_exec("DELETE FROM petagen.jobs j WHERE job = $1 RETURNING"
+				 " (SELECT pg_catalog.count(*) FROM petagen.chunks c WHERE c.job = j.job),"
+				 " (SELECT pg_catalog.count(*) FROM petagen.progress_log p WHERE p.job = j.job)",
+				 1, types, values, NULL, SPI_OK_DELETE_RETURNING);
+	*chunks = catalog_int8(0, Anum_delete_chunks);
+	*progress = catalog_int8(0, Anum_delete_progress);
+	catalog_finish(&scope);
 }
 
 /*

@@ -25,6 +25,7 @@ typedef struct LedgerSummary
 	TimestampTz last_error_at;	/* 0 if none */
 	TimestampTz started_at;		/* the first run's start; 0 if none */
 	TimestampTz finished_at;	/* the last run's end; 0 if none */
+	int64		logged_keys;	/* the most keys progress_log ever showed done */
 } LedgerSummary;
 
 /* ledger.c */
@@ -45,7 +46,7 @@ extern void ledger_mark_stopped(int64 job);
 extern void ledger_record_end(int64 job, int32 run, const char *state,
 							  const char *error);
 extern void ledger_lock_job(int64 job);
-extern void ledger_delete_job(int64 job);
+extern void ledger_delete_job(int64 job, int64 *chunks, int64 *progress);
 extern char *ledger_record_interruption(int64 job, const char *reason);
 extern void ledger_interruption(int64 job, char *buf, Size len);
 

@@ -37,6 +37,7 @@ enum
 	Anum_summary_last_error_at,
 	Anum_summary_started_at,
 	Anum_summary_finished_at,
+	Anum_summary_logged_keys,
 };
 
 /* Timestamp column col of the first result row; 0 for NULL. */
@@ -77,7 +78,9 @@ ledger_summary(int64 job, LedgerSummary *sum)
 					 " ->> 'run_started_at')::timestamptz, j.started_at))::float8,"
 					 " coalesce(sum(c.rows_written) FILTER (WHERE c.run = j.run), 0)::float8,"
 					 " coalesce(sum(c.bytes) FILTER (WHERE c.run = j.run), 0)::float8,"
-					 " j.last_error, j.last_error_at, j.started_at, j.finished_at"
+					 " j.last_error, j.last_error_at, j.started_at, j.finished_at,"
+					 " (SELECT coalesce(max(p.keys_done), 0) FROM petagen.progress_log p"
+					 " WHERE p.job = j.job)"
 					 " FROM petagen.jobs j LEFT JOIN petagen.chunks c USING (job)"
 					 " WHERE j.job = $1 GROUP BY j.job",
 					 1, types, values, NULL, SPI_OK_SELECT) > 0)
@@ -97,6 +100,7 @@ ledger_summary(int64 job, LedgerSummary *sum)
 		sum->last_error_at = ledger_timestamp(Anum_summary_last_error_at);
 		sum->started_at = ledger_timestamp(Anum_summary_started_at);
 		sum->finished_at = ledger_timestamp(Anum_summary_finished_at);
+		sum->logged_keys = catalog_int8(0, Anum_summary_logged_keys);
 	}
 	catalog_finish(&scope);
 }

@@ -71,7 +71,7 @@ options_check_not_null(FunctionCallInfo fcinfo, StartArg arg,
 						start_arg_names[arg], funcname)));
 }
 
-/* Raise an error if the job argument (the first) of stop/resume/wait is NULL. */
+/* Raise an error if the job argument (the first) of a function taking a job is NULL. */
 void
 options_check_job_arg(FunctionCallInfo fcinfo, const char *funcname)
 {

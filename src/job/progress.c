@@ -10,8 +10,17 @@
  * grows while it runs and is 1 once a later phase began, so the whole
  * job's fraction, the phases' fractions weighted by the share of a load's
  * time each takes (STEP_WEIGHTS) and divided by the weights of the phases
- * the job has, never goes back.  The ETA of the whole job extrapolates the
- * whole fraction gained in this run over the run's time.
+ * the job has, never goes back.  A run that continues a job which loaded
+ * keys before counts its routing done, as status() did before it began:
+ * a resumed leaf job routes again, but its progress does not go back.  The
+ * ETA of the whole job extrapolates the whole fraction gained in this run
+ * over the run's time, while the run makes progress: none while its
+ * workers are paused or starting, or load nothing.
+ *
+ * Only work a stop or crash rolls back goes: the keys of the chunks or
+ * leaves in flight, which status() counts while they are written.  A job
+ * without a live run says so in its reason when progress_log shows more
+ * keys done than its ledger (at least that many were rolled back).
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -163,6 +172,26 @@ progress_reason(const JobDef *def, JobProgress *p, const char *worker_reason)
 		ledger_interruption(def->job, p->reason, JOB_TEXT_LEN);
 }
 
+/*
+ * Add to a job's reason the keys a stop, failure or crash rolled back: at
+ * least the keys progress_log showed done beyond those its ledger holds.
+ */
+static void
+progress_rolled_back(JobProgress *p)
+{
+	int64		lost = p->sum.logged_keys - p->sum.keys;
+	char	   *note;
+
+	if (lost <= 0 || p->state == JOB_DONE)
+		return;
+	note = psprintf("at least " INT64_FORMAT " keys written were rolled back; resume() writes them again",
+					lost);
+	if (p->reason[0] == '\0')
+		strlcpy(p->reason, note, JOB_TEXT_LEN);
+	else
+		strlcpy(p->reason, psprintf("%s; %s", p->reason, note), JOB_TEXT_LEN);
+}
+
 /* The phase a live run is in, and its phases' progress. */
 static void
 progress_live_steps(const JobDef *def, JobShared *shared, JobProgress *p,
@@ -175,6 +204,8 @@ progress_live_steps(const JobDef *def, JobShared *shared, JobProgress *p,
 
 	/* a worker still routing holds at most one claimed range unfinished */
 	p->steps[STEP_ROUTING].done = Max(claimed - (int64) routing, 0);
+	if (shared->base_keys > 0)
+		p->steps[STEP_ROUTING].done = p->steps[STEP_ROUTING].total;
 	p->steps[STEP_LOADING].done = Min(keys, def->rows);
 	if (phase == PHASE_DONE)
 		progress_complete_before(p, NSTEPS);
@@ -186,17 +217,32 @@ progress_live_steps(const JobDef *def, JobShared *shared, JobProgress *p,
 		progress_complete_before(p, STEP_LOADING);
 }
 
-/* The whole fraction as a run began: base_keys loaded, nothing else. */
+/*
+ * The whole fraction as a run began: base_keys loaded, and routed if any
+ * were, nothing else.
+ */
 static double
 progress_at_run_start(const StepProgress *steps, int64 base_keys)
 {
 	StepProgress start[NSTEPS];
 
 	memcpy(start, steps, sizeof(start));
-	start[STEP_ROUTING].done = 0;
+	start[STEP_ROUTING].done = base_keys > 0 ? start[STEP_ROUTING].total : 0;
 	start[STEP_LOADING].done = base_keys;
 	start[STEP_INDEXING].done = 0;
 	return progress_weighted(start);
+}
+
+/*
+ * Is a live run making progress: a worker runs or is throttled, and while
+ * loading writes rows?
+ */
+static bool
+progress_advancing(const JobProgress *p)
+{
+	if (p->state != JOB_RUNNING && p->state != JOB_THROTTLED)
+		return false;
+	return p->step != STEP_LOADING || p->rows_per_s > 0;
 }
 
 /* The progress of a job whose run is live, from its shared state. */
@@ -239,6 +285,8 @@ progress_live(const JobDef *def, JobShared *shared, JobProgress *p)
 		p->headroom = -1;
 	p->fraction = progress_weighted(p->steps);
 	at_start = progress_at_run_start(p->steps, shared->base_keys);
+	if (!progress_advancing(p))
+		return;
 	if (p->fraction > at_start + 1e-9 && run_s > 0)
 		p->eta_s = (1.0 - p->fraction) * run_s / (p->fraction - at_start);
 }
@@ -271,6 +319,7 @@ progress_catalog(const JobDef *def, JobProgress *p)
 	if (p->state == JOB_DONE)
 		p->eta_s = 0;
 	progress_reason(def, p, NULL);
+	progress_rolled_back(p);
 	p->fraction = progress_weighted(p->steps);
 }
 

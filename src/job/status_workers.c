@@ -23,6 +23,7 @@
 #include "catalog.h"
 #include "compat.h"
 #include "job/live.h"
+#include "job/options.h"
 #include "job/status.h"
 
 /* The columns of status_workers(), in order. */
@@ -227,6 +228,7 @@ petagen_status_workers(PG_FUNCTION_ARGS)
 	dsm_segment *seg;
 	PhaseStarts starts;
 
+	options_check_job_arg(fcinfo, "petagen.status_workers()");
 	InitMaterializedSRF(fcinfo, 0);
 	status_read_job(PG_GETARG_INT64(0), false, &def, &p, &shared, &seg);
 	status_phase_starts(def.job, starts);

@@ -21,7 +21,8 @@
  * checks the whole key space, and each leaf's row says which node holds
  * it.  petagen.verify(job) does the same for the table and key space
  * recorded for a load job, and says which of the extra rows benchmark runs
- * inserted (verify_bench.c).
+ * inserted, or with bench_inserts => 'ignore' leaves them out
+ * (verify_bench.c).
  *
  * A Citus table's leaves are its shards (route.c routes as Citus does): a
  * shard on this node is checked exactly like a local leaf; a shard on
@@ -101,6 +102,7 @@ typedef struct VerifyLeaf
 	int64		rows;			/* rows the leaf holds */
 	int64		missing;
 	int64		found;			/* expected keys' rows, duplicates included */
+	int64		ignored;		/* rows benchmark runs inserted, left out */
 } VerifyLeaf;
 
 /* The valid, non-partial btree index of a leaf on ycsb_key first, or an error. */
@@ -238,7 +240,7 @@ verify_emit(ReturnSetInfo *rsinfo, const RouteLeaf *leaf, VerifyLeaf *vl)
 	bool		nulls[VERIFY_COLS] = {false};
 	int64		present = vl->expected - vl->missing;
 	int64		duplicated = vl->found - present;
-	int64		extra = vl->rows - vl->found;
+	int64		extra = vl->rows - vl->found - vl->ignored;
 
 	values[0] = ObjectIdGetDatum(leaf->relid);
 	nulls[0] = !OidIsValid(leaf->relid);	/* a Citus shard elsewhere */
@@ -344,7 +346,21 @@ verify_open_leaves(Oid relid, Router *router, VerifyLeaf *leaves,
 	return nworkers;
 }
 
-/* Finish a leaf of table relid: its probes; close it and emit its row; its extra rows. */
+/* A row benchmark runs inserted, in leaf of the leaves arg: left out. */
+static void
+verify_ignore_row(void *arg, int leaf, const char *key, int len)
+{
+	VerifyLeaf *vl = &((VerifyLeaf *) arg)[leaf];
+
+	vl->ignored++;
+	if (vl->diff != NULL)
+		leafdiff_ignore(vl->diff, key, len);
+}
+
+/*
+ * Finish a leaf of table relid: its probes; close it and emit its row, its
+ * ignored rows (at most its extra ones) left out; its extra rows.
+ */
 static int64
 verify_finish_leaf(ReturnSetInfo *rsinfo, Oid relid, const RouteLeaf *leaf,
 				   VerifyLeaf *vl)
@@ -359,18 +375,20 @@ verify_finish_leaf(ReturnSetInfo *rsinfo, Oid relid, const RouteLeaf *leaf,
 		vl->rows = OidIsValid(leaf->relid) ? verify_count_rows(leaf->relid) :
 			verify_count_shard(relid, leaf);
 	}
+	vl->ignored = Min(vl->ignored, vl->rows - vl->found);
 	verify_emit(rsinfo, leaf, vl);
-	return vl->rows - vl->found;
+	return vl->rows - vl->found - vl->ignored;
 }
 
 /*
  * Verify key numbers range->first .. first+rows-1 of table relid, with up
  * to nworkers parallel workers: a result row per leaf; the extra rows of
- * all leaves.
+ * all leaves.  With ignore, leave out the rows benchmark runs of that job
+ * inserted, and say how many.
  */
 static int64
 verify_table(FunctionCallInfo fcinfo, Oid relid, const VerifyRange *range,
-			 const KeySpec *keys, int nworkers)
+			 const KeySpec *keys, int nworkers, const JobDef *ignore)
 {
 	ReturnSetInfo *rsinfo;
 	Router	   *router;
@@ -379,6 +397,8 @@ verify_table(FunctionCallInfo fcinfo, Oid relid, const VerifyRange *range,
 	FdwProbe  **remote;
 	int			nleaves;
 	int64		extra = 0;
+	int64		runs = 0;
+	int64		ignored = 0;
 
 	guard_table(relid);
 	verify_check_visible(relid);
@@ -394,9 +414,16 @@ verify_table(FunctionCallInfo fcinfo, Oid relid, const VerifyRange *range,
 	verify_prints(relid, keys, range, prints, nleaves, remote, nworkers);
 	if (verify_compare_leaves(leaves, prints, nleaves))
 		verify_probe_keys(router, leaves, keys, range);
+	if (ignore != NULL)
+		runs = verify_bench_ignored(ignore, router, verify_ignore_row, leaves);
 	for (int i = 0; i < nleaves; i++)
+	{
 		extra += verify_finish_leaf(rsinfo, relid, route_leaf(router, i), &leaves[i]);
+		ignored += leaves[i].ignored;
+	}
 	route_close(router);
+	if (ignore != NULL)
+		verify_note_ignored(ignore, runs, ignored);
 	return extra;
 }
 
@@ -420,19 +447,28 @@ petagen_verify(PG_FUNCTION_ARGS)
 	keys_set_kind(&keys, shape_key_kind(PG_GETARG_OID(VERIFY_ARG_TABLE)),
 				  get_rel_name(PG_GETARG_OID(VERIFY_ARG_TABLE)));
 	verify_table(fcinfo, PG_GETARG_OID(VERIFY_ARG_TABLE), &range, &keys,
-				 max_parallel_workers_per_gather);
+				 max_parallel_workers_per_gather, NULL);
 	return (Datum) 0;
 }
 
 PG_FUNCTION_INFO_V1(petagen_verify_job);
-/* petagen.verify(job): the same for a load job, with its number of workers. */
+/*
+ * petagen.verify(job, bench_inserts): the same for a load job, with its
+ * number of workers; the rows benchmark runs inserted counted as extra
+ * ('count') or left out ('ignore').  0.1's declaration has no
+ * bench_inserts.
+ */
 Datum
 petagen_verify_job(PG_FUNCTION_ARGS)
 {
+	static const char *const names[] = {"job", "bench_inserts"};
 	JobDef		def;
 	int64		extra;
 	VerifyRange range;
+	bool		ignore;
 
+	spec_check_nulls(fcinfo, 0, names, lengthof(names), "petagen.verify()");
+	ignore = PG_NARGS() > 1 && verify_bench_ignore_arg(PG_GETARG_TEXT_PP(1));
 	job_read(PG_GETARG_INT64(0), &def, false);
 	if (!OidIsValid(get_rel_namespace(def.relid)))
 		ereport(ERROR,
@@ -444,7 +480,9 @@ petagen_verify_job(PG_FUNCTION_ARGS)
 				 errhint("To check another table against the same key space, call petagen.verify(table, rows, keys, prefix, zeropadding, first).")));
 	range.first = def.first;
 	range.rows = def.rows;
-	extra = verify_table(fcinfo, def.relid, &range, &def.spec.keys, def.nworkers);
-	verify_note_bench_inserts(&def, catalog_relation_name(def.relid), extra);
+	extra = verify_table(fcinfo, def.relid, &range, &def.spec.keys, def.nworkers,
+						 ignore ? &def : NULL);
+	if (!ignore)
+		verify_note_bench_inserts(&def, catalog_relation_name(def.relid), extra);
 	return (Datum) 0;
 }

@@ -14,6 +14,11 @@
  * hash is not in that sorted set, up to VERIFY_NAMED of them.  A leaf
  * whose expected keys do not fit is told as a count of extra keys only.
  *
+ * verify(job, bench_inserts => 'ignore') hands the leaf the rows benchmark
+ * runs inserted (leafdiff_ignore()): they are not extra, their hashes join
+ * the set so that the scan does not name them, and a leaf that differs by
+ * them alone is not told.
+ *
  * The names go out as a NOTICE per differing leaf, the first VERIFY_NAMED
  * keys of each kind: missing and duplicated in key-number order, extra in
  * the order the leaf's scan reads them.  The counts are verify()'s result.
@@ -56,6 +61,7 @@ struct LeafDiff
 	ScanKeyData skey;
 	int64		found;			/* index matches, duplicates included */
 	int64		copies;			/* matches beyond the first of a key */
+	int64		ignored;		/* rows benchmark runs inserted, left out */
 	uint64	   *hashes;			/* the expected keys' hashes, or NULL */
 	int64		nhashes;
 	int64		maxhashes;
@@ -127,6 +133,24 @@ leafdiff_probe(LeafDiff *diff, Datum key, const char *bytes, int len)
 		diff->hashes[diff->nhashes++] = keyprint_hash(bytes, len);
 }
 
+/*
+ * Leave out a row of the leaf that a benchmark run inserted: its key's text,
+ * len bytes.  After the last leafdiff_probe().
+ */
+void
+leafdiff_ignore(LeafDiff *diff, const char *bytes, int len)
+{
+	diff->ignored++;
+	if (diff->hashes == NULL)
+		return;
+	if (diff->nhashes == diff->maxhashes)
+	{
+		diff->maxhashes *= 2;
+		diff->hashes = repalloc_huge(diff->hashes, sizeof(uint64) * diff->maxhashes);
+	}
+	diff->hashes[diff->nhashes++] = keyprint_hash(bytes, len);
+}
+
 /* qsort/bsearch order of hashes. */
 static int
 diff_hash_cmp(const void *a, const void *b)
@@ -195,17 +219,21 @@ diff_report(LeafDiff *diff, int64 extra)
 			 unnamed ? errhint("The extra keys are not named because the leaf's expected keys do not fit in \"work_mem\" (8 bytes a key); raise it to name them.") : 0));
 }
 
-/* End the probes of a leaf of that many rows: found and missing keys. */
+/*
+ * End the probes of a leaf of that many rows: found and missing keys.  Its
+ * rows left out are not extra (at most all of them are).
+ */
 void
 leafdiff_finish(LeafDiff *diff, int64 rows, int64 *found, int64 *missing)
 {
-	int64		extra = rows - diff->found;
+	int64		extra = Max(rows - diff->found - diff->ignored, 0);
 
 	index_endscan(diff->scan);
 	ExecDropSingleTupleTableSlot(diff->slot);
 	if (extra > 0 && diff->hashes != NULL)
 		diff_name_extra(diff, extra);
-	diff_report(diff, extra);
+	if (extra > 0 || diff->missing.count > 0 || diff->copies > 0)
+		diff_report(diff, extra);
 	*found = diff->found;
 	*missing = diff->missing.count;
 }

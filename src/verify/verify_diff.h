@@ -14,6 +14,7 @@ typedef struct LeafDiff LeafDiff;
 extern LeafDiff *leafdiff_begin(Relation heap, Relation index, int64 hashes);
 extern void leafdiff_probe(LeafDiff *diff, Datum key, const char *bytes,
 						   int len);
+extern void leafdiff_ignore(LeafDiff *diff, const char *bytes, int len);
 extern void leafdiff_finish(LeafDiff *diff, int64 rows, int64 *found,
 							int64 *missing);
 

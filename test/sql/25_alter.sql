@@ -37,7 +37,7 @@ RESET ROLE;
 
 -- The arguments: a job, at least one setting, sizes as start() takes
 -- them; a job that is done.
-SELECT plan(11);
+SELECT plan(13);
 SELECT throws_ok($$SELECT petagen.alter(NULL, max_rate => '1MB')$$, '22004',
     'argument "job" of petagen.alter() must not be null', 'job NULL');
 SELECT throws_ok($$SELECT petagen.alter(424242, max_rate => '1MB')$$, '42704',
@@ -46,6 +46,8 @@ SELECT throws_ok($$SELECT petagen.alter(2001)$$, '22023',
     'petagen.alter() needs workers, max_rate or disk_reserve', 'no setting');
 SELECT throws_ok($$SELECT petagen.alter(2001, workers => 0)$$, '22023',
     'workers must be between 1 and 128, not 0', 'workers 0');
+SELECT throws_ok($$SELECT petagen.alter(2001, workers => -1)$$, '22023',
+    'workers must be between 1 and 128, not -1', 'workers -1 is no "no change"');
 SELECT throws_ok($$SELECT petagen.alter(2001, workers => 100000)$$, '22023',
     'workers must be between 1 and 128, not 100000', 'workers too many');
 SELECT throws_ok($$SELECT petagen.alter(2001, max_rate => '-1kB')$$, '22023',
@@ -60,10 +62,13 @@ SELECT throws_ok($$SELECT petagen.alter(2001, disk_reserve => '2000PB')$$, '2200
     'disk_reserve must be at most 1024 PB, not "2000PB"', 'disk_reserve too large');
 SELECT throws_ok($$SELECT petagen.alter(2002, max_rate => '1MB')$$, '55000',
     'load job 2002 is already done', 'a done job');
+SELECT is((SELECT workers FROM petagen.jobs WHERE job = 2001), 1,
+    'a refused workers => -1 left the job''s workers');
 SELECT * FROM finish();
 -- The words around the refusals a DBA meets; a read-only transaction
 -- (pgTAP's own rows would roll back with it).
 SELECT petagen.alter(2001, disk_reserve => '2000PB');
+SELECT petagen.alter(2001, workers => -1);
 SELECT petagen.alter(2002, max_rate => '1MB');
 BEGIN READ ONLY;
 SELECT petagen.alter(2001, max_rate => '1MB');
@@ -78,20 +83,32 @@ WHERE job BETWEEN 2001 AND 2003 ORDER BY job;
 -- max_rate => '0' removes the cap (NULL, as start() records no cap); a
 -- setting left NULL stays as it was.
 SET ROLE regress_alter_op;
-SELECT petagen.alter(2001, workers => 3, disk_reserve => '2GB');
+SELECT * FROM petagen.alter(2001, workers => 3, disk_reserve => '2GB');
 SELECT job, workers, max_rate, disk_reserve FROM petagen.jobs WHERE job = 2001;
-SELECT petagen.alter(2001, max_rate => '0');
+SELECT * FROM petagen.alter(2001, max_rate => '0');
 SELECT job, workers, max_rate, disk_reserve FROM petagen.jobs WHERE job = 2001;
 -- A job the catalog says runs but no worker does (interrupted) takes a new
 -- worker count for its resume().
-SELECT petagen.alter(2003, workers => 1, max_rate => '50MB');
+SELECT * FROM petagen.alter(2003, workers => 1, max_rate => '50MB');
 SELECT job, workers, max_rate, disk_reserve FROM petagen.jobs WHERE job = 2003;
 -- Rolled back, an alter() leaves the job as it was.
 BEGIN;
-SELECT petagen.alter(2003, max_rate => '1kB');
+SELECT * FROM petagen.alter(2003, max_rate => '1kB');
 ROLLBACK;
 SELECT job, workers, max_rate, disk_reserve FROM petagen.jobs WHERE job = 2003;
+
+-- A value that changes nothing the job does is taken, with a NOTICE that
+-- says why: a disk_reserve below petagen.disk_reserve (the floor a job may
+-- raise, not lower; reserve_in_force stays the floor), and any setting of
+-- a job whose table was dropped.
+\set VERBOSITY default
+SELECT * FROM petagen.alter(2001, disk_reserve => '100MB');
 RESET ROLE;
+CREATE TABLE gone (LIKE usertable INCLUDING ALL);
+UPDATE petagen.jobs SET "table" = 'gone' WHERE job = 2001;
+DROP TABLE gone;
+\set VERBOSITY terse
+SELECT job, state, workers, max_rate FROM petagen.alter(2001, max_rate => '5MB');
 
 SET client_min_messages = warning;
 DELETE FROM petagen.jobs WHERE job IN (2001, 2002, 2003);

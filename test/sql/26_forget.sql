@@ -126,12 +126,22 @@ SELECT throws_ok(format('SELECT petagen.forget(%s)', :unbuilt_job), '55000',
     format('load job %s has not built the indexes it set aside', :unbuilt_job),
     'forget() of a job whose set-aside indexes are not built');
 DROP TABLE u;
-SELECT is(petagen.forget(:unbuilt_job), 'stopped', 'forget() of that job once its table is dropped');
+SELECT is(f.state, 'stopped', 'forget() of that job once its table is dropped') FROM petagen.forget(:unbuilt_job) AS f;
 
--- A rolled back forget() keeps the job.
+-- A rolled back forget() keeps the job.  forget() returns what it
+-- removed, and the bench() arguments of the job's key space; when no other
+-- job loaded the table (bench() took its key space from this one) a NOTICE
+-- gives them.
 BEGIN;
 SET LOCAL ROLE regress_forget_alice;
-SELECT petagen.forget(:stopped_job) AS rolled_back;
+\set VERBOSITY default
+SELECT job = :stopped_job AS job, "table", state, chunks, progress_log, key_space
+FROM petagen.forget(:stopped_job);
+SELECT job = :interrupted_job AS job, "table", state, chunks, progress_log, key_space
+FROM petagen.forget(:interrupted_job);
+SELECT job = :done_job AS job, "table", state, chunks, progress_log, key_space
+FROM petagen.forget(:done_job);
+\set VERBOSITY terse
 ROLLBACK;
 SELECT is(job_rows(:stopped_job),
     'jobs 1, chunks 1, progress_log 1, chunk_intents 1, job_indexes 1, job_shards 1',
@@ -141,11 +151,11 @@ SELECT is(job_rows(:stopped_job),
 -- interrupted one (running in the catalog, no worker); a superuser a done
 -- one.  Each returns the state it had and leaves no row naming it.
 SET ROLE regress_forget_alice;
-SELECT is(petagen.forget(:stopped_job), 'stopped', 'the owner forgets a stopped job');
+SELECT is(f.state, 'stopped', 'the owner forgets a stopped job') FROM petagen.forget(:stopped_job) AS f;
 SET ROLE regress_forget_alice_member;
-SELECT is(petagen.forget(:interrupted_job), 'interrupted', 'a member of the owner forgets an interrupted job');
+SELECT is(f.state, 'interrupted', 'a member of the owner forgets an interrupted job') FROM petagen.forget(:interrupted_job) AS f;
 RESET ROLE;
-SELECT is(petagen.forget(:done_job), 'done', 'a superuser forgets a done job');
+SELECT is(f.state, 'done', 'a superuser forgets a done job') FROM petagen.forget(:done_job) AS f;
 SELECT is(job_rows(j), 'jobs 0, chunks 0, progress_log 0, chunk_intents 0, job_indexes 0, job_shards 0',
     format('no row names the forgotten %s job', state))
 FROM (VALUES (:stopped_job, 'stopped'), (:interrupted_job, 'interrupted'),

@@ -75,7 +75,6 @@ SELECT r.run, (SELECT array_agg(k ORDER BY k) FROM jsonb_object_keys(j) AS k) AS
         FROM jsonb_each(j->'operations') AS e(k, v), jsonb_array_elements(v->'histogram') AS b) AS buckets_ordered,
        (j->'samples'->>'interval_s')::int AS interval_s
 FROM runs r, petagen.bench_json(r.id) AS j ORDER BY r.run;
-SELECT petagen.bench_json(-1) IS NULL AS no_such_run;
 
 -- chart_samples(): the run over time, a series per kind in each panel.
 SELECT r.run, c LIKE '<svg %' AS svg, c LIKE '%operations/s%' AND c LIKE '%mean &#181;s%' AND c LIKE '%max &#181;s%' AS panels,
@@ -96,8 +95,7 @@ SELECT * FROM petagen.bench_status();
 
 -- forget_bench() takes the figures with the run.
 SELECT petagen.forget_bench(id) FROM runs WHERE run = 'closed';
-SELECT count(*) AS left_operations FROM runs r, petagen.bench_operations(r.id) o WHERE r.run = 'closed';
-SELECT count(*) AS left_samples FROM runs r, petagen.bench_samples(r.id) s WHERE r.run = 'closed';
+SELECT count(*) AS left_runs FROM petagen.bench_results b JOIN runs r USING (id) WHERE r.run = 'closed';
 
 SELECT petagen.forget_bench(id) FROM runs WHERE run = 'paced';
 DROP SCHEMA b31 CASCADE;

@@ -3,7 +3,8 @@
 #   rows a corrupting UPDATE changed, with a WARNING;
 # - a benchmark's inserts are key numbers outside the load job's key space
 #   (options.insert_base .. insert_end), so verify(job) counts them as extra
-#   and says so in a NOTICE whose DELETE removes exactly them;
+#   and says so in a NOTICE whose DELETE removes exactly them, and
+#   verify(job, bench_inserts => 'ignore') leaves exactly them out;
 # - after TRUNCATE and a small load(), bench() warns before it runs, and a
 #   scan-only run warns when it ends (its scans miss their start keys).
 use strict;
@@ -89,7 +90,15 @@ is($stdout, "$inserts|0|f", 'verify(job): the inserted rows are extra, none miss
 like($stderr,
 	qr/NOTICE:  benchmark runs of load job $job inserted $inserts rows outside its key space: verify counts them as extra/,
 	'verify(job) says the extra rows are benchmark inserts');
-my ($delete) = $stderr =~ /HINT:  To remove the rows benchmark runs inserted: (DELETE .*;)/;
+my $count_stderr = $stderr;
+# bench_inserts => 'ignore' leaves exactly those rows out, and says how many.
+($rc, $stdout, $stderr) = $node->psql('postgres',
+	"SELECT sum(extra), sum(missing), bool_and(ok) FROM petagen.verify($job, bench_inserts => 'ignore')");
+is($stdout, '0|0|t', "verify(job, bench_inserts => 'ignore') proves the key space beside the inserts");
+like($stderr,
+	qr/NOTICE:  verify ignored $inserts rows that benchmark runs of load job $job inserted/,
+	'it says how many rows it ignored');
+my ($delete) = $count_stderr =~ /HINT:  To remove the rows benchmark runs inserted: (DELETE .*;)/;
 ok(defined $delete, 'the NOTICE gives the DELETE that removes them');
 $node->safe_psql('postgres', $delete);
 ($rc, $stdout, $stderr) = $node->psql('postgres',

@@ -80,7 +80,7 @@ is($node->safe_psql('postgres', "SELECT petagen.wait($job_a, '180s')"),
 	'failed', 'failed leaf job: it failed');
 my $rows_a = $node->safe_psql('postgres', 'SELECT count(*) FROM leaf_a');
 bob_refused($job_a, 'failed leaf job');
-is(as_role('alice', "SELECT petagen.forget($job_a)"), 'failed',
+is(as_role('alice', "SELECT state FROM petagen.forget($job_a)"), 'failed',
 	'failed leaf job: its owner forgets it; forget() returns its state');
 is(job_rows($job_a), '0', 'failed leaf job: no catalog row names it');
 is(routing_files($node, $job_a), '0', 'failed leaf job: no routing file is left');
@@ -114,7 +114,7 @@ my $records = "SELECT count(*) FROM pg_ls_dir('pg_petagen/storage', true, false)
 cmp_ok($node->safe_psql('postgres', $records), '>=', 1,
 	'crashed leaf job: records of its leaves in flight are there');
 bob_refused($job_b, 'crashed leaf job');
-is(as_role('alice', "SELECT petagen.forget($job_b)"), 'interrupted',
+is(as_role('alice', "SELECT state FROM petagen.forget($job_b)"), 'interrupted',
 	'crashed leaf job: its owner forgets it');
 is(job_rows($job_b), '0', 'crashed leaf job: no catalog row names it');
 is($node->safe_psql('postgres', "SELECT count(*) FROM pg_ls_dir('$dir_b', true, false)"),
@@ -144,7 +144,7 @@ is( seqscan_psql($node,
 is($node->safe_psql('postgres', "SELECT count(*) FROM petagen.chunk_intents WHERE job = $job_c"),
 	'2', 'frozen chunk job: their intents say where');
 bob_refused($job_c, 'frozen chunk job');
-is(as_role('alice', "SELECT petagen.forget($job_c)"), 'stopped',
+is(as_role('alice', "SELECT state FROM petagen.forget($job_c)"), 'stopped',
 	'frozen chunk job: its owner forgets it');
 is(job_rows($job_c), '0', 'frozen chunk job: no catalog row names it');
 is(seqscan_psql($node, 'SELECT count(*) FROM frozen_c'), '0',
@@ -174,7 +174,7 @@ is(as_role('alice', "SELECT petagen.forget_bench($run)"), '1',
 is($node->safe_psql('postgres', 'SELECT count(*) FROM petagen.bench_results'),
 	'0', 'benchmark runs: none is left');
 bob_refused($job_d, 'done job');
-is(as_role('alice', "SELECT petagen.forget($job_d)"), 'done',
+is(as_role('alice', "SELECT state FROM petagen.forget($job_d)"), 'done',
 	'done job: its owner forgets it');
 is(job_rows($job_d), '0', 'done job: no catalog row names it');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM done_d'),

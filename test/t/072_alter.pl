@@ -8,7 +8,8 @@
 # Timing is held by the settings themselves: at 1 kB/s a worker that has
 # written its first batch (about 1 MB) is throttled for a quarter of an
 # hour, and a 1000 PB reserve pauses every worker before its first chunk;
-# neither job can end unless its workers take the altered value.
+# neither job can end unless its workers take the altered value.  The job
+# whose ETA is checked is held by petagen.debug_pause after two chunks.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -35,7 +36,8 @@ CREATE ROLE alter_other LOGIN IN ROLE petagen_operator;
 SELECT petagen.create_table('t_rate');
 SELECT petagen.create_table('t_reserve');
 SELECT petagen.create_table('t_resume');
-GRANT SELECT, INSERT ON t_rate, t_reserve, t_resume TO alter_owner;
+SELECT petagen.create_table('t_eta');
+GRANT SELECT, INSERT ON t_rate, t_reserve, t_resume, t_eta TO alter_owner;
 });
 
 # Run $sql as role $role (SET ROLE in a superuser's session).
@@ -123,6 +125,35 @@ is( $node->safe_psql('postgres',
 		  . " GROUP BY workers"),
 	'1|1', 'the resumed run had the one worker alter() recorded');
 check_load_exact($node, $job, 't_resume', $rows, 'the resumed job');
+
+# 4. Held by petagen.debug_pause after two of its three chunks: its rate
+#    falls to 0/s and status() shows no ETA; paused by a 1000 PB reserve
+#    alter() sets (and returns), no ETA either; altered back, done.
+set_debug_pause($node, 'before_chunk:2');
+$job = as_role('alter_owner',
+	qq{SELECT petagen.start($rows, workers => 1, "table" => 't_eta', chunk_rows => 10000,
+	   method => 'chunk')});
+wait_for_debug_pause($node, $job, 1);
+ok( $node->poll_query_until(
+		'postgres', "SELECT rate FROM petagen.status($job)", '0/s'),
+	'held after two chunks, the job\'s rate falls to 0/s');
+is( $node->safe_psql('postgres',
+		"SELECT progress ~ '66.6%' AND eta IS NULL FROM petagen.status($job)"),
+	't', 'a job that loaded two thirds and writes nothing shows no ETA');
+is( as_role('alter_owner',
+		"SELECT workers || ' ' || reserve_in_force FROM petagen.alter($job, disk_reserve => '1000PB')"),
+	'1 1125899906842624000', 'alter() returns the job\'s settings as they now stand');
+set_debug_pause($node, '');
+ok( $node->poll_query_until(
+		'postgres', "SELECT state FROM petagen.status($job)", 'paused'),
+	'released, the job pauses for the altered reserve');
+is( $node->safe_psql('postgres',
+		"SELECT progress ~ '66.6%' AND eta IS NULL FROM petagen.status($job)"),
+	't', 'a paused job shows no ETA');
+as_role('alter_owner', "SELECT petagen.alter($job, disk_reserve => '0')");
+is($node->safe_psql('postgres', "SELECT petagen.wait($job, '120s')"),
+	'done', 'altered back, the job is done');
+check_load_exact($node, $job, 't_eta', $rows, 'the job held, paused and altered back');
 
 $node->stop;
 done_testing();
