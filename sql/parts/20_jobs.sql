@@ -194,3 +194,5 @@ GRANT SELECT ON @extschema@.job_shards TO petagen_operator, pg_monitor;
 
 --#include objects/check.sql
 
+--#include objects/check_details.sql
+

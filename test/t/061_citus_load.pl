@@ -56,7 +56,7 @@ SELECT count(*) FILTER (WHERE node = 'local' AND leaf IS NOT NULL),
 like(
 	$w1->safe_psql(
 		'postgres', q{
-SELECT severity || ': ' || finding || ' / ' || hint FROM petagen.check(1e12, workers => 2)
+SELECT severity || ': ' || detail || ' / ' || hint FROM petagen.check_details(1e12, workers => 2)
  WHERE finding LIKE 'relation size:%' ORDER BY object LIMIT 1}),
 	qr/^error: relation size: leaf "usertable_\d+" would grow .* \/ Distribute the table into more shards \(alter_distributed_table\('public\.usertable', shard_count => \.\.\.\)/,
 	'worker1: check() finds a shard past the size limit and advises more shards');
