@@ -283,7 +283,8 @@ check_method(CheckCtx *ctx)
 {
 	if (ctx->def->method_auto)
 		check_add(ctx, CHECK_INFO, 0, ctx->table,
-				  NULL,
+				  psprintf("method: auto takes the %s method (check_details() says why)",
+						   ctx->def->method->name),
 				  ctx->def->method->whole_leaves ? NULL :
 				  "petagen.check(..., method => 'leaf') lists what stops the leaf method, which loads faster.",
 				  "method: auto takes the %s method: %s",

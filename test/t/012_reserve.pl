@@ -80,7 +80,7 @@ is( $node->safe_psql(
 	'verify() is ok on every leaf');
 is( $node->safe_psql(
 		'postgres',
-		"SELECT s.state, w.done FROM petagen.status($job) s, petagen.status_workers($job) w"
+		"SELECT s.state, w.done FROM petagen.status($job) s, petagen.status_details($job) w"
 		  . " WHERE w.worker IS NULL AND w.phase = 'loading'"),
 	"done|$rows",
 	'status shows the job done');
@@ -144,7 +144,7 @@ SELECT petagen.create_table('tiny', 1, ARRAY['small']);
 			'paused|t'),
 		'a load larger than the tablespace pauses at the reserve');
 	my ($free) = $node->safe_psql('postgres',
-		"SELECT pg_size_bytes(disk_headroom) FROM petagen.status_workers($tjob)"
+		"SELECT pg_size_bytes(disk_headroom) FROM petagen.status_details($tjob)"
 		  . " WHERE worker IS NULL AND disk_headroom IS NOT NULL"
 	);
 	ok(defined $free && $free ne '',

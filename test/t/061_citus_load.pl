@@ -364,7 +364,7 @@ for my $w ($w1, $w2)
 SELECT s.done = $leaf_rows, count(*), count(DISTINCT c.leaf),
        sum(c.keys) = $leaf_rows, sum(c.rows_written) + sum(c.foreign_skipped) = $leaf_rows,
        sum(c.rows_written) = (SELECT sum(expected) FROM petagen.verify(${job}::bigint) WHERE local)
-  FROM petagen.chunks c, petagen.status_workers($job) s
+  FROM petagen.chunks c, petagen.status_details($job) s
  WHERE c.job = $job AND s.worker IS NULL AND s.phase = 'loading'
  GROUP BY s.done}),
 		't|4|4|t|t|t',

@@ -120,7 +120,7 @@ sub wait_for_debug_pause
 	die "job $job: not $n workers held by petagen.debug_pause; status():\n"
 	  . $node->safe_psql('postgres',
 		"SELECT worker, phase, state, done, reason, last_error"
-		  . " FROM petagen.status_workers($job)");
+		  . " FROM petagen.status_details($job)");
 }
 
 # Poll $query on $node every 0.1 s until it returns $expected: true if it
