@@ -116,7 +116,7 @@ $blocker->query_safe('BEGIN; LOCK TABLE indexed_p7 IN ROW EXCLUSIVE MODE');
 set_debug_pause($node, '');
 ok( $node->poll_query_until(
 		'postgres',
-		"SELECT count(*) > 0 FROM petagen.status_workers($job)"
+		"SELECT count(*) > 0 FROM petagen.status_details($job)"
 		  . " WHERE phase = 'indexing' AND current_index LIKE 'indexed_p7%'"),
 	'indexes after: a worker waits to build an index of the locked leaf');
 my $indexing = whole_percent($job);
