@@ -56,9 +56,10 @@ FROM generate_series(0, :parts - 1) AS r \gexec
 -- What other nodes read of this one (scripts/cluster_links.sql).
 CREATE SCHEMA petagen_cluster;
 CREATE VIEW petagen_cluster.node_status AS
-    SELECT 'node' || :self AS node, s.job, s."table"::text AS "table", s.method,
+    SELECT 'node' || :self AS node, s.job, s."table"::text AS "table", j.method,
            s.phase, s.progress, s.rate, s.elapsed, s.eta, s.state, s.reason,
            w.rows_written
     FROM petagen.status() AS s
+    JOIN petagen.jobs AS j USING (job)
     JOIN LATERAL petagen.status_workers(s.job) AS w
       ON w.worker IS NULL AND w.phase = 'loading';

@@ -81,8 +81,7 @@ while :; do
 done
 echo "== job $job ended: $state"
 psql_demo -c "SELECT * FROM petagen.status($job)"
-psql_demo -c "SELECT worker, phase, state, done, total, percent, rows_written, elapsed
-              FROM petagen.status_workers($job)"
+psql_demo -c "SELECT * FROM petagen.status_workers($job)"
 
 # 3. what it did
 psql_demo -v job="$job" -f scripts/demo_report.sql

@@ -11,5 +11,5 @@ FROM petagen.bench_sweep('select', workers => '{1,2}', duration => '5 s', warmup
 
 \echo == benchmark: YCSB workload A (50% read, 50% update, zipfian), 2 workers, 5 s
 SELECT kind, workers, operations, round(tps) AS tps, errors, not_found,
-       reads, updates, round(p50_us::numeric, 1) AS p50_us, round(p99_us::numeric, 1) AS p99_us
+       round(p50_us::numeric, 1) AS p50_us, round(p99_us::numeric, 1) AS p99_us
 FROM petagen.bench('ycsb-a', workers => 2, duration => '5 s', warmup => '1 s');

@@ -34,8 +34,7 @@ RETURNS TABLE(id bigint, kind text, workers integer, operations bigint,
               tps double precision, errors bigint, not_found bigint,
               p50_us double precision, p95_us double precision,
               p99_us double precision, p999_us double precision,
-              max_us double precision, reads bigint, updates bigint,
-              inserts bigint, scans bigint, rmws bigint)
+              max_us double precision)
 AS 'MODULE_PATHNAME', 'petagen_bench'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE
 ROWS 1;

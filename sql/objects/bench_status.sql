@@ -1,7 +1,8 @@
 -- petagen.bench_status(): the benchmarks running now in this database, one
--- row each, read live from their workers (as status() serves loads).
+-- row each, read live from their workers (as status() serves loads); a
+-- row fits a 120-column psql screen (who runs one: pg_stat_activity).
 CREATE OR REPLACE FUNCTION @extschema@.bench_status()
-RETURNS TABLE(run bigint, kind text, workers integer, run_by regrole, phase text,
+RETURNS TABLE(run bigint, kind text, workers integer, phase text,
               elapsed_s double precision, operations bigint, ops_per_s double precision,
               mean_us double precision, max_us double precision, eta_s double precision,
               target_rate double precision)

@@ -1,5 +1,6 @@
 -- petagen.bench_sweep(kind, workers[], ...): one bench() run per worker
--- count; each row ends with the sweep id that chart_sweep() takes.
+-- count, a row each as bench() returns it; the first row's id is the sweep
+-- id that chart_sweep() takes (bench_results.sweep).
 CREATE OR REPLACE FUNCTION @extschema@.bench_sweep(
     kind text,
     workers integer[] DEFAULT '{1,2,4,8}',
@@ -35,13 +36,12 @@ RETURNS TABLE(id bigint, kind text, workers integer, operations bigint,
               tps double precision, errors bigint, not_found bigint,
               p50_us double precision, p95_us double precision,
               p99_us double precision, p999_us double precision,
-              max_us double precision, reads bigint, updates bigint,
-              inserts bigint, scans bigint, rmws bigint, sweep bigint)
+              max_us double precision)
 AS 'MODULE_PATHNAME', 'petagen_bench_sweep'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE
 ROWS 4;
 
 COMMENT ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text, boolean, double precision) IS
-    'petagen.bench() once per worker count; every row ends with the sweep id (bench_results.sweep, the id of the first run)';
+    'petagen.bench() once per worker count, a row each; the id of the first is the sweep id (bench_results.sweep)';
 REVOKE ALL ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text, boolean, double precision) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text, boolean, double precision) TO petagen_operator;

@@ -118,6 +118,8 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.progress_log', '');
 
 --#include objects/status_workers.sql
 
+--#include objects/status_details.sql
+
 -- Who may do what: operators run jobs, pg_monitor members watch them.  The
 -- job catalog is written only by petagen's functions (as its owner): roles
 -- may read it, never write it.
@@ -195,4 +197,6 @@ GRANT SELECT ON @extschema@.job_shards TO petagen_operator, pg_monitor;
 -- Preflight check ----------------------------------------------------------
 
 --#include objects/check.sql
+
+--#include objects/check_details.sql
 

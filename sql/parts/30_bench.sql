@@ -67,5 +67,7 @@ GRANT SELECT ON @extschema@.bench_results TO pg_monitor;
 
 --#include objects/bench_status.sql
 
+--#include objects/bench_runs.sql
+
 --#include objects/draw.sql
 

@@ -527,7 +527,7 @@ bench_run(FunctionCallInfo fcinfo, const BenchDef *def, int nworkers,
 	bench_record(def, res, sweep);
 	bench_warn_not_found(res);
 	bench_warn_integrity(res);
-	bench_return_row(fcinfo, def, res, sweep);
+	bench_return_row(fcinfo, def, res);
 	return res->id;
 }
 

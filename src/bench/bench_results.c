@@ -40,8 +40,7 @@
 #include "route/citus_meta.h"
 
 /* Columns of bench()'s result row. */
-#define BENCH_RESULT_COLS	17
-#define BENCH_SWEEP_COLS	18	/* bench_sweep()'s rows end with the sweep id */
+#define BENCH_RESULT_COLS	12
 
 /*
  * The parameters of the INSERT into petagen.bench_results, values[Arg_x]
@@ -361,16 +360,18 @@ bench_warn_integrity(const BenchResult *res)
 }
 
 /*
- * Put a run as a result row of a materialized SRF; sweep (its sweep's id,
- * or 0) ends the row where the result has that column (bench_sweep()'s).
+ * Put a run as a result row of a materialized SRF, bench()'s or
+ * bench_sweep()'s (whose sweep id is its first row's id).  The operations
+ * of each kind and the sweep are in bench_results and bench_operations():
+ * a row fits a 120-column psql screen.
  */
 void
 bench_return_row(FunctionCallInfo fcinfo, const BenchDef *def,
-				 const BenchResult *res, int64 sweep)
+				 const BenchResult *res)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Datum		values[BENCH_SWEEP_COLS];
-	bool		nulls[BENCH_SWEEP_COLS] = {0};
+	Datum		values[BENCH_RESULT_COLS];
+	bool		nulls[BENCH_RESULT_COLS] = {0};
 	bool		measured;
 
 	values[0] = Int64GetDatum(res->id);
@@ -383,10 +384,6 @@ bench_return_row(FunctionCallInfo fcinfo, const BenchDef *def,
 	measured = bench_latencies(res, &values[7]);
 	for (int i = 7; i < 12; i++)
 		nulls[i] = !measured;
-	for (int op = 0; op < BENCH_NOPS; op++)
-		values[12 + op] = Int64GetDatum(res->ops[op]);
-	values[BENCH_RESULT_COLS] = Int64GetDatum(sweep);
-	nulls[BENCH_RESULT_COLS] = sweep <= 0;
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 

@@ -69,7 +69,7 @@ bench_key_end(const BenchDef *def)
 extern int64 bench_results_insert_end(int64 job, int64 from);
 extern void bench_record(const BenchDef *def, const BenchResult *res, int64 sweep);
 extern void bench_return_row(FunctionCallInfo fcinfo, const BenchDef *def,
-							 const BenchResult *res, int64 sweep);
+							 const BenchResult *res);
 extern void bench_warn_not_found(const BenchResult *res);
 extern double bench_round_latency(double us);
 extern char *bench_operation_stats_json(const BenchWorkload *w, const BenchMeasure *m);

@@ -23,15 +23,25 @@ typedef enum CheckSeverity
 	CHECK_ERROR
 } CheckSeverity;
 
-/* One row of petagen.check(). */
+/*
+ * One row of petagen.check(): its finding, short enough for a psql screen,
+ * and in petagen.check_details() the whole sentence and the hint as well.
+ */
 typedef struct CheckFinding
 {
 	CheckSeverity severity;
 	int			sqlstate;		/* for an error: the errcode start() raises */
 	char	   *object;
-	char	   *finding;		/* "topic: what was found" */
+	char	   *finding;		/* "topic: what was found", CHECK_FINDING_MAX */
+	char	   *detail;			/* "topic: what was found", in full */
 	char	   *hint;			/* or NULL */
 } CheckFinding;
+
+/*
+ * Characters of a finding in petagen.check(): with a severity and an object
+ * of up to 24 characters, a row of SELECT * fits 120 columns in psql.
+ */
+#define CHECK_FINDING_MAX	80
 
 /* Warn when an estimate takes more than this share of the room. */
 #define CHECK_MARGIN		0.90
@@ -47,6 +57,7 @@ typedef struct CheckFinding
 /* What the sample and the page layout say about one leaf. */
 typedef struct LeafEstimate
 {
+	int64		sampled;		/* keys of the sample routed to it */
 	double		rows;
 	double		keylen;			/* average key bytes */
 	double		heap;			/* heap bytes */
@@ -85,7 +96,9 @@ typedef struct CheckCtx
 	List	   *findings;
 	Router	   *router;
 	LeafEstimate *leaves;
+	int64		nsamples;		/* key numbers routed for the estimates */
 	int			nlocal;
+	int			largest;		/* the local leaf of most rows */
 	int			nautovacuum;	/* local leaves with autovacuum enabled */
 	int32		max_age;		/* oldest relfrozenxid age of a local leaf */
 	double		local_rows;
@@ -97,8 +110,9 @@ typedef struct CheckCtx
 } CheckCtx;
 
 extern void check_add(CheckCtx *ctx, CheckSeverity severity, int sqlstate,
-					  const char *object, const char *hint,
-					  const char *fmt,...) pg_attribute_printf(6, 7);
+					  const char *object, const char *summary,
+					  const char *hint,
+					  const char *fmt,...) pg_attribute_printf(7, 8);
 extern char *check_size(double bytes);
 
 #endif							/* PETAGEN_FINDING_H */

@@ -7,12 +7,16 @@
  *
  * Everything that can hurt a multi-day load and can be seen before it
  * starts is a finding here, one row each with a severity (error, warning, info),
- * the object it is about, what was found ("topic: ...") and what to do:
+ * the object it is about, what was found ("topic: ...") and what to do;
+ * check() says what was found in at most CHECK_FINDING_MAX characters,
+ * check_details() in full, with what to do (finding.c):
  *
  *	- method: with method => 'auto', the method it takes and why (method.c);
  *	- table: anything start() itself would refuse (shape, privileges,
  *	  partitions, no local leaf), caught in a subtransaction;
- *	- leaves: local and foreign leaves, and this node's share of the rows;
+ *	- leaves: local and foreign leaves, this node's share of the rows, and
+ *	  leaves the sample routes no key to (hash sub-partitions whose modulus
+ *	  shares a factor with their parent's);
  *	- keys: whether the table already holds keys of this load, probed
  *	  with up to 65 key numbers (spread evenly, and the last) looked up in
  *	  their local leaves' btree indexes on ycsb_key (keyindex.c), only for
@@ -74,8 +78,8 @@
  */
 #define CHECK_LEAF_ROWS_PER_SEC	150000.0
 
-/* Columns of petagen.check(). */
-#define CHECK_COLS			4
+/* Columns of petagen.check_details(); check() returns the first three. */
+#define CHECK_DETAILS_COLS	5
 
 static const char *const check_severity_names[] = {"info", "warning", "error"};
 
@@ -103,7 +107,7 @@ check_table(CheckCtx *ctx)
 
 	if (edata == NULL)
 		return true;
-	check_add(ctx, CHECK_ERROR, edata->sqlerrcode, ctx->table,
+	check_add(ctx, CHECK_ERROR, edata->sqlerrcode, ctx->table, NULL,
 			  edata->hint ? edata->hint : edata->detail,
 			  "table: %s", edata->message);
 	return false;
@@ -119,11 +123,16 @@ check_workers(CheckCtx *ctx)
 	if (nworkers > free_slots)
 		check_add(ctx, CHECK_ERROR, ERRCODE_CONFIGURATION_LIMIT_EXCEEDED,
 				  "max_worker_processes",
+				  psprintf("workers: %d workers, %d free background worker slots",
+						   nworkers, free_slots),
 				  "Use fewer workers, or increase \"max_worker_processes\" and restart the server.",
 				  "workers: %d workers need %d background worker slots, %d of max_worker_processes (%d) are free",
 				  nworkers, nworkers, free_slots, max_worker_processes);
 	else
-		check_add(ctx, CHECK_INFO, 0, "max_worker_processes", NULL,
+		check_add(ctx, CHECK_INFO, 0, "max_worker_processes",
+				  psprintf("workers: %d workers, %d of %d background worker slots are free",
+						   nworkers, free_slots, max_worker_processes),
+				  NULL,
 				  "workers: %d workers, %d of max_worker_processes (%d) background worker slots are free",
 				  nworkers, free_slots, max_worker_processes);
 }
@@ -135,12 +144,16 @@ check_autovacuum(CheckCtx *ctx)
 	if (autovacuum_start_daemon && autovacuum_vac_ins_thresh >= 0 &&
 		ctx->nautovacuum > 0)
 		check_add(ctx, CHECK_WARNING, 0, ctx->table,
+				  psprintf("autovacuum: on for %d of %d local leaves: it rescans them during the load",
+						   ctx->nautovacuum, ctx->nlocal),
 				  "For the load, ALTER TABLE ... SET (autovacuum_enabled = off) on each local leaf; after it, VACUUM (FREEZE, ANALYZE) them and ALTER TABLE ... RESET (autovacuum_enabled).",
 				  "autovacuum: %d of %d local leaves have autovacuum enabled: insert-triggered vacuums will scan them again and again during the load",
 				  ctx->nautovacuum, ctx->nlocal);
 	if (ctx->def->frozen || ctx->def->method->whole_leaves)
 		return;					/* rows are written frozen: nothing owed */
 	check_add(ctx, CHECK_WARNING, 0, ctx->table,
+			  psprintf("freeze: about %s of heap left unfrozen for an anti-wraparound vacuum",
+					   check_size(ctx->heap)),
 			  psprintf("Load with frozen => true, or after the load run VACUUM (FREEZE) on each leaf at a time you choose, with vacuum_cost_delay = 0: a plain VACUUM leaves rows younger than vacuum_freeze_min_age (%d) unfrozen.",
 					   vacuum_freeze_min_age),
 			  "freeze: the load leaves about %s of heap with unfrozen rows; an anti-wraparound vacuum will read and write all of it once autovacuum_freeze_max_age (%d) transactions have passed",
@@ -161,12 +174,16 @@ check_xids(CheckCtx *ctx)
 
 	if (xids + ctx->max_age > autovacuum_freeze_max_age)
 		check_add(ctx, CHECK_WARNING, 0, ctx->table,
+				  psprintf("xids: about " INT64_FORMAT " transaction IDs, past autovacuum_freeze_max_age",
+						   xids),
 				  leaf ? "VACUUM (FREEZE) the leaves before the load, or raise autovacuum_freeze_max_age for the load." :
 				  "Use a larger chunk_rows (fewer, longer transactions), or raise autovacuum_freeze_max_age for the load.",
 				  "xids: the load uses about " INT64_FORMAT " transaction IDs (%s); with the leaves' age of %d that passes autovacuum_freeze_max_age (%d): anti-wraparound vacuums start on the leaves during the load",
 				  xids, per, ctx->max_age, autovacuum_freeze_max_age);
 	else
-		check_add(ctx, CHECK_INFO, 0, ctx->table, NULL,
+		check_add(ctx, CHECK_INFO, 0, ctx->table,
+				  psprintf("xids: the load uses about " INT64_FORMAT " transaction IDs", xids),
+				  NULL,
 				  "xids: the load uses about " INT64_FORMAT " transaction IDs, %s",
 				  xids, per);
 }
@@ -180,10 +197,15 @@ check_wal(CheckCtx *ctx)
 	if (wal > (double) max_wal_size_mb * 1024 * 1024 &&
 		max_wal_size_mb < CHECK_GOOD_WAL_MB)
 		check_add(ctx, CHECK_WARNING, 0, "max_wal_size",
+				  psprintf("checkpoints: about %s of WAL, max_wal_size %s: full page images again",
+						   check_size(wal), check_setting("max_wal_size")),
 				  "Raise max_wal_size for the load (ALTER SYSTEM SET max_wal_size = '64GB'; SELECT pg_reload_conf();), and checkpoint_timeout with it.",
 				  "checkpoints: the load writes about %s of WAL and max_wal_size is %s: after every checkpoint each index page touched is written to WAL in full again",
 				  check_size(wal), check_setting("max_wal_size"));
 	check_add(ctx, CHECK_INFO, 0, "wal_level",
+			  psprintf("wal: about %s of WAL; wal_level %s, full_page_writes %s",
+					   check_size(wal), check_setting("wal_level"),
+					   check_setting("full_page_writes")),
 			  fullPageWrites ? NULL :
 			  "full_page_writes = off is safe only on storage that cannot tear pages.",
 			  "wal: the load writes about %s of WAL; wal_level is %s, full_page_writes %s, synchronous_commit %s (one commit per chunk)",
@@ -215,7 +237,10 @@ check_routing_files(CheckCtx *ctx)
 		severity = CHECK_WARNING;
 		hint = "Less than 10% of the data directory's space or inodes would be left: free some, or raise chunk_rows.";
 	}
-	check_add(ctx, severity, ERRCODE_DISK_FULL, "pg_petagen", hint,
+	check_add(ctx, severity, ERRCODE_DISK_FULL, "pg_petagen",
+			  psprintf("leaf method: routing files of about %s in " INT64_FORMAT " files, %s free",
+					   check_size(r.bytes), r.files, check_size(Max(r.room, 0))),
+			  hint,
 			  "leaf method: the routing files take about %s in " INT64_FORMAT " files (one per " INT64_FORMAT " keys) in the data directory until the job ends; %s are free above the disk reserve, %s",
 			  check_size(r.bytes), r.files, ctx->def->chunk_rows,
 			  check_size(Max(r.room, 0)),
@@ -227,19 +252,26 @@ check_routing_files(CheckCtx *ctx)
 static void
 check_leaf_method(CheckCtx *ctx)
 {
-	double		leaf_rows = ctx->local_rows / Max(ctx->nlocal, 1);
+	const LeafEstimate *largest = &ctx->leaves[ctx->largest];
+	double		leaf_rows = largest->rows;
 
 	check_leaves_nonempty(ctx);
 	check_routing_files(ctx);
 	check_add(ctx, CHECK_INFO, 0, "wal_level",
 			  wal_level == WAL_LEVEL_MINIMAL ? NULL :
+			  psprintf("leaf method: wal_level is %s: the leaves are written to WAL too",
+					   check_setting("wal_level")),
+			  wal_level == WAL_LEVEL_MINIMAL ? NULL :
 			  "With wal_level = minimal (and max_wal_senders = 0) a leaf load writes no WAL for heaps and indexes: the files are synced at each leaf's commit.",
 			  "leaf method: wal_level is %s, so the leaves' heaps and indexes %s",
 			  check_setting("wal_level"),
 			  wal_level == WAL_LEVEL_MINIMAL ? "write no WAL" : "are written to WAL as well");
-	check_add(ctx, CHECK_INFO, 0, ctx->table, NULL,
-			  "leaf method: a leaf is about %.0f rows (%s of heap), about %.0f s for one worker; a crash or stop rolls back up to %d leaves in flight, about %.0f rows written again",
-			  leaf_rows, check_size(ctx->heap / Max(ctx->nlocal, 1)),
+	check_add(ctx, CHECK_INFO, 0, ctx->table,
+			  psprintf("leaf method: the largest leaf is about %.0f rows, %.0f s for one worker",
+					   leaf_rows, leaf_rows / CHECK_LEAF_ROWS_PER_SEC),
+			  NULL,
+			  "leaf method: the largest leaf is about %.0f rows (%s of heap), about %.0f s for one worker; a crash or stop rolls back up to %d leaves in flight, about %.0f rows written again",
+			  leaf_rows, check_size(largest->heap),
 			  leaf_rows / CHECK_LEAF_ROWS_PER_SEC,
 			  Min(ctx->def->nworkers, ctx->nlocal),
 			  leaf_rows * Min(ctx->def->nworkers, ctx->nlocal));
@@ -251,6 +283,8 @@ check_method(CheckCtx *ctx)
 {
 	if (ctx->def->method_auto)
 		check_add(ctx, CHECK_INFO, 0, ctx->table,
+				  psprintf("method: auto takes the %s method (check_details() says why)",
+						   ctx->def->method->name),
 				  ctx->def->method->whole_leaves ? NULL :
 				  "petagen.check(..., method => 'leaf') lists what stops the leaf method, which loads faster.",
 				  "method: auto takes the %s method: %s",
@@ -309,7 +343,7 @@ check_refuse_errors(const JobDef *def)
 			first = f;
 		if (nerrors++ < CHECK_DETAIL_ERRORS)
 			appendStringInfo(&detail, "%s%s (%s).", detail.len ? " " : "",
-							 f->finding, f->object);
+							 f->detail, f->object);
 	}
 	if (first == NULL)
 		return;
@@ -318,11 +352,48 @@ check_refuse_errors(const JobDef *def)
 	ereport(ERROR,
 			(errcode(first->sqlstate),
 			 errmsg("preflight check refuses the load of \"%s\": %s",
-					get_rel_name(def->relid), first->finding),
+					get_rel_name(def->relid), first->detail),
 			 errdetail_plural("%d finding is an error: %s",
 							  "%d findings are errors: %s",
 							  nerrors, nerrors, detail.data),
 			 errhint("Run SELECT * FROM petagen.check(...) with the same arguments for the findings, or pass force => true.")));
+}
+
+/*
+ * Return the findings of the load fcinfo's arguments describe: severity,
+ * object and the short finding, then with details the finding in full and
+ * the hint.
+ */
+static Datum
+check_return(FunctionCallInfo fcinfo, bool details)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	JobDef		def;
+	List	   *findings;
+	ListCell   *lc;
+
+	options_parse(fcinfo, details ? "petagen.check_details()" : "petagen.check()",
+				  CHECK_ARG_METHOD, &def);
+	findings = check_run(&def);
+	InitMaterializedSRF(fcinfo, 0);
+	foreach(lc, findings)
+	{
+		CheckFinding *f = lfirst(lc);
+		Datum		values[CHECK_DETAILS_COLS];
+		bool		nulls[CHECK_DETAILS_COLS] = {0};
+
+		values[0] = CStringGetTextDatum(check_severity_names[f->severity]);
+		values[1] = CStringGetTextDatum(f->object);
+		values[2] = CStringGetTextDatum(f->finding);
+		if (details)
+		{
+			values[3] = CStringGetTextDatum(f->detail);
+			values[4] = f->hint ? CStringGetTextDatum(f->hint) : (Datum) 0;
+			nulls[4] = f->hint == NULL;
+		}
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
 }
 
 PG_FUNCTION_INFO_V1(petagen_check);
@@ -330,26 +401,13 @@ PG_FUNCTION_INFO_V1(petagen_check);
 Datum
 petagen_check(PG_FUNCTION_ARGS)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	JobDef		def;
-	List	   *findings;
-	ListCell   *lc;
+	return check_return(fcinfo, false);
+}
 
-	options_parse(fcinfo, "petagen.check()", CHECK_ARG_METHOD, &def);
-	findings = check_run(&def);
-	InitMaterializedSRF(fcinfo, 0);
-	foreach(lc, findings)
-	{
-		CheckFinding *f = lfirst(lc);
-		Datum		values[CHECK_COLS];
-		bool		nulls[CHECK_COLS] = {0};
-
-		values[0] = CStringGetTextDatum(check_severity_names[f->severity]);
-		values[1] = CStringGetTextDatum(f->object);
-		values[2] = CStringGetTextDatum(f->finding);
-		values[3] = f->hint ? CStringGetTextDatum(f->hint) : (Datum) 0;
-		nulls[3] = f->hint == NULL;
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	}
-	return (Datum) 0;
+PG_FUNCTION_INFO_V1(petagen_check_details);
+/* petagen.check_details(rows, ...): check()'s findings in full, with hints. */
+Datum
+petagen_check_details(PG_FUNCTION_ARGS)
+{
+	return check_return(fcinfo, true);
 }

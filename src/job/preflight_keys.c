@@ -148,21 +148,26 @@ check_keys(CheckCtx *ctx)
 
 	if (probe->skipped)
 		check_add(ctx, CHECK_INFO, 0, ctx->table,
+				  "keys: not probed: that needs SELECT on the table or ycsb_key",
 				  "Run petagen.check() as a role with SELECT on the table to look for them.",
 				  "keys: whether the table already holds keys of this load was not probed: that needs SELECT on the table or its column ycsb_key");
 	else if (probe->present > 0 && !leaf)
 		check_add(ctx, CHECK_ERROR, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
 				  probe->first_leaf,
+				  psprintf("keys: %d of the %d key numbers probed are already in the table",
+						   probe->present, probe->probed),
 				  "If an earlier job loaded these keys, check the table with petagen.verify() instead of loading it again; TRUNCATE it first if its rows may go, or load other keys (another prefix).",
 				  "keys: %d of the %d key numbers probed are already in the table, the first being key number " INT64_FORMAT " (\"%s\") in \"%s\": the load would write them again",
 				  probe->present, probe->probed, probe->first_seq,
 				  probe->first_key, probe->first_leaf);
 	else if (probe->present == 0 && probe->probed > 0)
-		check_add(ctx, CHECK_INFO, 0, ctx->table, NULL,
+		check_add(ctx, CHECK_INFO, 0, ctx->table, NULL, NULL,
 				  "keys: none of the %d key numbers probed is in the table yet",
 				  probe->probed);
 	if (probe->unindexed > 0 && !leaf)
 		check_add(ctx, CHECK_WARNING, 0, probe->first_unindexed,
+				  psprintf("keys: %d local leaves with rows and no btree index on ycsb_key, not probed",
+						   probe->unindexed),
 				  "Make sure their rows are not keys of this load, or create an index on ycsb_key so that petagen.check() can look.",
 				  "keys: %d local leaves hold rows but no btree index on ycsb_key: whether they hold keys of this load was not probed",
 				  probe->unindexed);
@@ -183,16 +188,20 @@ check_leaves_nonempty(CheckCtx *ctx)
 		return;
 	if (ctx->probe.present > 0)
 		check_add(ctx, CHECK_ERROR, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, first,
+				  psprintf("leaf method: " INT64_FORMAT " local leaves hold rows, %d probed keys among them",
+						   nonempty, ctx->probe.present),
 				  "TRUNCATE the leaves first if their rows may go; method => 'chunk' would write the keys they hold again.",
 				  "leaf method: " INT64_FORMAT " local leaves hold rows, among them %d of the %d key numbers of this load probed; a leaf load writes only into empty leaves",
 				  nonempty, ctx->probe.present, ctx->probe.probed);
 	else if (check_may_read(ctx->def->relid))
 		check_add(ctx, CHECK_ERROR, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, first,
+				  NULL,
 				  "TRUNCATE the leaves first if their rows may go, or use method => 'chunk'.",
 				  "leaf method: " INT64_FORMAT " local leaves hold rows; a leaf load writes only into empty leaves",
 				  nonempty);
 	else
 		check_add(ctx, CHECK_ERROR, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, ctx->table,
+				  NULL,
 				  "Which leaves hold rows is shown only to roles with SELECT on the table. TRUNCATE the leaves first if their rows may go, or use method => 'chunk'.",
 				  "leaf method: local leaves hold rows; a leaf load writes only into empty leaves");
 }

@@ -25,6 +25,7 @@
 #include "access/table.h"
 #include "access/transam.h"
 #include "access/xlog.h"
+#include "catalog/partition.h"
 #include "catalog/pg_am_d.h"
 #include "commands/tablespace.h"
 #include "miscadmin.h"
@@ -32,6 +33,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 
 #include "catalog.h"
 #include "compat.h"
@@ -44,6 +46,17 @@
 #define CHECK_MIN_SAMPLES	10000
 #define CHECK_LEAF_SAMPLES	100
 #define CHECK_MAX_SAMPLES	1000000
+
+/*
+ * check_hash_share() of a partition under a range or list bound, and under
+ * a DEFAULT partition.  A hash partition whose share would give the sample
+ * fewer keys than CHECK_SHARE_MIN_SAMPLES is not judged.  A finding names
+ * up to CHECK_SHARE_NAMES leaves.
+ */
+#define CHECK_SHARE_UNKNOWN		(-1.0)
+#define CHECK_SHARE_DEFAULT		(-2.0)
+#define CHECK_SHARE_MIN_SAMPLES	20
+#define CHECK_SHARE_NAMES		10
 
 /* Fill of btree leaf pages under random inserts (about ln 2). */
 #define CHECK_RANDOM_FILL	0.70
@@ -92,19 +105,22 @@ check_sample(CheckCtx *ctx)
 			}
 			continue;
 		}
-		ctx->leaves[leaf].rows += 1;
+		ctx->leaves[leaf].sampled++;
 		ctx->leaves[leaf].keylen += len;
 	}
+	ctx->nsamples = n;
 	for (int i = 0; i < route_nleaves(ctx->router); i++)
 	{
 		LeafEstimate *est = &ctx->leaves[i];
 
-		if (est->rows > 0)
-			est->keylen /= est->rows;
-		est->rows = est->rows * (double) rows / n;
+		if (est->sampled > 0)
+			est->keylen /= est->sampled;
+		est->rows = est->sampled * (double) rows / n;
 	}
 	if (unrouted > 0)
 		check_add(ctx, CHECK_ERROR, ERRCODE_CHECK_VIOLATION, ctx->table,
+				  psprintf("routing: no partition accepts about %.0f%% of the key space",
+						   100.0 * unrouted / n),
 				  "Create the missing partitions (or a DEFAULT partition), or load a key space the partitions cover.",
 				  "routing: no partition accepts about %.0f%% of the key space, the first being key number " INT64_FORMAT " (\"%s\"): the load would fail there",
 				  100.0 * unrouted / n, first_unrouted, first_key);
@@ -245,6 +261,8 @@ check_index_tablespace(CheckCtx *ctx, const RouteLeaf *leaf, Oid indexid,
 	const char *heap_ts = get_tablespace_name(leaf->heap_tablespace);
 
 	check_add(ctx, CHECK_WARNING, 0, get_rel_name(indexid),
+			  psprintf("index tablespace: in \"%s\", its table in \"%s\"",
+					   get_tablespace_name(spcoid), heap_ts),
 			  psprintf("ALTER INDEX %s SET TABLESPACE %s; puts it beside its table (quick while the index is small).",
 					   catalog_relation_name(indexid), quote_identifier(heap_ts)),
 			  "index tablespace: index \"%s\" of \"%s\" is in tablespace \"%s\", its table in \"%s\"",
@@ -295,13 +313,112 @@ check_relation_size(CheckCtx *ctx, const RouteLeaf *leaf, double bytes)
 						ceil(ctx->heap / (limit / 2)) + 1);
 	if (bytes > limit)
 		check_add(ctx, CHECK_ERROR, ERRCODE_PROGRAM_LIMIT_EXCEEDED,
-				  get_rel_name(leaf->relid), hint,
+				  get_rel_name(leaf->relid),
+				  psprintf("relation size: about %s, past the limit of %s per relation",
+						   check_size(bytes), check_size(limit)),
+				  hint,
 				  "relation size: leaf \"%s\" would grow to about %s, past PostgreSQL's limit of %s per relation",
 				  get_rel_name(leaf->relid), check_size(bytes), check_size(limit));
 	else
-		check_add(ctx, CHECK_WARNING, 0, get_rel_name(leaf->relid), hint,
+		check_add(ctx, CHECK_WARNING, 0, get_rel_name(leaf->relid),
+				  psprintf("relation size: about %s, over half the limit of %s per relation",
+						   check_size(bytes), check_size(limit)),
+				  hint,
 				  "relation size: leaf \"%s\" would grow to about %s, over half PostgreSQL's limit of %s per relation",
 				  get_rel_name(leaf->relid), check_size(bytes), check_size(limit));
+}
+
+/*
+ * The share of the key space PostgreSQL's hash partitioning routes to
+ * partition relid: the product of 1/modulus of its bound and those of its
+ * ancestors; CHECK_SHARE_UNKNOWN if one of them is a range or list bound,
+ * CHECK_SHARE_DEFAULT if one is a DEFAULT partition (a catch-all).
+ */
+static double
+check_hash_share(Oid relid)
+{
+	double		share = 1.0;
+
+	while (get_rel_relispartition(relid))
+	{
+		HeapTuple	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+		PartitionBoundSpec *bound;
+		bool		isnull;
+		Datum		datum;
+
+		if (!HeapTupleIsValid(tuple))
+			elog(ERROR, "cache lookup failed for relation %u", relid);
+		datum = SysCacheGetAttr(RELOID, tuple, Anum_pg_class_relpartbound,
+								&isnull);
+		bound = isnull ? NULL :
+			castNode(PartitionBoundSpec, stringToNode(TextDatumGetCString(datum)));
+		ReleaseSysCache(tuple);
+		if (bound == NULL || bound->is_default)
+			return CHECK_SHARE_DEFAULT;
+		if (bound->strategy != PARTITION_STRATEGY_HASH)
+			return CHECK_SHARE_UNKNOWN;
+		share /= bound->modulus;
+		relid = get_partition_parent(relid, true);
+	}
+	return share;
+}
+
+/* The first max of names, and how many more there are. */
+static char *
+check_names(List *names, int max)
+{
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	foreach(lc, names)
+	{
+		if (foreach_current_index(lc) == max)
+		{
+			appendStringInfo(&buf, " and %d more", list_length(names) - max);
+			break;
+		}
+		appendStringInfo(&buf, "%s%s", buf.len ? ", " : "", (char *) lfirst(lc));
+	}
+	return buf.data;
+}
+
+/*
+ * Warn, naming them, about leaves the sample routes no key to: a classic is
+ * hash sub-partitions on ycsb_key whose modulus shares a factor with their
+ * parent's, which get the keys of only some remainders (hash 4 under hash 4
+ * fills 4 of 16 leaves).  Not for Citus shards (even hash ranges), DEFAULT
+ * partitions (catch-alls), nor hash partitions whose share is too small for
+ * the sample to tell.
+ */
+static void
+check_shares(CheckCtx *ctx)
+{
+	int			nleaves = route_nleaves(ctx->router);
+	List	   *none = NIL;
+
+	if (route_is_citus(ctx->router))
+		return;
+	for (int i = 0; i < nleaves; i++)
+	{
+		Oid			relid = route_leaf(ctx->router, i)->relid;
+		double		share = check_hash_share(relid);
+
+		if (share == CHECK_SHARE_DEFAULT ||
+			(share > 0 && share * ctx->nsamples < CHECK_SHARE_MIN_SAMPLES))
+			continue;
+		if (ctx->leaves[i].sampled == 0)
+			none = lappend(none, get_rel_name(relid));
+	}
+	if (none == NIL)
+		return;
+	check_add(ctx, CHECK_WARNING, 0, ctx->table,
+			  psprintf("leaves: %d of %d get no keys: %s", list_length(none),
+					   nleaves, check_names(none, 2)),
+			  "Hash sub-partitions on ycsb_key whose modulus shares a factor with their parent's get only the keys of some remainders: give them a modulus with no factor in common (hash 3 under hash 4), or partition the parent into more partitions instead; a range or list partition gets no keys when the key space lies outside its bounds.",
+			  "leaves: %d of the %d leaves get none of the " INT64_FORMAT " key numbers sampled evenly from the key space, and stay empty: %s",
+			  list_length(none), nleaves, ctx->nsamples,
+			  check_names(none, CHECK_SHARE_NAMES));
 }
 
 /* Estimate each local leaf; note its autovacuum and freeze state. */
@@ -310,6 +427,7 @@ check_leaves(CheckCtx *ctx)
 {
 	int			nleaves = route_nleaves(ctx->router);
 
+	ctx->largest = -1;
 	for (int i = 0; i < nleaves; i++)
 	{
 		const RouteLeaf *leaf = route_leaf(ctx->router, i);
@@ -320,6 +438,8 @@ check_leaves(CheckCtx *ctx)
 
 		if (!leaf->local)
 			continue;
+		if (ctx->largest < 0 || est->rows > ctx->leaves[ctx->largest].rows)
+			ctx->largest = i;
 		rel = table_open(leaf->relid, NoLock);	/* locked by route_open() */
 		shape_from_tupdesc(RelationGetDescr(rel), RelationGetRelationName(rel),
 						   &shape);
@@ -340,11 +460,15 @@ check_leaves(CheckCtx *ctx)
 		table_close(rel, NoLock);
 	}
 	check_add(ctx, CHECK_INFO, 0, ctx->table,
+			  psprintf("leaves: %d local and %d foreign; this node writes about %.1f%% of the rows",
+					   ctx->nlocal, nleaves - ctx->nlocal,
+					   100.0 * ctx->local_rows / ctx->def->rows),
 			  nleaves > ctx->nlocal ?
 			  "Run the same petagen.start() on the nodes that store the foreign leaves." : NULL,
 			  "leaves: %d local and %d foreign; this node writes about %.0f of the " INT64_FORMAT " rows (%.1f%%)",
 			  ctx->nlocal, nleaves - ctx->nlocal, ctx->local_rows,
 			  ctx->def->rows, 100.0 * ctx->local_rows / ctx->def->rows);
+	check_shares(ctx);
 	for (int i = 0; i < nleaves; i++)
 		if (route_leaf(ctx->router, i)->local)
 			check_relation_size(ctx, route_leaf(ctx->router, i),
@@ -404,7 +528,11 @@ check_spaces(CheckCtx *ctx)
 			severity = CHECK_WARNING;
 			hint = "Less than 10% would be left above the reserve: free space or spread the leaves over more tablespaces before a long load.";
 		}
-		check_add(ctx, severity, ERRCODE_DISK_FULL, names.data, hint,
+		check_add(ctx, severity, ERRCODE_DISK_FULL, names.data,
+				  psprintf("space: about %s needed on this filesystem, %s free, reserve %s",
+						   check_size(need), check_size(disk_free(space->path)),
+						   check_size(reserve)),
+				  hint,
 				  "space: this node's share needs about %s on this filesystem (heap %s, indexes %s, WAL %s); %s are free and the disk reserve keeps %s",
 				  check_size(need), check_size(space->heap),
 				  check_size(space->index), check_size(space->wal),

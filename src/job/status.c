@@ -4,8 +4,10 @@
  *		phase, a bar and percent of the whole job (progress.c), rate,
  *		elapsed time, ETA, state and reason.  Without an argument it lists
  *		the active jobs (running, stopped) and those that ended in the last
- *		hour.  Cheap enough for \watch 1.  status_workers.c shows the
- *		phases and workers of one job.
+ *		hour.  Cheap enough for \watch 1.  A row fits a 120-column psql
+ *		screen: the reason is cut to STATUS_REASON_MAX characters (the whole
+ *		of it is in status_details()).  status_workers.c shows the phases
+ *		and workers of one job.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -14,6 +16,7 @@
 
 #include "fmgr.h"
 #include "funcapi.h"
+#include "mb/pg_wchar.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
@@ -23,7 +26,7 @@
 #include "job/progress.h"
 #include "job/status.h"
 
-#define STATUS_COLS		10
+#define STATUS_COLS		9
 #define STATUS_BAR_LEN	10
 /* Longest interval shown (about 31,700 years): keeps the interval in range. */
 #define STATUS_MAX_SECONDS	1e12
@@ -45,6 +48,22 @@ status_bar(double fraction)
 	snprintf(bar + STATUS_BAR_LEN, sizeof(bar) - STATUS_BAR_LEN,
 			 " %5.1f%%", status_percent(fraction));
 	return cstring_to_text(bar);
+}
+
+/*
+ * A reason as status() and status_workers() show it: cut to
+ * STATUS_REASON_MAX characters, ending in "..." if it was longer.
+ */
+Datum
+status_reason(const char *reason)
+{
+	int			len = strlen(reason);
+
+	if (pg_mbstrlen_with_len(reason, len) <= STATUS_REASON_MAX)
+		return CStringGetTextDatum(reason);
+	return CStringGetTextDatum(psprintf("%.*s...",
+										pg_mbcharcliplen(reason, len, STATUS_REASON_MAX - 3),
+										reason));
 }
 
 /* A fraction 0..1 as a percent rounded down to 0.1: 100 only when done. */
@@ -100,7 +119,6 @@ status_emit(ReturnSetInfo *rsinfo, const JobDef *def, const JobProgress *p)
 	memset(nulls, false, sizeof(nulls));
 	values[i++] = Int64GetDatum(def->job);
 	values[i++] = ObjectIdGetDatum(def->relid);
-	values[i++] = CStringGetTextDatum(def->method->name);
 	values[i++] = CStringGetTextDatum(progress_step_name(p->step));
 	values[i++] = PointerGetDatum(status_bar(p->fraction));
 	nulls[i] = p->rows_per_s < 0;
@@ -112,7 +130,7 @@ status_emit(ReturnSetInfo *rsinfo, const JobDef *def, const JobProgress *p)
 	values[i++] = status_interval(p->eta_s);
 	values[i++] = CStringGetTextDatum(job_state_name(p->state));
 	nulls[i] = p->reason[0] == '\0';
-	values[i++] = CStringGetTextDatum(p->reason);
+	values[i++] = status_reason(p->reason);
 	Assert(i == STATUS_COLS);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }

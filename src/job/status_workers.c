@@ -1,10 +1,13 @@
 /*-------------------------------------------------------------------------
  * status_workers.c
- *		petagen.status_workers(job): the detail behind one status() row.
+ *		petagen.status_details(job): the detail behind one status() row.
  *		First a row per phase the job has (worker IS NULL: routing,
  *		loading, indexing, in order) with that phase's own progress and
  *		when it began, then, while a run is live, a row per worker with its
  *		own progress: the chunk, or leaf, it writes and how far it got.
+ *		petagen.status_workers(job) shows the same rows in the columns a
+ *		120-column psql screen holds: the chunk or leaf as one `unit`, the
+ *		percent, rows, rate and the reason cut as status() cuts it.
  *
  * A phase began at its first progress_log row (workers log one as each
  * phase begins: sampling.c); it lasted until the next phase began, or the
@@ -26,7 +29,7 @@
 #include "job/options.h"
 #include "job/status.h"
 
-/* The columns of status_workers(), in order. */
+/* The columns of status_details(), in order. */
 typedef enum StatusWorkersCol
 {
 	SW_WORKER,
@@ -51,6 +54,12 @@ typedef enum StatusWorkersCol
 	SW_CURRENT_INDEX,
 	STATUS_WORKERS_COLS
 } StatusWorkersCol;
+
+/* The columns of status_workers(); SW_CHUNK stands for its unit. */
+static const StatusWorkersCol status_workers_cols[] = {
+	SW_WORKER, SW_PHASE, SW_STATE, SW_PID, SW_CHUNK, SW_PERCENT, SW_ROWS,
+	SW_ROWS_PER_S, SW_REASON
+};
 
 /* When each phase of a job first began (0: not yet). */
 typedef TimestampTz PhaseStarts[NSTEPS];
@@ -123,10 +132,45 @@ status_phase_state(const JobProgress *p, ProgressStep step)
 	return "pending";
 }
 
+/*
+ * Add a row of status_details() (details), or the columns of it that
+ * status_workers() shows: the leaf's name or "chunk N" as its unit, the
+ * reason cut to STATUS_REASON_MAX characters.
+ */
+static void
+status_put(ReturnSetInfo *rsinfo, Datum *values, bool *nulls, bool details)
+{
+	Datum		narrow[lengthof(status_workers_cols)];
+	bool		narrow_nulls[lengthof(status_workers_cols)];
+
+	if (details)
+	{
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		return;
+	}
+	for (int i = 0; i < lengthof(status_workers_cols); i++)
+	{
+		StatusWorkersCol col = status_workers_cols[i];
+
+		narrow[i] = values[col];
+		narrow_nulls[i] = nulls[col];
+		if (col == SW_CHUNK && !nulls[SW_LEAF])
+			narrow[i] = DirectFunctionCall1(textin,
+											DirectFunctionCall1(regclassout, values[SW_LEAF]));
+		else if (col == SW_CHUNK && !nulls[SW_CHUNK])
+			narrow[i] = CStringGetTextDatum(psprintf("chunk " INT64_FORMAT,
+													 DatumGetInt64(values[SW_CHUNK])));
+		else if (col == SW_REASON && !nulls[SW_REASON])
+			narrow[i] = status_reason(TextDatumGetCString(values[SW_REASON]));
+	}
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, narrow, narrow_nulls);
+}
+
 /* Add the row of phase `step` of the job whose progress is p. */
 static void
 status_phase_row(ReturnSetInfo *rsinfo, const JobProgress *p,
-				 const PhaseStarts starts, ProgressStep step, bool live)
+				 const PhaseStarts starts, ProgressStep step, bool live,
+				 bool details)
 {
 	Datum		values[STATUS_WORKERS_COLS];
 	bool		nulls[STATUS_WORKERS_COLS];
@@ -164,13 +208,13 @@ status_phase_row(ReturnSetInfo *rsinfo, const JobProgress *p,
 	nulls[SW_LAST_ERROR_AT] = nulls[SW_LAST_ERROR];
 	values[SW_LAST_ERROR] = CStringGetTextDatum(p->sum.last_error);
 	values[SW_LAST_ERROR_AT] = TimestampTzGetDatum(p->sum.last_error_at);
-	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	status_put(rsinfo, values, nulls, details);
 }
 
 /* Add the row of worker `index` of a live run in phase `step`. */
 static void
 status_worker_row(ReturnSetInfo *rsinfo, JobShared *shared, int index,
-				  ProgressStep step)
+				  ProgressStep step, bool details)
 {
 	Datum		values[STATUS_WORKERS_COLS];
 	bool		nulls[STATUS_WORKERS_COLS];
@@ -213,13 +257,12 @@ status_worker_row(ReturnSetInfo *rsinfo, JobShared *shared, int index,
 	values[SW_LAST_ERROR_AT] = TimestampTzGetDatum(w.last_error_at);
 	nulls[SW_CURRENT_INDEX] = w.current_index[0] == '\0';
 	values[SW_CURRENT_INDEX] = CStringGetTextDatum(w.current_index);
-	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	status_put(rsinfo, values, nulls, details);
 }
 
-PG_FUNCTION_INFO_V1(petagen_status_workers);
-/* petagen.status_workers(job): a row per phase of the job, then per worker. */
-Datum
-petagen_status_workers(PG_FUNCTION_ARGS)
+/* Return the rows of status_details() (details) or status_workers(). */
+static Datum
+status_workers_return(FunctionCallInfo fcinfo, bool details)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	JobDef		def;
@@ -234,12 +277,28 @@ petagen_status_workers(PG_FUNCTION_ARGS)
 	status_phase_starts(def.job, starts);
 	for (int i = 0; i < NSTEPS; i++)
 		if (p.steps[i].present)
-			status_phase_row(rsinfo, &p, starts, i, shared != NULL);
+			status_phase_row(rsinfo, &p, starts, i, shared != NULL, details);
 	if (shared != NULL)
 	{
 		for (int i = 0; i < shared->nworkers; i++)
-			status_worker_row(rsinfo, shared, i, p.step);
+			status_worker_row(rsinfo, shared, i, p.step, details);
 		dsm_detach(seg);
 	}
 	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(petagen_status_workers);
+/* petagen.status_workers(job): a row per phase of the job, then per worker. */
+Datum
+petagen_status_workers(PG_FUNCTION_ARGS)
+{
+	return status_workers_return(fcinfo, false);
+}
+
+PG_FUNCTION_INFO_V1(petagen_status_details);
+/* petagen.status_details(job): status_workers() with every figure. */
+Datum
+petagen_status_details(PG_FUNCTION_ARGS)
+{
+	return status_workers_return(fcinfo, true);
 }

@@ -138,7 +138,10 @@ load_check_table(Oid relid, const GenSpec *spec, int64 last, RowShape *shape)
 	table_close(rel, NoLock);
 }
 
-/* Check every local leaf for row-level security, triggers and rules. */
+/*
+ * Check every local leaf for its shape (a partition may lack a default or
+ * identity its parent has), row-level security, triggers and rules.
+ */
 static void
 load_check_leaves(const Router *router)
 {
@@ -146,10 +149,13 @@ load_check_leaves(const Router *router)
 	{
 		const RouteLeaf *leaf = route_leaf(router, i);
 		Relation	rel;
+		RowShape	shape;
 
 		if (!leaf->local)
 			continue;
 		rel = table_open(leaf->relid, NoLock);	/* locked by route_open() */
+		shape_from_tupdesc(RelationGetDescr(rel), RelationGetRelationName(rel),
+						   &shape);
 		load_check_bypass(rel);
 		table_close(rel, NoLock);
 	}

@@ -169,12 +169,13 @@ SELECT * FROM finish();
 
 -- A tiny run (a leaf named twice is one target), and what it records (only
 -- values that do not depend on timing).
-SELECT kind, workers, operations > 0 AS ran, operations = reads AS all_reads,
+SELECT kind, workers, operations > 0 AS ran,
        errors, not_found, p50_us <= p99_us AND p99_us <= max_us AS ordered_percentiles
 FROM petagen.bench('select', 1, '0.3 s', "table" => 'b09.t', target => '{b09.t_p1,b09.t_p1}', rows => 1000,
                    label => 'tiny');
 SELECT kind, workers, sweep IS NULL AS no_sweep, target, target_node, distribution,
-       options - 'seconds' AS options, duration, warmup, "table", label
+       options - 'seconds' AS options, duration, warmup, "table", label,
+       operations = reads AS all_reads
 FROM petagen.bench_results ORDER BY id;
 -- The settings it ran under.
 SELECT settings->>'server_version' = current_setting('server_version') AS server_version,
@@ -190,9 +191,9 @@ SELECT round(tps::numeric, 1) = tps::numeric AS tps_to_a_tenth,
 FROM petagen.bench_results, unnest(ARRAY[p50_us, p95_us, p99_us, p999_us, max_us]) AS l
 GROUP BY tps;
 
--- A sweep: a row per worker count, all carrying the first run's id, which
--- each row returns as the sweep id.
-SELECT workers, operations > 0 AS ran, errors, sweep = min(id) OVER () AS returns_sweep_id
+-- A sweep: a row per worker count, all carrying the first run's id as
+-- their sweep id.
+SELECT workers, operations > 0 AS ran, errors
 FROM petagen.bench_sweep('ycsb-c', '{1,2}', '0.2 s', "table" => 'b09.t', rows => 1000);
 SELECT workers, sweep = min(id) OVER () AS same_sweep, distribution
 FROM petagen.bench_results WHERE kind = 'ycsb-c' ORDER BY id;

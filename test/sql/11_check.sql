@@ -1,7 +1,9 @@
 -- petagen.check(): the preflight findings of a load, and start() refusing
 -- on an error finding unless force => true.  Sizes and free space depend on
 -- the machine, so the output shows severities, objects and the topic of each
--- finding (the text before its first colon), never byte counts.
+-- finding (the text before its first colon), never byte counts.  check()
+-- says each finding in at most 80 characters; check_details() says it in
+-- full (detail), with the hint.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS petagen;
 CREATE EXTENSION IF NOT EXISTS pgtap;
@@ -19,21 +21,27 @@ SELECT petagen.create_table('usertable', 4);
 
 -- A small, well-placed load: information and the warnings every load gets.
 SELECT severity, object, split_part(finding, ':', 1) AS topic, hint IS NOT NULL AS has_hint
-FROM petagen.check(1000, workers => 2, "table" => 'usertable');
+FROM petagen.check_details(1000, workers => 2, "table" => 'usertable');
+-- check() has the same findings, none longer than 80 characters, each
+-- the start of its detail or a summary with the same topic.
+SELECT count(*) AS findings, max(length(c.finding)) <= 80 AS short,
+       bool_and(split_part(c.finding, ':', 1) = split_part(d.detail, ':', 1)) AS same_topics
+FROM petagen.check(1000, workers => 2, "table" => 'usertable') WITH ORDINALITY c
+JOIN petagen.check_details(1000, workers => 2, "table" => 'usertable') WITH ORDINALITY d USING (ordinality);
 
 -- The local share, estimated by routing a sample of the key space.
-SELECT finding ~ '^leaves: 4 local and 0 foreign; this node writes about 1000 of the 1000 rows \(100\.0%\)$' AS all_local
-FROM petagen.check(1000, 2, 'usertable') WHERE finding LIKE 'leaves:%';
+SELECT detail ~ '^leaves: 4 local and 0 foreign; this node writes about 1000 of the 1000 rows \(100\.0%\)$' AS all_local
+FROM petagen.check_details(1000, 2, 'usertable') WHERE finding LIKE 'leaves:%';
 
 -- A misplaced index: usertable_p2's primary key moved away from its heap.
 ALTER INDEX usertable_p2_pkey SET TABLESPACE regress_check_ts;
 SELECT severity, object, split_part(finding, ':', 1) AS topic, hint
-FROM petagen.check(1000, 2, 'usertable') WHERE finding LIKE 'index tablespace:%';
-SELECT finding FROM petagen.check(1000, 2, 'usertable') WHERE finding LIKE 'index tablespace:%';
+FROM petagen.check_details(1000, 2, 'usertable') WHERE finding LIKE 'index tablespace:%';
+SELECT finding, detail FROM petagen.check_details(1000, 2, 'usertable') WHERE finding LIKE 'index tablespace:%';
 -- Its tablespace is on the same filesystem as the others: one space row.
 SELECT severity, object FROM petagen.check(1000, 2, 'usertable') WHERE finding LIKE 'space:%';
 -- The hint's statement fixes it.
-SELECT hint FROM petagen.check(1000, 2, 'usertable') WHERE finding LIKE 'index tablespace:%' \gset
+SELECT hint FROM petagen.check_details(1000, 2, 'usertable') WHERE finding LIKE 'index tablespace:%' \gset
 SELECT :'hint' ~ '^ALTER INDEX check11\.usertable_p2_pkey SET TABLESPACE pg_default; ' AS hint_is_the_fix;
 ALTER INDEX check11.usertable_p2_pkey SET TABLESPACE pg_default;
 SELECT count(*) AS misplaced FROM petagen.check(1000, 2, 'usertable') WHERE finding LIKE 'index tablespace:%';
@@ -46,7 +54,7 @@ WHERE severity = 'error';
 -- A leaf past PostgreSQL's 32 TB relation limit.
 SELECT severity, object, split_part(finding, ':', 1) AS topic
 FROM petagen.check(1e14, 2, 'usertable') WHERE finding LIKE 'relation size:%' ORDER BY object;
-SELECT hint FROM petagen.check(1e14, 2, 'usertable') WHERE object = 'usertable_p0' AND finding LIKE 'relation size:%';
+SELECT hint FROM petagen.check_details(1e14, 2, 'usertable') WHERE object = 'usertable_p0' AND finding LIKE 'relation size:%';
 
 -- Too few worker slots: regress.conf has max_worker_processes = 16.
 SELECT severity, object, split_part(finding, ':', 1) AS topic
@@ -67,7 +75,7 @@ FROM generate_series(0, 3) g, format('usertable_p%s', g) i \gexec
 SELECT count(*) AS autovacuum_findings FROM petagen.check(1000, 2, 'usertable')
 WHERE finding LIKE 'autovacuum:%';
 ALTER TABLE usertable_p1 RESET (autovacuum_enabled);
-SELECT finding ~ '^autovacuum: 1 of 4 local leaves' AS one_leaf FROM petagen.check(1000, 2, 'usertable')
+SELECT finding ~ '^autovacuum: on for 1 of 4 local leaves' AS one_leaf FROM petagen.check(1000, 2, 'usertable')
 WHERE finding LIKE 'autovacuum:%';
 
 -- Keys no partition accepts (a range tree: a shape of its own).
@@ -80,7 +88,7 @@ SELECT count(*) AS errors FROM petagen.check(1000, 1, 'ranged') WHERE severity =
 
 -- What start() would refuse is an error finding, with start()'s message.
 CREATE TABLE no_key (id text, field0 text);
-SELECT severity, object, finding, hint FROM petagen.check(10, 1, 'no_key') WHERE severity = 'error';
+SELECT severity, object, detail, hint FROM petagen.check_details(10, 1, 'no_key') WHERE severity = 'error';
 CREATE SERVER nowhere FOREIGN DATA WRAPPER postgres_fdw
     OPTIONS (host 'petagen-no-such-host.invalid', port '1');
 CREATE TABLE remote_only (ycsb_key text, field0 text) PARTITION BY HASH (ycsb_key);
@@ -115,7 +123,45 @@ SELECT count(*) AS leaves, min(relid::text) AS first, max(relid::text) AS last
 FROM pg_partition_tree('check11_defaults.usertable') WHERE isleaf;
 SET search_path = check11, public;
 
-SELECT plan(31);
+-- Hash sub-partitions with their parent's modulus: every key of a
+-- partition has its remainder, so 12 of the 16 leaves get no keys; check()
+-- names them, and sizes a leaf job by the largest leaf.
+CREATE TABLE hh (ycsb_key text PRIMARY KEY, field0 text) PARTITION BY HASH (ycsb_key);
+SELECT format('CREATE TABLE hh_%s PARTITION OF hh FOR VALUES WITH (MODULUS 4, REMAINDER %s) PARTITION BY HASH (ycsb_key)', i, i)
+FROM generate_series(0, 3) i \gexec
+SELECT format('CREATE TABLE hh_%s_%s PARTITION OF hh_%s FOR VALUES WITH (MODULUS 4, REMAINDER %s)', i, j, i, j)
+FROM generate_series(0, 3) i, generate_series(0, 3) j \gexec
+SELECT severity, object, finding FROM petagen.check(2e6, 1, 'hh', method => 'leaf')
+WHERE finding ~ '^leaves' OR finding ~ 'largest leaf';
+SELECT detail, hint FROM petagen.check_details(2e6, 1, 'hh') WHERE severity = 'warning' AND finding ~ '^leaves';
+-- A modulus with no factor in common with the parent's spreads the keys.
+DROP TABLE hh_1;
+CREATE TABLE hh_1 PARTITION OF hh FOR VALUES WITH (MODULUS 4, REMAINDER 1) PARTITION BY HASH (ycsb_key);
+SELECT format('CREATE TABLE hh_1_%s PARTITION OF hh_1 FOR VALUES WITH (MODULUS 3, REMAINDER %s)', j, j)
+FROM generate_series(0, 2) j \gexec
+SELECT finding, detail !~ 'hh_1_' AS hh_1_gets_keys
+FROM petagen.check_details(2e6, 1, 'hh') WHERE severity = 'warning' AND finding ~ '^leaves';
+-- A DEFAULT partition that gets no keys is a catch-all, not a mistake.
+SELECT count(*) AS leaves_warnings FROM petagen.check(1000, 1, 'ranged')
+WHERE severity = 'warning' AND finding ~ '^leaves';
+
+-- A leaf INSERT could not fill (a NOT NULL column without the default its
+-- parent has) is an error finding, as start() refuses it, not an ERROR.
+CREATE TABLE extra_col (ycsb_key text PRIMARY KEY, field0 text, extra int NOT NULL DEFAULT 0)
+    PARTITION BY HASH (ycsb_key);
+CREATE TABLE extra_col_0 (ycsb_key text PRIMARY KEY, field0 text, extra int NOT NULL);
+ALTER TABLE extra_col ATTACH PARTITION extra_col_0 FOR VALUES WITH (MODULUS 1, REMAINDER 0);
+SELECT severity, object, finding FROM petagen.check(10, 1, 'extra_col') WHERE severity = 'error';
+-- So is an identity column of a partitioned table, which before
+-- PostgreSQL 17 its partitions do not have.
+CREATE TABLE ident (id bigint GENERATED ALWAYS AS IDENTITY, ycsb_key text PRIMARY KEY, field0 text)
+    PARTITION BY HASH (ycsb_key);
+CREATE TABLE ident_0 PARTITION OF ident FOR VALUES WITH (MODULUS 1, REMAINDER 0);
+SELECT count(*) FILTER (WHERE severity = 'error') = (current_setting('server_version_num')::int < 170000)::int
+       AS error_where_partitions_lack_it
+FROM petagen.check(10, 1, 'ident');
+
+SELECT plan(32);
 
 -- Bad input to check() is an error, as for start().
 SELECT throws_ok($$SELECT * FROM petagen.check(NULL)$$, '22004',
@@ -141,6 +187,8 @@ SELECT throws_like($$SELECT petagen.start(1000, 1, 'usertable', disk_reserve => 
     'start: the message names the first error finding');
 SELECT throws_ok($$SELECT petagen.start(1e14, 1, 'usertable')$$, '54000',
     NULL, 'start: a leaf past the relation size limit');
+SELECT throws_ok($$SELECT petagen.start(10, 1, 'extra_col', force => true)$$, '42P16',
+    'column "extra" of "extra_col_0" is NOT NULL and has no default', 'start: a leaf INSERT could not fill, even with force');
 SELECT throws_ok($$SELECT petagen.start(1000, 20, 'usertable')$$, '53400',
     'not enough free background worker slots for 20 workers', 'start: too few worker slots');
 SELECT throws_ok($$SELECT petagen.start(10, 1, 'usertable', force => NULL)$$, '22004',

@@ -60,9 +60,9 @@ SELECT throws_ok($$SELECT * FROM petagen.check(107374182400000001, 1, 'ok', chun
 SELECT throws_ok($$SELECT petagen.start(107374182400001, 1, 'ok')$$, '22003',
     'rows 107374182400001 in chunks of 100000 make 1073741825 chunks, too many for one job',
     'start() one chunk past the limit');
-SELECT ok(bool_or(finding ~ '^xids: the load uses about 1073741824 transaction IDs'),
+SELECT ok(bool_or(detail ~ '^xids: the load uses about 1073741824 transaction IDs'),
     'check() at the limit counts 2^30 transaction IDs')
-FROM petagen.check(107374182400000000, 1, 'ok', chunk_rows => 100000000);
+FROM petagen.check_details(107374182400000000, 1, 'ok', chunk_rows => 100000000);
 -- key numbers run to 2^63-1
 SELECT throws_ok($$SELECT * FROM petagen.load('ok', 9223372036854775807, 2)$$, '22003',
     'first 9223372036854775807 and count 2 run past the key space', 'load() past 2^63-1');

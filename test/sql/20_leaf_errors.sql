@@ -67,13 +67,13 @@ SELECT throws_ok($$SELECT petagen.start(100000, 1, 'ok', chunk_rows => 9999, met
 SELECT throws_ok($$SELECT petagen.check(100000, 1, 'ok', chunk_rows => 1, method => 'leaf')$$,
     '22023', 'chunk_rows of a leaf job must be at least 10000, not 1',
     'check() refuses the same floor');
-SELECT is(finding ~ '^leaf method: the routing files take about \d+ kB in 25 files \(one per 40000 keys\) in the data directory until the job ends; .* are free above the disk reserve, (\d+ inodes|inodes without limit)$',
+SELECT is(detail ~ '^leaf method: the routing files take about \d+ kB in 25 files \(one per 40000 keys\) in the data directory until the job ends; .* are free above the disk reserve, (\d+ inodes|inodes without limit)$',
     true, 'check() counts a leaf job''s routing files and the free inodes')
-FROM petagen.check(1000000, 1, 'ok', chunk_rows => 40000, method => 'leaf')
+FROM petagen.check_details(1000000, 1, 'ok', chunk_rows => 40000, method => 'leaf')
 WHERE object = 'pg_petagen';
-SELECT is(finding ~ ' in 4 files \(one per 250000 keys\)', true,
+SELECT is(detail ~ ' in 4 files \(one per 250000 keys\)', true,
     'a leaf job''s default range: about four per worker, at least 10,000 keys')
-FROM petagen.check(1000000, 1, 'ok', method => 'leaf')
+FROM petagen.check_details(1000000, 1, 'ok', method => 'leaf')
 WHERE object = 'pg_petagen';
 
 -- nothing was left behind

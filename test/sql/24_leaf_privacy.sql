@@ -22,7 +22,7 @@ GRANT TRUNCATE ON full_t_0, full_t_1 TO regress_petagen_blind_op;
 SELECT plan(5);
 
 SET ROLE regress_petagen_blind_op;
-SELECT results_eq($$SELECT object, finding, hint FROM petagen.check(10, 1, 'full_t', method => 'leaf')
+SELECT results_eq($$SELECT object, detail, hint FROM petagen.check_details(10, 1, 'full_t', method => 'leaf')
     WHERE finding LIKE 'leaf method:%hold rows%'$$,
     $$VALUES ('full_t'::text, 'leaf method: local leaves hold rows; a leaf load writes only into empty leaves'::text,
         'Which leaves hold rows is shown only to roles with SELECT on the table. TRUNCATE the leaves first if their rows may go, or use method => ''chunk''.'::text)$$,

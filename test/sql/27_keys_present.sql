@@ -16,16 +16,16 @@ SELECT petagen.create_table('full_t', 4);
 SELECT rows_written FROM petagen.load('full_t', 0, 1000);
 -- Every probed key is there, whatever the method: an error finding naming
 -- the first key found and its leaf.
-SELECT m.how, severity, object, finding, hint IS NOT NULL AS has_hint
+SELECT m.how, severity, object, detail, hint IS NOT NULL AS has_hint
 FROM (VALUES ('chunk', false, 'maintain'), ('frozen', true, 'maintain'),
              ('indexes after', false, 'after')) m(how, frozen, indexes),
-     petagen.check(1000, 1, 'full_t', frozen => m.frozen, indexes => m.indexes)
+     petagen.check_details(1000, 1, 'full_t', frozen => m.frozen, indexes => m.indexes)
 WHERE finding LIKE 'keys:%' ORDER BY m.how;
-SELECT hint FROM petagen.check(1000, 1, 'full_t') WHERE finding LIKE 'keys:%';
+SELECT hint FROM petagen.check_details(1000, 1, 'full_t') WHERE finding LIKE 'keys:%';
 -- A leaf job: its error on leaves that hold rows says they hold the load's
 -- keys (method => 'chunk' would not help); no second error.
-SELECT severity, object, finding, hint
-FROM petagen.check(1000, 1, 'full_t', method => 'leaf')
+SELECT severity, object, detail, hint
+FROM petagen.check_details(1000, 1, 'full_t', method => 'leaf')
 WHERE finding LIKE 'keys:%' OR finding LIKE 'leaf method:%hold rows%';
 -- Other keys of the same table (another prefix) are not there.
 SELECT severity, finding FROM petagen.check(1000, 1, 'full_t', prefix => 'other')
@@ -58,7 +58,7 @@ CREATE ROLE regress_petagen_keys_op LOGIN IN ROLE petagen_operator;
 GRANT USAGE ON SCHEMA keys20 TO regress_petagen_keys_op;
 GRANT INSERT ON full_t TO regress_petagen_keys_op;
 SET ROLE regress_petagen_keys_op;
-SELECT severity, object, finding, hint FROM petagen.check(1000, 1, 'full_t') WHERE finding LIKE 'keys:%';
+SELECT severity, object, detail, hint FROM petagen.check_details(1000, 1, 'full_t') WHERE finding LIKE 'keys:%';
 RESET ROLE;
 -- SELECT on ycsb_key is enough.
 GRANT SELECT (ycsb_key) ON full_t TO regress_petagen_keys_op;

@@ -40,13 +40,13 @@ BEGIN
 END
 $$;
 GRANT EXECUTE ON FUNCTION started(text) TO regress_petagen_auto_op;
--- The method finding of check() with these arguments.
+-- The method finding of check() with these arguments, in full.
 CREATE FUNCTION method_finding(args text) RETURNS text
 LANGUAGE plpgsql AS $$
 DECLARE
     f text;
 BEGIN
-    EXECUTE 'SELECT finding FROM petagen.check(' || args || ') WHERE finding LIKE ''method:%'''
+    EXECUTE 'SELECT detail FROM petagen.check_details(' || args || ') WHERE finding LIKE ''method:%'''
         INTO STRICT f;
     RETURN f;
 END
@@ -69,7 +69,7 @@ SELECT is(method_finding('100000, 1, ''empty_t'''),
 SELECT is(count(*), 1::bigint, 'check() with auto taking leaf lists the leaf method''s findings')
 FROM petagen.check(100000, 1, 'empty_t') WHERE object = 'pg_petagen';
 SELECT is(hint, NULL, 'no hint when auto takes the leaf method')
-FROM petagen.check(100000, 1, 'empty_t') WHERE finding LIKE 'method:%';
+FROM petagen.check_details(100000, 1, 'empty_t') WHERE finding LIKE 'method:%';
 
 -- a leaf with a row: chunk, that leaf named
 BEGIN;
@@ -77,7 +77,7 @@ SELECT results_eq($$SELECT * FROM started('petagen.start(100000, 1, ''one_row'')
     $$VALUES ('chunk', 'leaf "one_row_p1" is not empty')$$,
     'auto takes the chunk method when a leaf holds a row, and names the leaf');
 ROLLBACK;
-SELECT results_eq($$SELECT severity, object, finding, hint FROM petagen.check(100000, 1, 'one_row')
+SELECT results_eq($$SELECT severity, object, detail, hint FROM petagen.check_details(100000, 1, 'one_row')
     WHERE finding LIKE 'method:%'$$,
     $$VALUES ('info', 'one_row', 'method: auto takes the chunk method: leaf "one_row_p1" is not empty',
         'petagen.check(..., method => ''leaf'') lists what stops the leaf method, which loads faster.')$$,

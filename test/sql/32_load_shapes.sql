@@ -64,7 +64,7 @@ TRUNCATE t;
 SELECT leaves[1] > leaves[2] AND leaves[2] > leaves[3] AS smaller_by_mean
 FROM (SELECT array_agg((regexp_match(hint, 'about (\d+) leaves'))[1]::int ORDER BY o) AS leaves
       FROM unnest(ARRAY['constant', 'uniform', 'zipfian']) WITH ORDINALITY d(dist, o),
-           LATERAL petagen.check(1e14, 1, 'shapes32.t', fieldlengthdistribution => dist)
+           LATERAL petagen.check_details(1e14, 1, 'shapes32.t', fieldlengthdistribution => dist)
       WHERE finding LIKE 'relation size:%') s;
 
 -- Bad field lengths.

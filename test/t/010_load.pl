@@ -105,13 +105,13 @@ is( $node->safe_psql(
 is( $node->safe_psql(
 		'postgres',
 		"SELECT s.state, s.phase, s.progress, w.percent, w.done, w.total, w.rows_written"
-		  . " FROM petagen.status($job) s, petagen.status_workers($job) w"
+		  . " FROM petagen.status($job) s, petagen.status_details($job) w"
 		  . " WHERE w.worker IS NULL AND w.phase = 'loading'"),
 	"done|done|########## 100.0%|100|$rows|$rows|$rows",
 	'status: done, 100 percent, all keys loaded');
 is( $node->safe_psql(
 		'postgres',
-		"SELECT s.state, w.done FROM petagen.status($job) s, petagen.status_workers($job) w"
+		"SELECT s.state, w.done FROM petagen.status($job) s, petagen.status_details($job) w"
 		  . " WHERE w.worker IS NULL AND w.phase = 'loading'",
 		extra_params => [ '-U', 'watcher' ]),
 	"done|$rows",

@@ -58,7 +58,7 @@ sub total_status
 {
 	my ($job) = @_;
 	return $node->safe_psql('postgres',
-		"SELECT s.state, w.done FROM petagen.status($job) s, petagen.status_workers($job) w"
+		"SELECT s.state, w.done FROM petagen.status($job) s, petagen.status_details($job) w"
 		  . " WHERE w.worker IS NULL AND w.phase = 'loading'");
 }
 

@@ -80,7 +80,7 @@ is( $node->safe_psql(
 	'verify() is ok on every leaf');
 is( $node->safe_psql(
 		'postgres',
-		"SELECT s.state, w.done FROM petagen.status($job) s, petagen.status_workers($job) w"
+		"SELECT s.state, w.done FROM petagen.status($job) s, petagen.status_details($job) w"
 		  . " WHERE w.worker IS NULL AND w.phase = 'loading'"),
 	"done|$rows",
 	'status shows the job done');
@@ -92,8 +92,8 @@ $node->safe_psql('postgres', "SELECT petagen.create_table('floor')");
 set_setting($node, 'disk_reserve', '100000000MB');
 is( $node->safe_psql(
 		'postgres',
-		"SELECT bool_and(severity = 'error' AND finding ~ 'disk reserve keeps 95 TB')"
-		  . " FROM petagen.check(100000, 1, 'floor', disk_reserve => '0')"
+		"SELECT bool_and(severity = 'error' AND detail ~ 'disk reserve keeps 95 TB')"
+		  . " FROM petagen.check_details(100000, 1, 'floor', disk_reserve => '0')"
 		  . " WHERE finding LIKE 'space:%'"),
 	't',
 	'check() with disk_reserve => 0 shows the setting\'s reserve, an error');
@@ -103,7 +103,7 @@ my $fjob = $node->safe_psql('postgres',
 ok( $node->poll_query_until(
 		'postgres',
 		"SELECT state, reason ~ 'reserve 100000000 MB'"
-		  . " FROM petagen.status($fjob)",
+		  . " FROM petagen.status_details($fjob) WHERE worker IS NULL AND phase = 'loading'",
 		'paused|t'),
 	'a job with disk_reserve => 0 pauses at the setting\'s reserve');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM floor'),
@@ -140,11 +140,11 @@ SELECT petagen.create_table('tiny', 1, ARRAY['small']);
 	ok( $node->poll_query_until(
 			'postgres',
 			"SELECT state, reason ~ 'disk reserve' AND reason ~ 'pg_tblspc'"
-			  . " FROM petagen.status($tjob)",
+			  . " FROM petagen.status_details($tjob) WHERE worker IS NULL AND phase = 'loading'",
 			'paused|t'),
 		'a load larger than the tablespace pauses at the reserve');
 	my ($free) = $node->safe_psql('postgres',
-		"SELECT pg_size_bytes(disk_headroom) FROM petagen.status_workers($tjob)"
+		"SELECT pg_size_bytes(disk_headroom) FROM petagen.status_details($tjob)"
 		  . " WHERE worker IS NULL AND disk_headroom IS NOT NULL"
 	);
 	ok(defined $free && $free ne '',

@@ -74,11 +74,11 @@ ok( $node->poll_query_until(
 ok( $node->poll_query_until(
 		'postgres',
 		"SELECT w.done >= 15 AND w.percent < 100 AND s.progress LIKE '#%'"
-		  . " FROM petagen.status($job) s, petagen.status_workers($job) w"
+		  . " FROM petagen.status($job) s, petagen.status_details($job) w"
 		  . " WHERE w.worker IS NULL AND w.phase = 'indexing'"),
 	'status: the indexing phase counts indexes built, the bar follows them');
 my $pid = $node->safe_psql('postgres',
-	"SELECT pid FROM petagen.status_workers($job) WHERE current_index LIKE 'usertable_p7%' LIMIT 1");
+	"SELECT pid FROM petagen.status_details($job) WHERE current_index LIKE 'usertable_p7%' LIMIT 1");
 ok(kill('KILL', $pid), 'kill: SIGKILL sent to the worker building an index');
 eval { $blocker->quit; };
 ok( poll_after_crash(
@@ -97,7 +97,7 @@ is($node->safe_psql('postgres', "SELECT petagen.wait($job, '120s')"),
 	'done', 'resume: the job is done');
 is( $node->safe_psql('postgres',
 		"SELECT s.phase, w.done, w.total, w.percent"
-		  . " FROM petagen.status($job) s, petagen.status_workers($job) w"
+		  . " FROM petagen.status($job) s, petagen.status_details($job) w"
 		  . " WHERE w.worker IS NULL AND w.phase = 'indexing'"),
 	'done|19|19|100', 'resume: status shows every index built');
 is($node->safe_psql('postgres', $indexes_sql),

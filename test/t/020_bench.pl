@@ -23,8 +23,9 @@ my $job = $node->safe_psql('postgres', "SELECT petagen.start($rows, workers => 2
 is($node->safe_psql('postgres', "SELECT petagen.wait($job, '120s')"), 'done', 'load done');
 
 # select: every key found, no error.
-my ($ops, $tps, $errors, $not_found, $reads) = split /\|/, $node->safe_psql('postgres',
-	"SELECT operations, tps, errors, not_found, reads FROM petagen.bench('select', workers => 2, duration => '3 s')");
+my ($id, $ops, $tps, $errors, $not_found) = split /\|/, $node->safe_psql('postgres',
+	"SELECT id, operations, tps, errors, not_found FROM petagen.bench('select', workers => 2, duration => '3 s')");
+my $reads = $node->safe_psql('postgres', "SELECT reads FROM petagen.bench_results WHERE id = $id");
 cmp_ok($tps, '>', 0, 'select: TPS > 0');
 is($errors, 0, 'select: no errors');
 is($not_found, 0, 'select: no key not found');
@@ -34,10 +35,11 @@ is($reads, $ops, 'select: every operation a read');
 my $out = $node->safe_psql('postgres', q{
 BEGIN;
 SELECT count(*) FROM usertable;
-SELECT updates, errors, not_found FROM petagen.bench('update', workers => 2, duration => '3 s');
+SELECT id, errors, not_found FROM petagen.bench('update', workers => 2, duration => '3 s');
 COMMIT;
 });
-my ($updates, $uerrors, $unot_found) = split /\|/, (split /\n/, $out)[1];
+my ($uid, $uerrors, $unot_found) = split /\|/, (split /\n/, $out)[1];
+my $updates = $node->safe_psql('postgres', "SELECT updates FROM petagen.bench_results WHERE id = $uid");
 cmp_ok($updates, '>', 0, 'update: updates > 0');
 is($uerrors, 0, 'update: no errors');
 is($unot_found, 0, 'update: no key not found');
@@ -69,9 +71,11 @@ my @names = qw(reads updates inserts scans rmws);
 my $inserted = 0;
 foreach my $kind (sort keys %mix)
 {
+	my $run = $node->safe_psql('postgres',
+		"SELECT id FROM petagen.bench('$kind', workers => 2, duration => '2 s')");
 	my ($id, $o, $e, $nf, @count) = split /\|/, $node->safe_psql('postgres', qq{
 SELECT id, operations, errors, not_found, reads, updates, inserts, scans, rmws
-FROM petagen.bench('$kind', workers => 2, duration => '2 s')});
+FROM petagen.bench_results WHERE id = $run});
 	my $dist = $node->safe_psql('postgres',
 		"SELECT distribution FROM petagen.bench_results WHERE id = $id");
 	cmp_ok($o, '>', 0, "$kind: operations > 0");

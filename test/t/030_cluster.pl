@@ -121,7 +121,7 @@ for my $i (1 .. $n)
 		"node$i: every key seen, its count written, the rest skipped as foreign");
 	is( $node->safe_psql(
 			'postgres',
-			"SELECT done, total, rows_written FROM petagen.status_workers($job{$i})"
+			"SELECT done, total, rows_written FROM petagen.status_details($job{$i})"
 			  . " WHERE worker IS NULL AND phase = 'loading'"),
 		"$rows|$rows|$own",
 		"node$i: status() shows the whole key space done and this node's share written");

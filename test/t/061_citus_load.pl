@@ -56,7 +56,7 @@ SELECT count(*) FILTER (WHERE node = 'local' AND leaf IS NOT NULL),
 like(
 	$w1->safe_psql(
 		'postgres', q{
-SELECT severity || ': ' || finding || ' / ' || hint FROM petagen.check(1e12, workers => 2)
+SELECT severity || ': ' || detail || ' / ' || hint FROM petagen.check_details(1e12, workers => 2)
  WHERE finding LIKE 'relation size:%' ORDER BY object LIMIT 1}),
 	qr/^error: relation size: leaf "usertable_\d+" would grow .* \/ Distribute the table into more shards \(alter_distributed_table\('public\.usertable', shard_count => \.\.\.\)/,
 	'worker1: check() finds a shard past the size limit and advises more shards');
@@ -364,7 +364,7 @@ for my $w ($w1, $w2)
 SELECT s.done = $leaf_rows, count(*), count(DISTINCT c.leaf),
        sum(c.keys) = $leaf_rows, sum(c.rows_written) + sum(c.foreign_skipped) = $leaf_rows,
        sum(c.rows_written) = (SELECT sum(expected) FROM petagen.verify(${job}::bigint) WHERE local)
-  FROM petagen.chunks c, petagen.status_workers($job) s
+  FROM petagen.chunks c, petagen.status_details($job) s
  WHERE c.job = $job AND s.worker IS NULL AND s.phase = 'loading'
  GROUP BY s.done}),
 		't|4|4|t|t|t',

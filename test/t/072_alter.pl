@@ -93,7 +93,7 @@ $job = as_role('alter_owner',
 );
 ok( $node->poll_query_until(
 		'postgres',
-		"SELECT count(*) FROM petagen.status_workers($job)"
+		"SELECT count(*) FROM petagen.status_details($job)"
 		  . " WHERE worker IS NOT NULL AND state = 'paused'"
 		  . " AND reason ~ 'reserve 1073741824000 MB'",
 		'2'),

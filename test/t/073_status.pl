@@ -48,11 +48,12 @@ ok( $node->poll_query_until(
 		'postgres', "SELECT state FROM petagen.status($job)", 'paused'),
 	'routing: the leaf job waits for room for its routing files');
 is( $node->safe_psql('postgres',
-		"SELECT method, phase, progress ~ '^[#.]{10} +[0-9.]+%\$' FROM petagen.status($job)"),
+		"SELECT j.method, s.phase, s.progress ~ '^[#.]{10} +[0-9.]+%\$'"
+		  . " FROM petagen.status($job) s JOIN petagen.jobs j USING (job)"),
 	'leaf|routing|t', 'routing: status() shows phase routing');
 is( $node->safe_psql('postgres',
 		"SELECT string_agg(format('%s:%s:%s/%s:%s', phase, state, done, total, percent), ' ')"
-		  . " FROM petagen.status_workers($job) WHERE worker IS NULL"),
+		  . " FROM petagen.status_details($job) WHERE worker IS NULL"),
 	'routing:paused:0/8:0 loading:pending:0/200000:0',
 	'routing: status_workers() shows the routing phase with its own progress, loading pending');
 is($node->safe_psql('postgres', "SELECT petagen.stop($job)"), 'stopped', 'routing: stopped');
@@ -66,9 +67,13 @@ $job = $node->safe_psql('postgres',
 wait_for_debug_pause($node, $job, 2);
 is( $node->safe_psql('postgres',
 		"SELECT string_agg(format('%s:%s/%s:%s', chunk, done, total, percent), ' ' ORDER BY chunk)"
-		  . " FROM petagen.status_workers($job) WHERE worker IS NOT NULL"),
+		  . " FROM petagen.status_details($job) WHERE worker IS NOT NULL"),
 	'0:25000/25000:100 1:25000/25000:100',
 	'workers: each chunk worker\'s percent is its own chunk\'s');
+is( $node->safe_psql('postgres',
+		"SELECT string_agg(format('%s:%s', unit, percent), ' ' ORDER BY unit)"
+		  . " FROM petagen.status_workers($job) WHERE worker IS NOT NULL"),
+	'chunk 0:100 chunk 1:100', 'workers: status_workers() names each worker\'s chunk as its unit');
 is($node->safe_psql('postgres', "SELECT petagen.stop($job)"), 'stopped', 'workers: chunk job stopped');
 
 $node->safe_psql('postgres', "SELECT petagen.create_table('leafy')");
@@ -79,9 +84,13 @@ wait_for_debug_pause($node, $job, 2);
 is( $node->safe_psql('postgres',
 		"SELECT string_agg(format('%s:%s', leaf, chunk), ' ' ORDER BY chunk),"
 		  . " bool_and(percent BETWEEN 90 AND 100), bool_and(phase = 'loading')"
-		  . " FROM petagen.status_workers($job) WHERE worker IS NOT NULL"),
+		  . " FROM petagen.status_details($job) WHERE worker IS NOT NULL"),
 	'leafy_p0:0 leafy_p1:1|t|t',
 	'workers: a leaf worker names its leaf, its percent is its own leaf\'s');
+is( $node->safe_psql('postgres',
+		"SELECT string_agg(unit, ' ' ORDER BY unit)"
+		  . " FROM petagen.status_workers($job) WHERE worker IS NOT NULL"),
+	'leafy_p0 leafy_p1', 'workers: status_workers() names a leaf worker\'s leaf as its unit');
 is( $node->safe_psql('postgres',
 		"SELECT string_agg(format('%s:%s', phase, state), ' ')"
 		  . " FROM petagen.status_workers($job) WHERE worker IS NULL"),
@@ -107,7 +116,7 @@ $blocker->query_safe('BEGIN; LOCK TABLE indexed_p7 IN ROW EXCLUSIVE MODE');
 set_debug_pause($node, '');
 ok( $node->poll_query_until(
 		'postgres',
-		"SELECT count(*) > 0 FROM petagen.status_workers($job)"
+		"SELECT count(*) > 0 FROM petagen.status_details($job)"
 		  . " WHERE phase = 'indexing' AND current_index LIKE 'indexed_p7%'"),
 	'indexes after: a worker waits to build an index of the locked leaf');
 my $indexing = whole_percent($job);

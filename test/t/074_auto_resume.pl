@@ -124,7 +124,8 @@ is( $node->safe_psql('postgres',
 	'2|server crashed or was killed|t',
 	'the catalog records the interruption at the last progress, and why');
 like( $node->safe_psql('postgres',
-		"SELECT state || ': ' || reason FROM petagen.status($job_lost)"),
+		"SELECT state || ': ' || reason FROM petagen.status_details($job_lost)"
+		  . " WHERE worker IS NULL AND reason IS NOT NULL"),
 	qr/^interrupted: server crashed or was killed, last progress at \d{4}-/,
 	'the job whose owner lost its privileges is left interrupted, status() says why');
 
@@ -155,7 +156,8 @@ $node->wait_for_log(
 	qr/LOG:  petagen: left interrupted job $job_off in database "postgres" as it is/,
 	$log_offset);
 is( $node->safe_psql('postgres',
-		"SELECT state || ': ' || reason FROM petagen.status($job_off)"),
+		"SELECT state || ': ' || reason FROM petagen.status_details($job_off)"
+		  . " WHERE worker IS NULL AND reason IS NOT NULL"),
 	$node->safe_psql('postgres',
 		"SELECT 'interrupted: server shut down, last progress at ' || interrupted_at::timestamptz(0)"
 		  . " FROM petagen.jobs WHERE job = $job_off"),

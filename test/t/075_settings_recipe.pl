@@ -20,7 +20,7 @@ $node->safe_psql('postgres',
 
 # A reserve no filesystem has: the space finding is an error with its hint.
 my $hint = $node->safe_psql('postgres',
-	"SELECT hint FROM petagen.check(1000, 1, 't', disk_reserve => '1000PB')"
+	"SELECT hint FROM petagen.check_details(1000, 1, 't', disk_reserve => '1000PB')"
 	  . " WHERE finding LIKE 'space:%' AND severity = 'error' LIMIT 1");
 my @recipe = $hint =~ /(LOAD '[^']+';|ALTER SYSTEM SET petagen\.disk_reserve = '[^']+';|SELECT pg_reload_conf\(\);)/g;
 is(scalar(@recipe), 3, "the space hint gives the three statements: $hint");

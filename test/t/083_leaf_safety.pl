@@ -85,7 +85,7 @@ sub start_held_mid_leaf
 	my $job = start_leaf_job($node, $table);
 	wait_for_debug_pause($node, $job, 2);
 	my ($leaf, $done) = split /\|/, $node->safe_psql('postgres',
-		"SELECT leaf, done FROM petagen.status_workers($job) WHERE worker = 0");
+		"SELECT leaf, done FROM petagen.status_details($job) WHERE worker = 0");
 	cmp_ok($done, '>', 0, "$table: worker 0 has written part of leaf $leaf");
 	$node->safe_psql('postgres', 'CHECKPOINT');
 	return ($job, $leaf, $done);

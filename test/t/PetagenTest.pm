@@ -65,13 +65,15 @@ sub error_of
 	return $err =~ /ERROR:  (\w{5}: [^\n]*)/ ? $1 : "no error (rc $rc)";
 }
 
-# Run petagen.bench($args) on $node as a test that it ran: its result
-# columns $columns joined by |, and what psql printed on stderr.
+# Run petagen.bench($args) on $node as a test that it ran: the columns
+# $columns of its petagen.bench_results row joined by |, and what psql
+# printed on stderr.
 sub run_bench
 {
 	my ($node, $args, $columns) = @_;
 	my ($rc, $stdout, $stderr) = $node->psql('postgres',
-		"SELECT $columns FROM petagen.bench($args)");
+		"SELECT id AS bench_run FROM petagen.bench($args) \\gset\n"
+		  . "SELECT $columns FROM petagen.bench_results WHERE id = :bench_run");
 	is($rc, 0, "bench($args) ran") or diag($stderr);
 	return ($stdout, $stderr);
 }
@@ -120,7 +122,7 @@ sub wait_for_debug_pause
 	die "job $job: not $n workers held by petagen.debug_pause; status():\n"
 	  . $node->safe_psql('postgres',
 		"SELECT worker, phase, state, done, reason, last_error"
-		  . " FROM petagen.status_workers($job)");
+		  . " FROM petagen.status_details($job)");
 }
 
 # Poll $query on $node every 0.1 s until it returns $expected: true if it
