@@ -89,6 +89,14 @@ private_server() {
         mkdir -p "$2$dir"
         cp -a "$dir/." "$2$dir/"
     done
+    # A wheel's programs find its shared libraries in the wheel's *.libs
+    # directory, three levels above bindir (RPATH $ORIGIN/../../../x.libs).
+    for dir in "$("$1" --bindir)"/../../../*.libs; do
+        [ -d "$dir" ] || continue
+        dir=$(cd "$dir" && pwd)
+        mkdir -p "$2$(dirname "$dir")"
+        ln -sfn "$dir" "$2$dir"
+    done
 }
 
 # Build, install and test against the pg_config $1 in a fresh copy of the

@@ -82,6 +82,7 @@ FROM cases ORDER BY name;
 -- done with every row, never done with a row INSERT would refuse (a
 -- worker's search_path qualifies a domain's name in its message).
 CREATE TABLE outcomes (name text, method text, state text, last_error text, n bigint);
+SET client_min_messages = warning;
 DO $$
 DECLARE
     c record;
@@ -111,6 +112,7 @@ BEGIN
     END LOOP;
 END
 $$;
+RESET client_min_messages;
 SELECT o.name, o.method, o.state, o.n AS rows,
        CASE WHEN o.state = 'done' AND insert_answer(c.tbl) = 'accepted'
                 THEN 'same as INSERT'

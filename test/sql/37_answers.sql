@@ -93,6 +93,7 @@ VALUES (3602, 0, 10, 10, 1000, 0, 0, 0, 1), (3602, 1, 10, 10, 1000, 0, 0, 0, 1);
 INSERT INTO petagen.progress_log (job, keys_done, rows_written, bytes, phase)
 VALUES (3602, 27, 27, 2700, 'loading'), (3602, 20, 20, 2000, 'stopped');
 SELECT phase, progress, eta, state, reason FROM petagen.status(3602);
+SELECT reason FROM petagen.status_details(3602) WHERE worker IS NULL;
 
 -- 4. bench() with keys that spell the key space otherwise than the load
 -- job it is from: the warning names the argument.  The runs get fixed ids
