@@ -2,8 +2,10 @@
 # and a standby: start() into a leaf partition writes only the leaf's own
 # keys; verify(job) of a dropped table says so; DROP EXTENSION petagen, DROP
 # SCHEMA petagen and DROP OWNED by its owner are refused while a job's
-# workers run (held deterministically by the disk reserve), DROP EXTENSION
-# works once they are stopped, and other DDL is not touched;
+# workers run (held deterministically by the disk reserve), and so are DROP
+# TABLE of the job's table or of one of its leaves and DROP SCHEMA of the
+# table's schema; DROP EXTENSION and DROP TABLE work once they are stopped,
+# and other DDL is not touched;
 # on a hot standby every writing entry point refuses with SQLSTATE 25006.
 use strict;
 use warnings;
@@ -100,10 +102,27 @@ is($node->safe_psql('postgres',
 $node->safe_psql('postgres',
 	'CREATE EXTENSION pgstattuple; DROP EXTENSION pgstattuple; CREATE TABLE other_ddl (a int); DROP TABLE other_ddl');
 pass('other DDL and DROP EXTENSION of another extension work meanwhile');
+# The job's table, one of its leaves, or the schema holding it
+$node->safe_psql('postgres',
+	q{CREATE SCHEMA held_s; SELECT petagen.create_table('held_s.other')});
+for my $drop ('DROP TABLE held', 'DROP TABLE IF EXISTS nosuch, held_p3 CASCADE',
+	'DROP TABLE held_s.other, public.held', 'DROP SCHEMA public CASCADE')
+{
+	($ret, $err) = try_sql($node, $drop);
+	like($err,
+		qr/55006: cannot drop table "held" while load job $held is running.*DETAIL:  DROP (TABLE|SCHEMA) would drop table "held", which the job's workers write into\..*HINT:  Stop it with petagen.stop\($held\)/s,
+		"$drop is refused with 55006 naming the table and the job");
+}
+$node->safe_psql('postgres', 'DROP TABLE held_s.other; DROP SCHEMA held_s');
+pass('DROP TABLE and DROP SCHEMA of other tables work meanwhile');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM held'),
+	'0', 'the table is still there');
 is($node->safe_psql('postgres', "SELECT petagen.stop($held)"),
 	'stopped', 'the job stops');
 ($ret, $err) = try_sql($node, 'DROP EXTENSION petagen');
 is($ret, 0, 'with no worker running DROP EXTENSION petagen works') or diag $err;
+$node->safe_psql('postgres', 'DROP TABLE held');
+pass('and so does DROP TABLE of its table');
 # 0.1 updated to 0.2 gets the same guard as a fresh 0.2
 $node->safe_psql('postgres',
 	"CREATE EXTENSION petagen VERSION '0.1'; ALTER EXTENSION petagen UPDATE TO '0.2'");
@@ -111,8 +130,8 @@ is( $node->safe_psql(
 		'postgres', q{SELECT evtevent, evttags::text FROM pg_event_trigger e
 		  JOIN pg_depend d ON d.classid = 'pg_event_trigger'::regclass AND d.objid = e.oid
 		  JOIN pg_extension x ON x.oid = d.refobjid AND x.extname = 'petagen'}),
-	'ddl_command_start|{"DROP EXTENSION","DROP SCHEMA","DROP OWNED"}',
-	'ALTER EXTENSION UPDATE adds the guard of every DROP of petagen, as a member');
+	'ddl_command_start|{"DROP EXTENSION","DROP SCHEMA","DROP OWNED","DROP TABLE"}',
+	'ALTER EXTENSION UPDATE adds the guard of every DROP of petagen and of a job\'s table, as a member');
 
 # 4. A hot standby: every writing entry point refuses as PostgreSQL does.
 $node->backup('b');
