@@ -4,8 +4,8 @@
 # SCHEMA petagen and DROP OWNED by its owner are refused while a job's
 # workers run (held deterministically by the disk reserve), and so are DROP
 # TABLE of the job's table or of one of its leaves and DROP SCHEMA of the
-# table's schema; DROP EXTENSION and DROP TABLE work once they are stopped,
-# and other DDL is not touched;
+# table's schema; DROP TABLE and DROP EXTENSION work once they are stopped
+# (resume() then says the table was dropped), and other DDL is not touched;
 # on a hot standby every writing entry point refuses with SQLSTATE 25006.
 use strict;
 use warnings;
@@ -119,10 +119,13 @@ is($node->safe_psql('postgres', 'SELECT count(*) FROM held'),
 	'0', 'the table is still there');
 is($node->safe_psql('postgres', "SELECT petagen.stop($held)"),
 	'stopped', 'the job stops');
+$node->safe_psql('postgres', 'DROP TABLE held');
+pass('once it is stopped DROP TABLE of its table works');
+like(error_of($node, "SELECT petagen.resume($held)"),
+	qr/^42P01: the table of load job $held was dropped/,
+	'and resume() of the job says its table was dropped (42P01)');
 ($ret, $err) = try_sql($node, 'DROP EXTENSION petagen');
 is($ret, 0, 'with no worker running DROP EXTENSION petagen works') or diag $err;
-$node->safe_psql('postgres', 'DROP TABLE held');
-pass('and so does DROP TABLE of its table');
 # 0.1 updated to 0.2 gets the same guard as a fresh 0.2
 $node->safe_psql('postgres',
 	"CREATE EXTENSION petagen VERSION '0.1'; ALTER EXTENSION petagen UPDATE TO '0.2'");
