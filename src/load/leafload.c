@@ -25,13 +25,12 @@
  * miss rows committed meanwhile).  It gives the leaf, its TOAST table and
  * the TOAST table's index new storage as TRUNCATE does
  * (ExecuteTruncateGuts), so that TOAST entries go to new storage too,
- * writes the leaf's
- * rows frozen (as COPY FREEZE after a TRUNCATE: nobody sees the new
- * storage before commit) through the writer's direct mode, which builds
- * the heap pages and the visibility map in backend memory and hands them
- * to storage in bulk (leafpages.c), each key first checked against the
- * leaf's partition bounds as they are now (route_open_leaf(): a key
- * routed elsewhere raises PostgreSQL's partition constraint error,
+ * writes the leaf's rows frozen (as COPY FREEZE after a TRUNCATE: nobody
+ * sees the new storage before commit) through the writer's direct mode,
+ * which builds the heap pages and the visibility map in backend memory and
+ * hands them to storage in bulk (leafpages.c), each key first checked
+ * against the leaf's partition bounds as they are now (route_open_leaf():
+ * a key routed elsewhere raises PostgreSQL's partition constraint error,
  * 23514), CHECK constraints as the writer checks them, and builds its
  * indexes from the heap into new storage of their own (index_build(), as
  * REINDEX does), so no row goes through a btree insert, checking UNIQUE
@@ -39,11 +38,10 @@
  * the leaf, its TOAST table and their indexes ACCESS EXCLUSIVE; the
  * caller adds the ledger row and commits.  With wal_level = minimal
  * PostgreSQL writes no WAL for the new storage and syncs it at commit;
- * above minimal every
- * page goes to WAL as a full-page image.  An abort or a crash
- * leaves the old, empty storage in place: nothing of an unfinished leaf is
- * ever visible.  The new files are recorded (leafstorage.c) until the
- * transaction ends, so that resume() can remove what a crash left.
+ * above minimal every page goes to WAL as a full-page image.  An abort or
+ * a crash leaves the old, empty storage in place: nothing of an unfinished
+ * leaf is ever visible.  The new files are recorded (leafstorage.c) until
+ * the transaction ends, so that resume() can remove what a crash left.
  *
  * Locks: a leaf being written blocks no reader.  Its new storage is built
  * under EXCLUSIVE, on the leaf, its TOAST table and their indexes: the
@@ -101,10 +99,10 @@
 #include "access/table.h"
 #include "access/tableam.h"
 #include "catalog/index.h"
-#include "storage/predicate.h"
 #include "commands/tablecmds.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
+#include "storage/predicate.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
