@@ -209,9 +209,11 @@ drop_guard_drops_table(Node *parsetree, Oid relid)
 
 	if (IsA(parsetree, DropOwnedStmt))
 	{
-		DropGuardTarget target = {NULL, drop_guard_rel_owner(relid), InvalidOid};
+		Oid			owner = drop_guard_rel_owner(relid);
+		DropGuardTarget target = {NULL, owner, owner};
 
-		return drop_guard_owned(((DropOwnedStmt *) parsetree)->roles, &target);
+		return OidIsValid(owner) &&
+			drop_guard_owned(((DropOwnedStmt *) parsetree)->roles, &target);
 	}
 	if (!IsA(parsetree, DropStmt))
 		return false;

@@ -3,9 +3,10 @@
 # keys; verify(job) of a dropped table says so; DROP EXTENSION petagen, DROP
 # SCHEMA petagen and DROP OWNED by its owner are refused while a job's
 # workers run (held deterministically by the disk reserve), and so are DROP
-# TABLE of the job's table or of one of its leaves and DROP SCHEMA of the
-# table's schema; DROP TABLE and DROP EXTENSION work once they are stopped
-# (resume() then says the table was dropped), and other DDL is not touched;
+# TABLE of the job's table or of one of its leaves, DROP SCHEMA of the
+# table's schema and DROP OWNED by its owner; DROP TABLE and DROP EXTENSION
+# work once they are stopped (resume() then says the table was dropped),
+# and other DDL is not touched;
 # on a hot standby every writing entry point refuses with SQLSTATE 25006.
 use strict;
 use warnings;
@@ -115,6 +116,14 @@ for my $drop ('DROP TABLE held', 'DROP TABLE IF EXISTS nosuch, held_p3 CASCADE',
 }
 $node->safe_psql('postgres', 'DROP TABLE held_s.other; DROP SCHEMA held_s');
 pass('DROP TABLE and DROP SCHEMA of other tables work meanwhile');
+$node->safe_psql('postgres', 'CREATE ROLE tabowner; ALTER TABLE held OWNER TO tabowner');
+like(error_of($node, 'DROP OWNED BY tabowner'),
+	qr/^55006: cannot drop table "held" while load job $held is running/,
+	'DROP OWNED BY the table\'s owner is refused too');
+like(error_of($node, 'DROP OWNED BY nosuch_role'),
+	qr/^42704: role "nosuch_role" does not exist/,
+	'DROP OWNED BY a role that does not exist fails as it would');
+$node->safe_psql('postgres', 'ALTER TABLE held OWNER TO CURRENT_USER; DROP ROLE tabowner');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM held'),
 	'0', 'the table is still there');
 is($node->safe_psql('postgres', "SELECT petagen.stop($held)"),
