@@ -8,7 +8,8 @@
  *		leaf, numbered in routing order: mid_chunk:N holds a leaf partly
  *		written into its new storage (at the first progress report after
  *		some of its rows, whatever writes them), before_commit:N a leaf
- *		written, indexes built, uncommitted.
+ *		written, indexes built, locked ACCESS EXCLUSIVE for its commit,
+ *		uncommitted.
  *
  * PostgreSQL 15 has no injection points, so this is how petagen's tests
  * place a worker exactly where they need it: paused in the middle of a

@@ -109,6 +109,21 @@ job_check_owner_exists(const JobDef *def)
 				 errhint("Start a new job with petagen.start(): its workers run as you.")));
 }
 
+/* Raise an error if the table def's job loads was dropped. */
+static void
+job_check_table_exists(const JobDef *def)
+{
+	if (!OidIsValid(get_rel_namespace(def->relid)))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("the table of load job " INT64_FORMAT " was dropped",
+						def->job),
+				 errdetail("The job loaded the relation with OID %u, which no longer exists.",
+						   def->relid),
+				 errhint("Forget the job with petagen.forget(" INT64_FORMAT "), and start a new one with petagen.start().",
+						 def->job)));
+}
+
 /* The units of def's ledger: chunks of key numbers, or a leaf job's local leaves. */
 static int64
 job_units(const JobDef *def)
@@ -350,6 +365,7 @@ petagen_resume(PG_FUNCTION_ARGS)
 	if (!PG_ARGISNULL(1))
 		def.nworkers = PG_GETARG_INT32(1);
 	job_recover(&def);
+	job_check_table_exists(&def);
 	job_check_resumable(&def);
 	launch_check_workers(def.nworkers);
 	check_no_other_job(def.relid, def.job);

@@ -14,31 +14,69 @@
  * resume(), and removed by DROP EXTENSION.
  *
  * Writing: a worker claims a local leaf and, in one transaction, locks the
- * table ROW EXCLUSIVE (as INSERT does) and the leaf ACCESS EXCLUSIVE, then,
- * under those locks, checks everything a chunk job checks for each chunk:
+ * table ROW EXCLUSIVE (as INSERT does) and the leaf EXCLUSIVE (see Locks
+ * below), then, under those locks, checks everything a chunk job checks
+ * for each chunk:
  * INSERT on the table and TRUNCATE on the leaf, that the leaf is still a
  * leaf of the table, the columns' types and lengths against the keys and
  * fields, policies, triggers and rules of table and leaf.  It refuses the
  * leaf unless it is empty, as seen by a snapshot taken after the lock (the
  * transaction's first snapshot predates the wait for the lock, and would
- * miss rows committed meanwhile).  It gives the leaf and its TOAST table
- * new storage as TRUNCATE does (ExecuteTruncateGuts), writes the leaf's
- * rows frozen (as COPY FREEZE after a TRUNCATE: nobody sees the new
- * storage before commit) through the writer's direct mode, which builds
- * the heap pages and the visibility map in backend memory and hands them
- * to storage in bulk (leafpages.c), each key first checked against the
- * leaf's partition bounds as they are now (route_open_leaf(): a key
- * routed elsewhere raises PostgreSQL's partition constraint error,
+ * miss rows committed meanwhile).  It gives the leaf, its TOAST table and
+ * the TOAST table's index new storage as TRUNCATE does
+ * (ExecuteTruncateGuts), so that TOAST entries go to new storage too,
+ * writes the leaf's rows frozen (as COPY FREEZE after a TRUNCATE: nobody
+ * sees the new storage before commit) through the writer's direct mode,
+ * which builds the heap pages and the visibility map in backend memory and
+ * hands them to storage in bulk (leafpages.c), each key first checked
+ * against the leaf's partition bounds as they are now (route_open_leaf():
+ * a key routed elsewhere raises PostgreSQL's partition constraint error,
  * 23514), CHECK constraints as the writer checks them, and builds its
- * indexes with reindex_relation(), so no row goes through a btree insert,
- * checking UNIQUE and EXCLUDE constraints as REINDEX does
- * (REINDEX_REL_CHECK_CONSTRAINTS: 23505, 23P01).  The caller adds the
- * ledger row and commits.  With wal_level = minimal PostgreSQL writes no
- * WAL for the new storage and syncs it at commit; above minimal every
- * page goes to WAL as a full-page image.  An abort or a crash
- * leaves the old, empty storage in place: nothing of an unfinished leaf is
- * ever visible.  The new files are recorded (leafstorage.c) until the
- * transaction ends, so that resume() can remove what a crash left.
+ * indexes from the heap into new storage of their own (index_build(), as
+ * REINDEX does), so no row goes through a btree insert, checking UNIQUE
+ * and EXCLUDE constraints as REINDEX does (23505, 23P01).  It then locks
+ * the leaf, its TOAST table and their indexes ACCESS EXCLUSIVE; the
+ * caller adds the ledger row and commits.  With wal_level = minimal
+ * PostgreSQL writes no WAL for the new storage and syncs it at commit;
+ * above minimal every page goes to WAL as a full-page image.  An abort or
+ * a crash leaves the old, empty storage in place: nothing of an unfinished
+ * leaf is ever visible.  The new files are recorded (leafstorage.c) until
+ * the transaction ends, so that resume() can remove what a crash left.
+ *
+ * Locks: a leaf being written blocks no reader.  Its new storage is built
+ * under EXCLUSIVE, on the leaf, its TOAST table and their indexes: the
+ * weakest lock that conflicts with itself and with every lock a writer or
+ * DDL takes (ROW EXCLUSIVE for INSERT, UPDATE, DELETE, COPY; SHARE UPDATE
+ * EXCLUSIVE for VACUUM, ANALYZE, CREATE INDEX CONCURRENTLY; SHARE for
+ * CREATE INDEX; ACCESS EXCLUSIVE for TRUNCATE, ALTER, DROP), and
+ * lets ACCESS SHARE through: SELECT on the table or the leaf,
+ * pg_partition_tree(), pg_total_relation_size(), the planner's look at the
+ * leaf's indexes (SELECT ... FOR UPDATE, ROW SHARE, waits; it would find
+ * no row).  The new relfilenumbers are in pg_class rows this transaction
+ * has not committed, and the relcache invalidation that announces them is
+ * sent at commit, so every other backend keeps reading the old, empty
+ * storage, which stays on disk until commit.  The leaf stays empty there:
+ * nothing that writes a row can lock it meanwhile, and the check that it
+ * is empty ran after the lock was granted, so it is not checked again
+ * (this backend's relcache now points at the new storage).  At commit the
+ * old files are unlinked, so before it the worker takes ACCESS EXCLUSIVE
+ * on the leaf, its TOAST table and their indexes (as CLUSTER's
+ * finish_heap_swap() runs under it): it waits for the readers that hold
+ * ACCESS SHARE to finish, and new readers wait behind it until the commit,
+ * which then holds only the ledger row and the sync of the new files at
+ * wal_level = minimal.  A reader that comes after sees the new storage.
+ * The indexes are built serially: a parallel btree build's workers lock
+ * the index ACCESS EXCLUSIVE, which would block the planner of every
+ * query on the table for the build.
+ * Upgrading EXCLUSIVE to ACCESS EXCLUSIVE cannot deadlock with another
+ * upgrade of the leaf's lock: EXCLUSIVE conflicts with itself and with
+ * every stronger lock but ACCESS SHARE, so while the worker holds it the
+ * only other holders are readers.  A reader that, in the same
+ * transaction, then asks for a lock that conflicts with EXCLUSIVE (a write
+ * or DDL of the leaf after reading it) waits for the worker while the
+ * worker waits for it: PostgreSQL's deadlock detector breaks that cycle by
+ * failing one of them, which can be the leaf's transaction (retried as any
+ * failed leaf is).
  *
  * Privileges: new storage for a leaf is what TRUNCATE does, so the job's
  * owner needs the TRUNCATE privilege on every local leaf (checked at
@@ -56,6 +94,7 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
 #include "access/heapam.h"
 #include "access/table.h"
 #include "access/tableam.h"
@@ -63,6 +102,7 @@
 #include "commands/tablecmds.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
+#include "storage/predicate.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -81,6 +121,9 @@
 
 /* Report progress at least every this many keys. */
 #define LEAF_PROGRESS_KEYS	10000
+
+/* The lock a leaf's new storage is built under: see Locks above. */
+#define LEAF_BUILD_LOCK		ExclusiveLock
 
 /* Raise an error unless the current role may give leaf rel new storage. */
 static void
@@ -108,7 +151,7 @@ leaf_has_rows(Relation rel, Snapshot snapshot)
 }
 
 /*
- * Raise an error if leaf rel, locked ACCESS EXCLUSIVE, holds rows: looked
+ * Raise an error if leaf rel, locked LEAF_BUILD_LOCK, holds rows: looked
  * for with a snapshot taken now, after the lock, so that rows committed
  * while this worker waited for the lock are seen (the transaction's own
  * snapshot predates the wait).
@@ -201,7 +244,7 @@ leaf_check(Oid relid, const GenSpec *spec, bool indexes_after)
 
 /*
  * In the current transaction: lock the job's table as INSERT does and the
- * leaf ACCESS EXCLUSIVE, then check under those locks everything a chunk
+ * leaf LEAF_BUILD_LOCK, then check under those locks everything a chunk
  * job checks per chunk: privileges, that the leaf is still a leaf of the
  * table, the shape of its columns (typmods) against the keys and fields,
  * policies, triggers and rules of table and leaf, and that it is empty.
@@ -215,7 +258,7 @@ leaf_lock_checked(const LeafRouting *routing, Oid leafrelid)
 
 	load_check_privilege(routing->relid);
 	LockRelationOid(routing->relid, RowExclusiveLock);
-	rel = table_open(leafrelid, AccessExclusiveLock);
+	rel = table_open(leafrelid, LEAF_BUILD_LOCK);
 	leaf_check_privilege(leafrelid);
 	load_check_table(routing->relid, &routing->spec, last_seq, &shape);
 	shape_from_tupdesc(RelationGetDescr(rel), RelationGetRelationName(rel), &shape);
@@ -226,7 +269,36 @@ leaf_lock_checked(const LeafRouting *routing, Oid leafrelid)
 	table_close(rel, NoLock);
 }
 
-/* Give a locked leaf and its TOAST table new, empty storage, as TRUNCATE does. */
+/*
+ * Build every index of relation relid (locked LEAF_BUILD_LOCK) into new
+ * storage from its heap, each locked LEAF_BUILD_LOCK, checking UNIQUE and
+ * EXCLUDE constraints as the build goes, as REINDEX does.
+ */
+static void
+leaf_build_indexes(Oid relid)
+{
+	Relation	heap = relation_open(relid, NoLock);
+	ListCell   *lc;
+
+	foreach(lc, RelationGetIndexList(heap))
+	{
+		Relation	index = index_open(lfirst_oid(lc), LEAF_BUILD_LOCK);
+
+		CheckTableNotInUse(index, "petagen.start");
+		TransferPredicateLocksToHeapRelation(index);
+		compat_set_new_relfilenumber(index, heap->rd_rel->relpersistence);
+		index_build(heap, index, BuildIndexInfo(index), true, false);
+		index_close(index, NoLock);
+		CommandCounterIncrement();
+	}
+	relation_close(heap, NoLock);
+}
+
+/*
+ * Give a locked leaf and its TOAST table new, empty storage, and the TOAST
+ * table's index too, as TRUNCATE does: the rows' TOAST entries go into new
+ * storage only.
+ */
 static void
 leaf_new_storage(Oid leafrelid)
 {
@@ -236,10 +308,11 @@ leaf_new_storage(Oid leafrelid)
 	if (OidIsValid(rel->rd_rel->reltoastrelid))
 	{
 		Relation	toastrel = relation_open(rel->rd_rel->reltoastrelid,
-											 AccessExclusiveLock);
+											 LEAF_BUILD_LOCK);
 
 		compat_set_new_relfilenumber(toastrel, toastrel->rd_rel->relpersistence);
 		table_close(toastrel, NoLock);
+		leaf_build_indexes(rel->rd_rel->reltoastrelid);
 	}
 	table_close(rel, NoLock);
 }
@@ -311,11 +384,31 @@ leaf_write_rows(const LeafRouting *routing, Oid leafrelid, int leafno,
 }
 
 /*
+ * For the commit that puts relation relid's new storage in place: lock it,
+ * its TOAST table and their indexes ACCESS EXCLUSIVE, waiting for their
+ * readers to finish (see Locks above).
+ */
+static void
+leaf_lock_for_commit(Oid relid)
+{
+	Relation	rel = relation_open(relid, AccessExclusiveLock);
+	Oid			toastrelid = rel->rd_rel->reltoastrelid;
+	ListCell   *lc;
+
+	foreach(lc, RelationGetIndexList(rel))
+		LockRelationOid(lfirst_oid(lc), AccessExclusiveLock);
+	relation_close(rel, NoLock);
+	if (OidIsValid(toastrelid))
+		leaf_lock_for_commit(toastrelid);
+}
+
+/*
  * In the current transaction: write local leaf leafno whole from the
  * nranges routing files of routing's job, into new storage, frozen, and
  * build its indexes, checking every UNIQUE and EXCLUDE constraint as the
- * build goes (23505, 23P01, as load() raises them); adds to *stats.  The
- * caller records the leaf and commits.
+ * build goes (23505, 23P01, as load() raises them); adds to *stats.  Ends
+ * with the leaf locked ACCESS EXCLUSIVE.  The caller records the leaf and
+ * commits.
  */
 void
 leaf_write(const LeafRouting *routing, Oid leafrelid, int leafno,
@@ -325,7 +418,6 @@ leaf_write(const LeafRouting *routing, Oid leafrelid, int leafno,
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext,
 											  "petagen leaf", ALLOCSET_DEFAULT_SIZES);
 	MemoryContext old = MemoryContextSwitchTo(cxt);
-	ReindexParams params = {0};
 
 	leaf_lock_checked(routing, leafrelid);
 	leaf_new_storage(leafrelid);
@@ -334,11 +426,10 @@ leaf_write(const LeafRouting *routing, Oid leafrelid, int leafno,
 					progress_arg);
 	if (progress)
 		progress(progress_arg, stats);
-	/* every index of the leaf (and its TOAST table) built from its heap */
-	compat_reindex_relation(leafrelid,
-							REINDEX_REL_PROCESS_TOAST | REINDEX_REL_CHECK_CONSTRAINTS,
-							&params);
+	/* every index of the leaf built from its heap */
+	leaf_build_indexes(leafrelid);
 	leaf_storage_record(routing->job, leafno, leafrelid);
+	leaf_lock_for_commit(leafrelid);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
 }

@@ -5,8 +5,9 @@
  *		visibility map built alongside, as CLUSTER and VACUUM FULL write a
  *		new heap (rewriteheap.c's raw_heap_insert).
  *
- * The leaf has new, empty storage of this transaction (leafload.c), locked
- * ACCESS EXCLUSIVE, which nobody else sees before commit, so its rows can
+ * The leaf has new, empty storage of this transaction (leafload.c: the
+ * leaf locked against every writer), which nobody else sees before commit
+ * (readers keep reading the old storage), so its rows can
  * be written frozen, as COPY FREEZE after a TRUNCATE writes them, and
  * bypass shared buffers: no buffer holds a page of the new files.  Each
  * tuple gets the header heap_insert(..., HEAP_INSERT_FROZEN) gives it
@@ -109,8 +110,8 @@ leafpages_check_heap(Relation rel)
 }
 
 /*
- * Start writing the rows of leaf rel, locked ACCESS EXCLUSIVE, with new
- * and empty storage of the current transaction.
+ * Start writing the rows of leaf rel, locked against writers by a leaf
+ * load, with new and empty storage of the current transaction.
  */
 LeafPages *
 leafpages_begin(Relation rel)

@@ -42,7 +42,7 @@
  * route_open_leaf() builds the same for one leaf of a table (a partition
  * under it, or a local shard of a Citus table): its only leaf is that one,
  * and route_key() tells whether a key belongs there, with no other leaf
- * opened or locked, so that a worker holding its leaf ACCESS EXCLUSIVE can
+ * opened or locked, so that a worker holding its leaf locked can
  * check its keys against the bounds as they are now without waiting for
  * the leaves other workers hold.
  *

@@ -2,8 +2,11 @@
 # and a standby: start() into a leaf partition writes only the leaf's own
 # keys; verify(job) of a dropped table says so; DROP EXTENSION petagen, DROP
 # SCHEMA petagen and DROP OWNED by its owner are refused while a job's
-# workers run (held deterministically by the disk reserve), DROP EXTENSION
-# works once they are stopped, and other DDL is not touched;
+# workers run (held deterministically by the disk reserve), and so are DROP
+# TABLE of the job's table or of one of its leaves, DROP SCHEMA of the
+# table's schema and DROP OWNED by its owner; DROP TABLE and DROP EXTENSION
+# work once they are stopped (resume() then says the table was dropped),
+# and other DDL is not touched;
 # on a hot standby every writing entry point refuses with SQLSTATE 25006.
 use strict;
 use warnings;
@@ -100,8 +103,36 @@ is($node->safe_psql('postgres',
 $node->safe_psql('postgres',
 	'CREATE EXTENSION pgstattuple; DROP EXTENSION pgstattuple; CREATE TABLE other_ddl (a int); DROP TABLE other_ddl');
 pass('other DDL and DROP EXTENSION of another extension work meanwhile');
+# The job's table, one of its leaves, or the schema holding it
+$node->safe_psql('postgres',
+	q{CREATE SCHEMA held_s; SELECT petagen.create_table('held_s.other')});
+for my $drop ('DROP TABLE held', 'DROP TABLE IF EXISTS nosuch, held_p3 CASCADE',
+	'DROP TABLE held_s.other, public.held', 'DROP SCHEMA public CASCADE')
+{
+	($ret, $err) = try_sql($node, $drop);
+	like($err,
+		qr/55006: cannot drop table "held" while load job $held is running.*DETAIL:  DROP (TABLE|SCHEMA) would drop table "held", which the job's workers write into\..*HINT:  Stop it with petagen.stop\($held\)/s,
+		"$drop is refused with 55006 naming the table and the job");
+}
+$node->safe_psql('postgres', 'DROP TABLE held_s.other; DROP SCHEMA held_s');
+pass('DROP TABLE and DROP SCHEMA of other tables work meanwhile');
+$node->safe_psql('postgres', 'CREATE ROLE tabowner; ALTER TABLE held OWNER TO tabowner');
+like(error_of($node, 'DROP OWNED BY tabowner'),
+	qr/^55006: cannot drop table "held" while load job $held is running/,
+	'DROP OWNED BY the table\'s owner is refused too');
+like(error_of($node, 'DROP OWNED BY nosuch_role'),
+	qr/^42704: role "nosuch_role" does not exist/,
+	'DROP OWNED BY a role that does not exist fails as it would');
+$node->safe_psql('postgres', 'ALTER TABLE held OWNER TO CURRENT_USER; DROP ROLE tabowner');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM held'),
+	'0', 'the table is still there');
 is($node->safe_psql('postgres', "SELECT petagen.stop($held)"),
 	'stopped', 'the job stops');
+$node->safe_psql('postgres', 'DROP TABLE held');
+pass('once it is stopped DROP TABLE of its table works');
+like(error_of($node, "SELECT petagen.resume($held)"),
+	qr/^42P01: the table of load job $held was dropped/,
+	'and resume() of the job says its table was dropped (42P01)');
 ($ret, $err) = try_sql($node, 'DROP EXTENSION petagen');
 is($ret, 0, 'with no worker running DROP EXTENSION petagen works') or diag $err;
 # 0.1 updated to 0.2 gets the same guard as a fresh 0.2
@@ -111,8 +142,8 @@ is( $node->safe_psql(
 		'postgres', q{SELECT evtevent, evttags::text FROM pg_event_trigger e
 		  JOIN pg_depend d ON d.classid = 'pg_event_trigger'::regclass AND d.objid = e.oid
 		  JOIN pg_extension x ON x.oid = d.refobjid AND x.extname = 'petagen'}),
-	'ddl_command_start|{"DROP EXTENSION","DROP SCHEMA","DROP OWNED"}',
-	'ALTER EXTENSION UPDATE adds the guard of every DROP of petagen, as a member');
+	'ddl_command_start|{"DROP EXTENSION","DROP SCHEMA","DROP OWNED","DROP TABLE"}',
+	'ALTER EXTENSION UPDATE adds the guard of every DROP of petagen and of a job\'s table, as a member');
 
 # 4. A hot standby: every writing entry point refuses as PostgreSQL does.
 $node->backup('b');

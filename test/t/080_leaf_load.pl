@@ -6,8 +6,9 @@
 # all-frozen page, and amcheck with heapallindexed passes.  Readers
 # see nothing of a leaf until it commits: petagen.debug_pause holds both
 # workers before the commit of their leaves (leaf 1 on), with the two
-# leaves written and uncommitted; a reader of such a leaf waits for its
-# ACCESS EXCLUSIVE lock (as after a TRUNCATE), the committed leaf reads
+# leaves written and uncommitted; a reader of such a leaf waits for the
+# ACCESS EXCLUSIVE lock it holds for its commit (a reader of a leaf still
+# being written does not wait: 086_leaf_readers.pl), the committed leaf reads
 # whole; then a SIGKILL (crash restart) or stop() rolls the two back to
 # empty, and resume() writes exactly the leaves the ledger lacks and
 # removes the files the crash left of the leaves in flight.  A role

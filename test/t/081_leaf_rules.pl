@@ -123,7 +123,7 @@ my $job = start_as_op('cw', 20000);
 ok( $node->poll_query_until('postgres',
 		"SELECT count(*) > 0 FROM pg_locks l JOIN pg_stat_activity a USING (pid)"
 		  . " WHERE a.backend_type = 'petagen worker' AND l.relation = 'cw_p3'::regclass"
-		  . " AND l.mode = 'AccessExclusiveLock' AND NOT l.granted"),
+		  . " AND l.mode = 'ExclusiveLock' AND NOT l.granted"),
 	'the worker waits for the lock of the leaf that holds an uncommitted row');
 $writer->query_safe('COMMIT');
 $writer->quit;
