@@ -67,6 +67,9 @@ launch_worker(const LaunchKind *kind, int64 id, int index, int nworkers,
 	return handle;
 }
 
+/* Whether this server registered the auto-resume launcher (preloaded). */
+static bool launch_autoresume_registered = false;
+
 /*
  * Register the auto-resume launcher (job/autoresume.c): started as the
  * server begins to accept connections, restarted 10 seconds after it
@@ -85,6 +88,19 @@ launch_register_autoresume(void)
 	worker.bgw_restart_time = 10;
 	strlcpy(worker.bgw_name, kind.name_format, BGW_MAXLEN);
 	RegisterBackgroundWorker(&worker);
+	launch_autoresume_registered = true;
+}
+
+/*
+ * Slots auto-resume needs beyond a job's workers after a restart: the
+ * per-database worker that calls resume() holds one while the job's
+ * workers start (the launcher and the server's own workers, such as the
+ * logical replication launcher, are running and counted as used).
+ */
+int
+launch_autoresume_slots(void)
+{
+	return launch_autoresume_registered ? 1 : 0;
 }
 
 /*

@@ -128,13 +128,24 @@ check_workers(CheckCtx *ctx)
 				  "Use fewer workers, or increase \"max_worker_processes\" and restart the server.",
 				  "workers: %d workers need %d background worker slots, %d of max_worker_processes (%d) are free",
 				  nworkers, nworkers, free_slots, max_worker_processes);
+	else if (nworkers + launch_autoresume_slots() > free_slots)
+		check_add(ctx, CHECK_WARNING, ERRCODE_CONFIGURATION_LIMIT_EXCEEDED,
+				  "max_worker_processes",
+				  psprintf("workers: %d workers leave no slot to auto-resume them",
+						   nworkers),
+				  psprintf("Use fewer workers, or set \"max_worker_processes\" to at least %d and restart the server.",
+						   max_worker_processes + nworkers + launch_autoresume_slots() - free_slots),
+				  "workers: %d workers take %d of the %d free background worker slots; after a restart, auto-resume needs one more for the database's worker that resumes the job, or it fails",
+				  nworkers, nworkers, free_slots);
 	else
 		check_add(ctx, CHECK_INFO, 0, "max_worker_processes",
 				  psprintf("workers: %d workers, %d of %d background worker slots are free",
 						   nworkers, free_slots, max_worker_processes),
 				  NULL,
-				  "workers: %d workers, %d of max_worker_processes (%d) background worker slots are free",
-				  nworkers, free_slots, max_worker_processes);
+				  "workers: %d workers, %d of max_worker_processes (%d) background worker slots are free%s",
+				  nworkers, free_slots, max_worker_processes,
+				  launch_autoresume_slots() > 0 ?
+				  ", enough for auto-resume after a restart too" : "");
 }
 
 /* Autovacuum during the load, and the freeze it owes after it. */

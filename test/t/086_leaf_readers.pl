@@ -40,7 +40,7 @@ my $job = $node->safe_psql('postgres',
 	"SELECT petagen.start($rows, workers => 2, \"table\" => 'rd', method => 'leaf')");
 wait_for_debug_pause($node, $job, 2);
 my @held = split /\n/, $node->safe_psql('postgres',
-	"SELECT leaf FROM petagen.status_workers($job) WHERE worker IS NOT NULL ORDER BY worker");
+	"SELECT leaf FROM petagen.status_details($job) WHERE worker IS NOT NULL ORDER BY worker");
 is(scalar @held, 2, 'two workers are held mid-leaf');
 my $leaf = $held[0];
 my $in = join(', ', map { "'$_'::regclass" } @held);

@@ -1,12 +1,14 @@
-# DDL that waits for every process of the server to absorb a
-# ProcSignalBarrier finishes with petagen preloaded: DROP DATABASE,
+# What petagen preloaded must not do.  DDL that waits for every process of
+# the server to absorb a ProcSignalBarrier finishes: DROP DATABASE,
 # DROP TABLESPACE (of a tablespace a dropped table's file still holds until
 # the next checkpoint, the case that emits the barrier) and ALTER
 # DATABASE ... SET TABLESPACE, first with petagen idle (its launcher
 # sleeping), then with a load job of another database held mid-load by
 # petagen.debug_pause.  Each statement runs with a statement_timeout, so a
 # process that never absorbs the barrier fails the test instead of hanging
-# it.
+# it.  Then check() counts the slot auto-resume needs after a restart: with
+# max_worker_processes = 4 (the launcher and the logical replication
+# launcher hold two), two workers leave none for it.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -80,6 +82,23 @@ is($node->safe_psql('busy', "SELECT petagen.wait($job)"),
 	'done', 'the job goes on and ends done');
 is($node->safe_psql('busy', "SELECT bool_and(ok) FROM petagen.verify($job)"),
 	't', 'and verifies');
+
+$node->append_conf('postgresql.conf', "max_worker_processes = 4\n");
+$node->restart;
+$node->poll_query_until('postgres',
+	"SELECT count(*) FILTER (WHERE backend_type = 'petagen auto-resume') = 0"
+	  . " AND count(*) FILTER (WHERE backend_type = 'logical replication launcher') = 1"
+	  . " FROM pg_stat_activity")
+  or die 'the server did not settle';
+is( $node->safe_psql('busy',
+		"SELECT severity || ': ' || finding FROM petagen.check(1000, workers => 2)"
+		  . " WHERE finding LIKE 'workers:%'"),
+	'warning: workers: 2 workers leave no slot to auto-resume them',
+	'check(): two workers of two free slots leave none for auto-resume');
+is( $node->safe_psql('busy',
+		"SELECT severity FROM petagen.check(1000, workers => 1)"
+		  . " WHERE finding LIKE 'workers:%'"),
+	'info', 'one worker leaves one');
 
 $node->stop;
 done_testing();
