@@ -34,7 +34,7 @@ is( $node->safe_psql(
 like(
 	$node->safe_psql(
 		'postgres',
-		q{SELECT finding FROM petagen.check(1000, workers => 2)}
+		q{SELECT detail FROM petagen.check_details(1000, workers => 2)}
 		  . q{ WHERE finding LIKE 'workers:%'}),
 	qr/^workers: 2 workers need 2 background worker slots, [01] of max_worker_processes \(2\) are free$/,
 	'check: the finding says how many slots are free');
