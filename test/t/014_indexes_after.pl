@@ -68,7 +68,7 @@ $blocker->query_safe('BEGIN; LOCK TABLE usertable_p7 IN ROW EXCLUSIVE MODE');
 set_debug_pause($node, '');
 ok( $node->poll_query_until(
 		'postgres',
-		"SELECT count(*) > 0 FROM petagen.status_workers($job)"
+		"SELECT count(*) > 0 FROM petagen.status_details($job)"
 		  . " WHERE phase = 'indexing' AND current_index LIKE 'usertable_p7%'"),
 	'status: phase indexing, a worker on an index of usertable_p7');
 ok( $node->poll_query_until(

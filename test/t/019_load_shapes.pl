@@ -99,7 +99,7 @@ is(content_md5('grown'),
 	content_md5('petagen.rows(NULL::grown, 0, 25000)'),
 	'the table holds rows() of both ranges');
 like( $node->safe_psql('postgres',
-		q{SELECT string_agg(severity || ': ' || finding, E'\n') FROM petagen.check(100, 1, 'grown', first => 24950)
+		q{SELECT string_agg(severity || ': ' || detail, E'\n') FROM petagen.check_details(100, 1, 'grown', first => 24950)
 		  WHERE finding LIKE 'keys:%'}),
 	qr/^error: keys: \d+ of the \d+ key numbers probed are already in the table, the first being key number 24950 /,
 	'check() over the end of the second range finds its keys');

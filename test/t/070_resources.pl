@@ -115,7 +115,7 @@ ok(!-e "/dev/shm/PostgreSQL.$handle", '2. a finished run leaves no segment eithe
 # 3. An open transaction's start() holds no slot: another start() may take
 # every free slot while it is open, and its own workers start at COMMIT.
 my ($free) = $node->safe_psql('postgres',
-	"SELECT finding FROM petagen.check(100, workers => 1, \"table\" => 'st')"
+	"SELECT detail FROM petagen.check_details(100, workers => 1, \"table\" => 'st')"
 	  . " WHERE finding LIKE 'workers:%'") =~ / (\d+) of max_worker_processes/;
 my $open = $node->background_psql('postgres', @as_op);
 my $ojob = $open->query_safe(
@@ -142,7 +142,7 @@ $node->safe_psql('postgres', ycsb_table_sql('su'));
 my $sujob = $node->safe_psql('postgres',
 	"SELECT petagen.start(10000, workers => 2, \"table\" => 'su', chunk_rows => 1000, force => true)");
 wait_for_debug_pause($node, $sujob, 2);
-my $slots_sql = "SELECT finding FROM petagen.check(100, workers => 1, \"table\" => 'st')"
+my $slots_sql = "SELECT detail FROM petagen.check_details(100, workers => 1, \"table\" => 'st')"
   . " WHERE finding LIKE 'workers:%'";
 my $as_su = $node->safe_psql('postgres', $slots_sql);
 ($free) = $as_su =~ / (\d+) of max_worker_processes \(8\)/;
