@@ -17,13 +17,12 @@ CREATE DOMAIN nn_int AS integer NOT NULL;
 CREATE DOMAIN pos_int AS integer CHECK (VALUE > 0);
 CREATE DOMAIN small_int AS integer DEFAULT 7 CHECK (VALUE < 5);
 
--- The answer of an INSERT of one row that names only the key and the
--- field: 'accepted' (rolled back) or SQLSTATE: message.
-CREATE FUNCTION insert_answer(tbl regclass) RETURNS text LANGUAGE plpgsql AS $$
+-- The answer of statement stmt: 'accepted' (rolled back) or SQLSTATE:
+-- message.
+CREATE FUNCTION answer(stmt text) RETURNS text LANGUAGE plpgsql AS $$
 BEGIN
     BEGIN
-        EXECUTE format('INSERT INTO %s (ycsb_key, field0) VALUES (%L, %L)',
-                       tbl, 'user1', 'x');
+        EXECUTE stmt;
         RAISE EXCEPTION USING ERRCODE = 'P0001', MESSAGE = 'accepted';
     EXCEPTION WHEN OTHERS THEN
         RETURN CASE WHEN SQLERRM = 'accepted' THEN 'accepted'
@@ -32,18 +31,15 @@ BEGIN
 END
 $$;
 
--- The answer of petagen.load() of 10 rows: 'accepted' (rolled back) or
--- SQLSTATE: message.
-CREATE FUNCTION load_answer(tbl regclass) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-    BEGIN
-        PERFORM * FROM petagen.load(tbl, 0, 10);
-        RAISE EXCEPTION USING ERRCODE = 'P0001', MESSAGE = 'accepted';
-    EXCEPTION WHEN OTHERS THEN
-        RETURN CASE WHEN SQLERRM = 'accepted' THEN 'accepted'
-                    ELSE SQLSTATE || ': ' || SQLERRM END;
-    END;
-END
+-- The answer of an INSERT of one row that names only the key and the field.
+CREATE FUNCTION insert_answer(tbl regclass) RETURNS text LANGUAGE sql AS $$
+    SELECT answer(format('INSERT INTO %s (ycsb_key, field0) VALUES (%L, %L)',
+                         tbl, 'user1', 'x'))
+$$;
+
+-- The answer of petagen.load() of 10 rows.
+CREATE FUNCTION load_answer(tbl regclass) RETURNS text LANGUAGE sql AS $$
+    SELECT answer(format('SELECT * FROM petagen.load(%L, 0, 10)', tbl))
 $$;
 
 -- A table t_<name> of one hash leaf with column extra as given.
