@@ -1,6 +1,7 @@
 -- petagen.chart_bench(ids, metric, title): TPS ('tps') or latency
--- percentiles ('latency') vs workers of benchmark runs, a series per kind
--- (and per node and target node where the runs differ in them).
+-- percentiles ('latency') vs workers of benchmark runs, a series per run
+-- label as given, else per kind (and per node and target node where the
+-- runs differ in them).
 CREATE OR REPLACE FUNCTION @extschema@.chart_bench(ids bigint[], metric text DEFAULT 'tps',
     title text DEFAULT NULL)
 RETURNS text
@@ -43,9 +44,9 @@ BEGIN
            array_agg(b.workers::double precision ORDER BY b.series, v.o, b.workers, b.id),
            array_agg(v.val ORDER BY b.series, v.o, b.workers, b.id)
       INTO s, xs, ys
-      FROM (SELECT r.*, concat_ws(' ', r.kind,
+      FROM (SELECT r.*, coalesce(r.label, concat_ws(' ', r.kind,
                                   CASE WHEN nodes > 1 THEN 'from ' || r.node END,
-                                  CASE WHEN targets > 1 THEN 'to ' || r.target_node END) AS series
+                                  CASE WHEN targets > 1 THEN 'to ' || r.target_node END)) AS series
               FROM @extschema@.bench_results AS r
              WHERE r.id = ANY (ids)) AS b,
            LATERAL (VALUES (0, NULL, b.tps), (1, 'p50', b.p50_us), (2, 'p95', b.p95_us),
