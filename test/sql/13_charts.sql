@@ -140,6 +140,11 @@ SELECT (xpath('boolean(//s:text[.="10k"])', xmlparse(document petagen.chart_swee
 -- Runs compared: select and update series.
 SELECT * FROM look(petagen.chart_bench('{101,102,103,104,105,106}'), 'mark', 'update');
 SELECT * FROM look(petagen.chart_bench('{105,106,102}', 'tps', 'my <title>'), 'mark', 'my <title>');
+-- Runs at one worker count: bars, a group per series, a colour per percentile.
+SELECT * FROM look(petagen.chart_bench('{102,105,212}'), 'mark', 'hot 10%');
+SELECT * FROM look(petagen.chart_bench('{102,105,212}', 'latency'), 'mark', 'p99.9');
+SELECT (xpath('count(//s:rect[@class="mark"][@fill="#0072b2"])', xmlparse(document petagen.chart_bench('{102,212,105}', 'latency')),
+              '{{s,http://www.w3.org/2000/svg}}'))[1]::text AS p50_bars;
 -- A run's label names its series as given.
 SELECT * FROM look(petagen.chart_bench('{105,106,212}'), 'mark', 'hot 10%');
 
