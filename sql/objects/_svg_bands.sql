@@ -21,7 +21,7 @@ RETURN (SELECT string_agg(format('<rect class="phase" x="%s" y="%s" width="%s" h
     || (SELECT string_agg(format('<rect x="%s" y="%s" width="12" height="12" fill="%s" stroke="#888888"/>'
                                  '<text x="%s" y="%s">%s</text>',
                                  k.kx, y + h + 26, @extschema@._svg_tint(k.label),
-                                 k.kx + 16, y + h + 36, @extschema@._svg_escape(k.label, 9)),
+                                 k.kx + 16, y + h + 36, @extschema@._svg_escape(k.label, 11)),
                           E'\n' ORDER BY k.n)
           FROM (SELECT u.label, row_number() OVER (ORDER BY min(u.o)) AS n
                   FROM unnest(labels) WITH ORDINALITY AS u(label, o)

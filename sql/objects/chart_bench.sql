@@ -1,6 +1,9 @@
 -- petagen.chart_bench(ids, metric, title): TPS ('tps') or latency
--- percentiles ('latency') vs workers of benchmark runs, a series per kind
--- (and per node and target node where the runs differ in them).
+-- percentiles ('latency') vs workers of benchmark runs, a series per run
+-- label as given, else per kind (and per node and target node where the
+-- runs differ in them); runs at a single worker count are compared as bars,
+-- a group per series (and run, where a series has several), a colour per
+-- percentile.
 CREATE OR REPLACE FUNCTION @extschema@.chart_bench(ids bigint[], metric text DEFAULT 'tps',
     title text DEFAULT NULL)
 RETURNS text
@@ -16,6 +19,9 @@ DECLARE
     s text[];
     xs double precision[];
     ys double precision[];
+    cats text[];
+    pcts text[];
+    bys double precision[];
     logy boolean;
 BEGIN
     IF ids IS NULL OR metric IS NULL THEN
@@ -41,13 +47,18 @@ BEGIN
 
     SELECT array_agg(concat_ws(' ', b.series, v.pct) ORDER BY b.series, v.o, b.workers, b.id),
            array_agg(b.workers::double precision ORDER BY b.series, v.o, b.workers, b.id),
-           array_agg(v.val ORDER BY b.series, v.o, b.workers, b.id)
-      INTO s, xs, ys
-      FROM (SELECT r.*, concat_ws(' ', r.kind,
+           array_agg(v.val ORDER BY b.series, v.o, b.workers, b.id),
+           array_agg(b.series || CASE WHEN b.runs > 1 THEN ' (run ' || b.id || ')' ELSE '' END
+                     ORDER BY b.series, b.id, v.o),
+           array_agg(v.pct ORDER BY b.series, b.id, v.o),
+           array_agg(v.val ORDER BY b.series, b.id, v.o)
+      INTO s, xs, ys, cats, pcts, bys
+      FROM (SELECT r.*, count(*) OVER (PARTITION BY r.series) AS runs
+              FROM (SELECT r.*, coalesce(r.label, concat_ws(' ', r.kind,
                                   CASE WHEN nodes > 1 THEN 'from ' || r.node END,
-                                  CASE WHEN targets > 1 THEN 'to ' || r.target_node END) AS series
-              FROM @extschema@.bench_results AS r
-             WHERE r.id = ANY (ids)) AS b,
+                                  CASE WHEN targets > 1 THEN 'to ' || r.target_node END)) AS series
+                      FROM @extschema@.bench_results AS r
+                     WHERE r.id = ANY (ids)) AS r) AS b,
            LATERAL (VALUES (0, NULL, b.tps), (1, 'p50', b.p50_us), (2, 'p95', b.p95_us),
                            (3, 'p99', b.p99_us), (4, 'p99.9', b.p999_us)) AS v(o, pct, val)
      WHERE (v.o = 0) = (metric = 'tps') AND v.val IS NOT NULL;
@@ -58,6 +69,16 @@ BEGIN
     logy := metric = 'latency'
             AND (SELECT max(v) / nullif(min(v), 0) >= 20 FROM unnest(ys) AS v WHERE v > 0);
 
+    IF cardinality(ws) = 1 THEN
+        RETURN @extschema@._svg_document(
+            coalesce(title, CASE metric WHEN 'tps' THEN 'TPS' ELSE 'Latency percentiles' END
+                            || format(' at %s workers', ws[1])),
+            about,
+            @extschema@._svg_bars(90, 60, 540, 360,
+                CASE metric WHEN 'tps' THEN 'TPS (operations/s)'
+                            ELSE 'latency (' || chr(181) || 's)' END,
+                cats, pcts, bys, coalesce(logy, false)));
+    END IF;
     RETURN @extschema@._svg_document(
         coalesce(title, CASE metric WHEN 'tps' THEN 'TPS vs workers'
                                     ELSE 'Latency percentiles vs workers' END),

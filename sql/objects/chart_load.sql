@@ -1,7 +1,8 @@
 -- petagen.chart_load(job): load rate (rows/s, MB/s) and rows written over
 -- the time since the job was started, from petagen.load_rates(), with the
 -- job's phases (routing, loading, indexing; stopped or failed between
--- runs) as bands behind the panels.
+-- runs; interrupted from the last progress before a crash or lost worker
+-- to the start of the run that resumed it) as bands behind the panels.
 CREATE OR REPLACE FUNCTION @extschema@.chart_load(job bigint)
 RETURNS text
 LANGUAGE plpgsql STABLE
@@ -19,6 +20,8 @@ DECLARE
     phases text[];
     xt double precision[];
     bands text;
+    origin timestamptz;
+    cut double precision[];
 BEGIN
     IF job IS NULL THEN
         RAISE EXCEPTION 'argument "job" of petagen.chart_load() must not be null'
@@ -41,8 +44,9 @@ BEGIN
            array_agg(r.rows_per_s ORDER BY r.seconds, r.rows_written),
            array_agg(r.mb_per_s ORDER BY r.seconds, r.rows_written),
            array_agg(r.rows_written ORDER BY r.seconds, r.rows_written),
-           array_agg(r.phase ORDER BY r.seconds, r.rows_written)
-      INTO ts, rps, mbps, total, phases
+           array_agg(r.phase ORDER BY r.seconds, r.rows_written),
+           min(r.logged_at - make_interval(secs => r.seconds))
+      INTO ts, rps, mbps, total, phases, origin
       FROM @extschema@.load_rates(job) AS r;
     IF ts IS NULL THEN
         RAISE EXCEPTION 'load job % has no progress_log rows yet', job USING ERRCODE = '55000',
@@ -55,10 +59,17 @@ BEGIN
     ts := ARRAY(SELECT t / div FROM unnest(ts) WITH ORDINALITY AS u(t, o) ORDER BY o);
     -- the x axis _svg_panel() draws (xmin 0), for the bands behind it
     xt := @extschema@._svg_ticks(0, ts[cardinality(ts)]);
+    -- the job's recorded interruption, if a later run resumed it
+    SELECT ARRAY[extract(epoch FROM j.interrupted_at - origin) / div,
+                 extract(epoch FROM j.run_started_at - origin) / div]
+      INTO cut
+      FROM @extschema@.jobs AS j
+     WHERE j.job = chart_load.job AND j.interrupted_at < j.run_started_at;
 
     -- a band per run of rows in the same phase, from where it began (the
     -- chart's start for a first phase of work) to where the next one did;
-    -- a run's end (stopped, failed) lasts until the next run began
+    -- a run's end (stopped, failed) lasts until the next run began; an
+    -- interruption is drawn over the phase it cut short
     SELECT @extschema@._svg_bands(90, 56, 660, 368, xt[1], xt[cardinality(xt)],
                                  array_agg(b.ph ORDER BY b.t0), array_agg(b.t0 ORDER BY b.t0),
                                  array_agg(b.t1 ORDER BY b.t0))
@@ -70,7 +81,9 @@ BEGIN
                               FROM (SELECT u.t, u.ph, u.o,
                                            u.ph IS DISTINCT FROM lag(u.ph) OVER (ORDER BY u.o) AS changed
                                       FROM unnest(ts, phases) WITH ORDINALITY AS u(t, ph, o)) AS c) AS g
-                     GROUP BY g.run, g.ph) AS i) AS b
+                     GROUP BY g.run, g.ph) AS i
+            UNION ALL
+            SELECT 'interrupted', cut[1], cut[2] WHERE cut IS NOT NULL) AS b
      WHERE b.ph IS NOT NULL AND b.t1 > b.t0;
 
     RETURN @extschema@._svg_document(format('Load job %s: rate and rows written', job), about,

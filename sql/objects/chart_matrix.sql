@@ -1,6 +1,8 @@
 -- petagen.chart_matrix(ids): bench_matrix() as a heatmap of TPS, rows = node
 -- sending the queries, columns = node holding the data; cells are
--- <rect class="cell">, pairs without a run <rect class="missing">.
+-- <rect class="cell">, pairs without a run <rect class="missing">.  Only
+-- closed-loop runs are drawn: a paced run (target_rate) measures its
+-- target, not what the pair can do, and is left out (the subtitle says so).
 CREATE OR REPLACE FUNCTION @extschema@.chart_matrix(ids bigint[] DEFAULT NULL)
 RETURNS text
 LANGUAGE plpgsql STABLE
@@ -21,16 +23,24 @@ DECLARE
     ch numeric;
     fs numeric;
     body text;
+    closed bigint[];
+    paced bigint;
 BEGIN
+    SELECT coalesce(array_agg(r.id) FILTER (WHERE r.target_rate IS NULL), '{}'),
+           count(*) FILTER (WHERE r.target_rate IS NOT NULL)
+      INTO closed, paced
+      FROM @extschema@.bench_results AS r
+     WHERE CASE WHEN ids IS NULL THEN r.kind = 'select' ELSE r.id = ANY (ids) END;
     SELECT array_agg(DISTINCT b.node ORDER BY b.node), array_agg(DISTINCT b.target ORDER BY b.target),
            string_agg(DISTINCT b.kind, ', '), min(b.tps), max(b.tps)
       INTO nodes, targets, kinds, lo, hi
-      FROM @extschema@.bench_matrix(ids) AS b;
+      FROM @extschema@.bench_matrix(closed) AS b;
     IF nodes IS NULL THEN
         RAISE EXCEPTION 'no benchmark runs for a node matrix' USING ERRCODE = '42704',
             HINT = CASE WHEN ids IS NULL
                         THEN 'Run petagen.bench(''select'', ...) on every node against every node''s leaves first.'
-                        ELSE 'None of the ids is in petagen.bench_results.' END;
+                        ELSE 'None of the ids is in petagen.bench_results.' END
+                || CASE WHEN paced > 0 THEN format(' Paced runs (target_rate) are not drawn: %s left out.', paced) ELSE '' END;
     END IF;
     tk := @extschema@._svg_ticks(lo, hi);
     lo := tk[1];
@@ -57,7 +67,7 @@ BEGIN
       INTO body
       FROM unnest(nodes) WITH ORDINALITY AS rn(node, r)
            CROSS JOIN unnest(targets) WITH ORDINALITY AS cn(target, c)
-           LEFT JOIN @extschema@.bench_matrix(ids) AS b ON b.node = rn.node AND b.target = cn.target
+           LEFT JOIN @extschema@.bench_matrix(closed) AS b ON b.node = rn.node AND b.target = cn.target
            CROSS JOIN LATERAL (SELECT ax + (cn.c - 1) * cw AS cx, ay + (rn.r - 1) * ch AS cy,
                                       CASE WHEN hi > lo THEN (b.tps - lo) / (hi - lo) ELSE 0.5 END AS t) AS g;
 
@@ -91,7 +101,9 @@ BEGIN
                 LATERAL @extschema@._svg_scale(t, lo, hi, false, ay + ah, ay) AS py)) || E'\n';
 
     RETURN @extschema@._svg_document('Node matrix: TPS by node and data location',
-        format('latest %s run per pair; the diagonal reads local leaves', kinds), body);
+        format('latest closed-loop %s run per pair; the diagonal reads local leaves%s', kinds,
+               CASE WHEN paced > 0 THEN format('; %s paced run%s (target_rate) left out', paced,
+                                               CASE WHEN paced > 1 THEN 's' END) END), body);
 END
 $$;
 COMMENT ON FUNCTION @extschema@.chart_matrix(bigint[]) IS

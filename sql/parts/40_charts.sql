@@ -25,6 +25,7 @@
 --#include objects/_svg_bands.sql
 
 --#include objects/_svg_panel.sql
+--#include objects/_svg_bars.sql
 
 --#include objects/chart_bench.sql
 

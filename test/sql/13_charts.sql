@@ -49,7 +49,7 @@ LANGUAGE sql AS $$
                    ARRAY[ARRAY['s', 'http://www.w3.org/2000/svg']] AS ns) AS x
 $$;
 
-SELECT plan(12);
+SELECT plan(13);
 
 -- Nothing to draw yet.
 SELECT throws_ok($$SELECT petagen.chart_sweep(101)$$, '42704',
@@ -101,6 +101,17 @@ VALUES (210, 'select', 2, '10 s', '2 s', 'usertable', '{}', 'n3', 'uniform', 111
         'n2', '2024-01-01 00:00:00+00', '2024-01-01 00:00:10+00'),
        (211, 'update', 2, '10 s', '2 s', 'usertable', '{}', 'local', 'uniform', 2220, 222, 0, 0,
         'n4', '2024-01-03 00:00:00+00', '2024-01-03 00:00:10+00');
+-- A labelled custom run (212) and the newest run of a pair, paced at a
+-- target rate (213).
+INSERT INTO petagen.bench_results
+    (id, kind, workers, duration, warmup, "table", target, target_node,
+     distribution, operations, tps, errors, not_found, node, started_at, finished_at,
+     label, target_rate)
+    OVERRIDING SYSTEM VALUE
+VALUES (212, 'ycsb', 2, '10 s', '2 s', 'usertable', '{}', 'local', 'uniform', 50000, 5000, 0, 0,
+        'n1', '2024-01-01 02:00:00+00', '2024-01-01 02:00:10+00', 'hot 10%', NULL),
+       (213, 'select', 2, '10 s', '2 s', 'usertable', '{}', 'n3', 'uniform', 20000, 2000, 0, 0,
+        'n2', '2024-01-04 00:00:00+00', '2024-01-04 00:00:10+00', NULL, 2000);
 
 -- A load job with five progress_log rows five minutes apart, and one without.
 SELECT ycsb_table('t');
@@ -129,6 +140,13 @@ SELECT (xpath('boolean(//s:text[.="10k"])', xmlparse(document petagen.chart_swee
 -- Runs compared: select and update series.
 SELECT * FROM look(petagen.chart_bench('{101,102,103,104,105,106}'), 'mark', 'update');
 SELECT * FROM look(petagen.chart_bench('{105,106,102}', 'tps', 'my <title>'), 'mark', 'my <title>');
+-- Runs at one worker count: bars, a group per series, a colour per percentile.
+SELECT * FROM look(petagen.chart_bench('{102,105,212}'), 'mark', 'hot 10%');
+SELECT * FROM look(petagen.chart_bench('{102,105,212}', 'latency'), 'mark', 'p99.9');
+SELECT (xpath('count(//s:rect[@class="mark"][@fill="#0072b2"])', xmlparse(document petagen.chart_bench('{102,212,105}', 'latency')),
+              '{{s,http://www.w3.org/2000/svg}}'))[1]::text AS p50_bars;
+-- A run's label names its series as given.
+SELECT * FROM look(petagen.chart_bench('{105,106,212}'), 'mark', 'hot 10%');
 
 -- The node matrix: the result set, latest run per pair, 'local' named.
 SELECT node, target, kind, tps, id FROM petagen.bench_matrix('{201,202,203,204,205,206,207,208,209,210}');
@@ -140,10 +158,24 @@ SELECT position('111' IN petagen.chart_matrix('{201,202,203,204,205,206,207,208,
 SELECT * FROM look(petagen.chart_matrix(), 'cell', 'node holding the data');
 SELECT * FROM look(petagen.chart_matrix(), 'missing', 'n1');
 SELECT position('n4' IN petagen.chart_matrix()) = 0 AS update_run_left_out;
+-- A paced run is not drawn, and the chart says it left it out.
+SELECT * FROM look(petagen.chart_matrix('{201,202,203,204,205,206,207,208,209,213}'), 'cell',
+                   '1 paced run (target_rate) left out');
+SELECT position('run 213' IN petagen.chart_matrix('{201,202,203,204,205,206,207,208,209,213}')) = 0
+           AND position('run 209' IN petagen.chart_matrix('{201,202,203,204,205,206,207,208,209,213}')) > 0
+    AS paced_run_not_drawn;
+SELECT throws_ok($$SELECT petagen.chart_matrix('{213}')$$, '42704',
+    'no benchmark runs for a node matrix', 'only paced runs');
 
 -- Load rate: three panels of five points.
 SELECT * FROM look(petagen.chart_load(:load_job), 'mark', 'time since start (min)');
 SELECT * FROM look(petagen.chart_load(:load_job), 'mark', 'MB/s');
+-- A crash between the third and fourth rows: the gap is a band.
+UPDATE petagen.jobs SET interrupted_at = '2024-01-01 00:16:00+00', interrupted_reason = 'server crash',
+                        run_started_at = '2024-01-01 00:19:00+00'
+ WHERE job = :load_job;
+SELECT (xpath('//s:rect[@class="phase"]/s:title/text()', xmlparse(document petagen.chart_load(:load_job)),
+              '{{s,http://www.w3.org/2000/svg}}'))::text[] AS bands_after_a_crash;
 
 -- The helpers.
 SELECT petagen._svg_escape('a<b>&"c''d' || chr(9) || 'e' || chr(181)) AS escaped,
