@@ -523,7 +523,7 @@ check_unit_spaces(const JobDef *def, UnitSpaces *spaces, MemoryContext cxt)
 		if (logged && wal >= 0)
 			bytes[wal] += est->heap + est->index;
 		for (int s = 0; s < ctx.nspaces; s++)
-			spaces->space[s].per_key += bytes[s] / def->rows;
+			spaces->space[s].per_key += bytes[s] / Max(def->rows, 1);
 	}
 	route_close(ctx.router);
 }
