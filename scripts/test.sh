@@ -132,7 +132,7 @@ test_major() {
         # A small tmpfs lets 012_reserve fill a real filesystem; without mount
         # rights (a container) that part of the test is skipped.
         tmpfs=$(mktemp -d /tmp/petagen-tmpfs.XXXXXX)
-        if mount -t tmpfs -o size=64m,mode=0700 petagen-test "$tmpfs" 2>/dev/null; then
+        if mount -t tmpfs -o size=416m,mode=0700 petagen-test "$tmpfs" 2>/dev/null; then
             chown postgres: "$tmpfs"
             run+=("PETAGEN_TEST_TMPFS=$tmpfs")
         else

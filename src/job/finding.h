@@ -54,6 +54,13 @@ typedef struct CheckFinding
 #define CHECK_RESERVE_RECIPE \
 	"The reserve is the larger of the job's disk_reserve (petagen.alter() changes a job's) and the setting petagen.disk_reserve; to lower the setting, run LOAD 'petagen'; then ALTER SYSTEM SET petagen.disk_reserve = '100MB'; then SELECT pg_reload_conf(); as separate statements in one session."
 
+/* The bytes of a leaf's estimate that land on one filesystem of CheckCtx.spaces. */
+typedef struct LeafLanding
+{
+	int			space;
+	double		bytes;
+} LeafLanding;
+
 /* What the sample and the page layout say about one leaf. */
 typedef struct LeafEstimate
 {
@@ -62,6 +69,7 @@ typedef struct LeafEstimate
 	double		keylen;			/* average key bytes */
 	double		heap;			/* heap bytes */
 	double		index;			/* bytes of all its indexes */
+	List	   *landing;		/* LeafLanding: its heap and indexes, where */
 } LeafEstimate;
 
 /* One filesystem the load writes, and what lands on it. */

@@ -12,6 +12,12 @@
  * btree leaf tuples filled to the index fillfactor for ascending keys and
  * ~70% for random ones; WAL about the heap plus index bytes, of which
  * pg_wal holds at most max_wal_size at a time.  TOAST is not modelled.
+ *
+ * A load's workers take the same estimates once as they begin
+ * (check_unit_spaces()): per filesystem, what a key number of a chunk and
+ * each local leaf written whole put there, so that before each unit they
+ * wait for the room the next units need there above the disk reserve,
+ * never more than check() says the load needs there.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -38,6 +44,7 @@
 #include "catalog.h"
 #include "compat.h"
 #include "job/options.h"
+#include "job/preflight.h"
 #include "job/preflight_int.h"
 #include "load/disk.h"
 #include "route/route.h"
@@ -208,27 +215,32 @@ check_index_bytes(Relation index, const RowShape *shape,
 	return ceil(est->rows / per_page) * BLCKSZ;
 }
 
-/* Add bytes to the filesystem holding path; name it after a tablespace. */
-static void
+/*
+ * Add bytes to the filesystem holding path; name it after a tablespace.
+ * Its number in ctx->spaces, or -1 when there are too many to count.
+ */
+static int
 check_space_add(CheckCtx *ctx, const char *path, const char *name,
 				double heap, double index, double wal)
 {
 	struct stat st;
-	CheckSpace *space = NULL;
+	int			i;
+	CheckSpace *space;
 	ListCell   *lc;
 
 	if (stat(path, &st) != 0)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not stat directory \"%s\": %m", path)));
-	for (int i = 0; i < ctx->nspaces && space == NULL; i++)
+	for (i = 0; i < ctx->nspaces; i++)
 		if (ctx->spaces[i].dev == st.st_dev)
-			space = &ctx->spaces[i];
-	if (space == NULL)
+			break;
+	space = &ctx->spaces[i];
+	if (i == ctx->nspaces)
 	{
 		if (ctx->nspaces == DISK_MAX_TARGETS)
-			return;
-		space = &ctx->spaces[ctx->nspaces++];
+			return -1;
+		ctx->nspaces++;
 		memset(space, 0, sizeof(*space));
 		space->dev = st.st_dev;
 		strlcpy(space->path, path, MAXPGPATH);
@@ -238,19 +250,29 @@ check_space_add(CheckCtx *ctx, const char *path, const char *name,
 	space->wal += wal;
 	foreach(lc, space->names)
 		if (strcmp(lfirst(lc), name) == 0)
-			return;
+			return i;
 	space->names = lappend(space->names, pstrdup(name));
+	return i;
 }
 
-/* Add bytes to the filesystem of tablespace spcoid. */
+/* Add a leaf's bytes to the filesystem of tablespace spcoid, noting where. */
 static void
-check_space_add_tablespace(CheckCtx *ctx, Oid spcoid, double heap,
-						   double index)
+check_space_add_tablespace(CheckCtx *ctx, LeafEstimate *est, Oid spcoid,
+						   double heap, double index)
 {
 	char		path[MAXPGPATH];
+	int			space;
+	LeafLanding *landing;
 
 	disk_tablespace_path(spcoid, path);
-	check_space_add(ctx, path, get_tablespace_name(spcoid), heap, index, 0);
+	space = check_space_add(ctx, path, get_tablespace_name(spcoid), heap,
+							index, 0);
+	if (space < 0)
+		return;
+	landing = palloc(sizeof(LeafLanding));
+	landing->space = space;
+	landing->bytes = heap + index;
+	est->landing = lappend(est->landing, landing);
 }
 
 /* Warn about an index of a leaf that is not in its heap's tablespace. */
@@ -273,7 +295,7 @@ check_index_tablespace(CheckCtx *ctx, const RouteLeaf *leaf, Oid indexid,
 /* Estimate the indexes of a local leaf; flag those away from its heap. */
 static double
 check_leaf_indexes(CheckCtx *ctx, Relation rel, const RouteLeaf *leaf,
-				   const RowShape *shape, const LeafEstimate *est)
+				   const RowShape *shape, LeafEstimate *est)
 {
 	List	   *indexes = RelationGetIndexList(rel);
 	double		total = 0;
@@ -286,7 +308,7 @@ check_leaf_indexes(CheckCtx *ctx, Relation rel, const RouteLeaf *leaf,
 			index->rd_rel->reltablespace : MyDatabaseTableSpace;
 		double		bytes = check_index_bytes(index, shape, est, ctx);
 
-		check_space_add_tablespace(ctx, spcoid, 0, bytes);
+		check_space_add_tablespace(ctx, est, spcoid, 0, bytes);
 		if (spcoid != leaf->heap_tablespace)
 			check_index_tablespace(ctx, leaf, lfirst_oid(lc), spcoid);
 		total += bytes;
@@ -445,7 +467,7 @@ check_leaves(CheckCtx *ctx)
 						   &shape);
 		est->heap = check_heap_bytes(rel, &shape, est,
 								 spec_mean_fieldlength(&ctx->def->spec));
-		check_space_add_tablespace(ctx, leaf->heap_tablespace, est->heap, 0);
+		check_space_add_tablespace(ctx, est, leaf->heap_tablespace, est->heap, 0);
 		est->index = check_leaf_indexes(ctx, rel, leaf, &shape, est);
 		ctx->nlocal++;
 		ctx->local_rows += est->rows;
@@ -492,16 +514,25 @@ check_name_cmp(const ListCell *a, const ListCell *b)
 	return strcmp(lfirst(a), lfirst(b));
 }
 
+/* Add the WAL pg_wal holds at a time to its filesystem; that one's number. */
+static int
+check_space_add_wal(CheckCtx *ctx)
+{
+	char		wal_path[MAXPGPATH];
+
+	snprintf(wal_path, MAXPGPATH, "%s/pg_wal", DataDir);
+	return check_space_add(ctx, wal_path, "pg_wal", 0, 0,
+						   Min(check_wal_total(ctx),
+							   (double) max_wal_size_mb * 1024 * 1024));
+}
+
 /* One finding per filesystem: the estimate against free space and reserve. */
 void
 check_spaces(CheckCtx *ctx)
 {
-	char		wal_path[MAXPGPATH];
 	int64		reserve = job_reserve(ctx->def);
 
-	snprintf(wal_path, MAXPGPATH, "%s/pg_wal", DataDir);
-	check_space_add(ctx, wal_path, "pg_wal", 0, 0,
-					Min(check_wal_total(ctx), (double) max_wal_size_mb * 1024 * 1024));
+	check_space_add_wal(ctx);
 	for (int i = 0; i < ctx->nspaces; i++)
 	{
 		CheckSpace *space = &ctx->spaces[i];
@@ -538,4 +569,104 @@ check_spaces(CheckCtx *ctx)
 				  check_size(space->index), check_size(space->wal),
 				  check_size(disk_free(space->path)), check_size(reserve));
 	}
+}
+
+/* What a pause's reason calls a filesystem: tablespace "a" and pg_wal. */
+static void
+check_space_label(const CheckSpace *space, char *label, size_t len)
+{
+	StringInfoData buf;
+	int			ntablespaces = 0;
+	bool		wal = false;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	foreach(lc, space->names)
+	{
+		if (strcmp(lfirst(lc), "pg_wal") == 0)
+			wal = true;
+		else
+			appendStringInfo(&buf, "%s\"%s\"", ntablespaces++ ? ", " : "",
+							 (char *) lfirst(lc));
+	}
+	if (ntablespaces == 0)
+		strlcpy(label, "pg_wal", len);
+	else
+		snprintf(label, len, "%s %s%s",
+				 ntablespaces == 1 ? "tablespace" : "tablespaces", buf.data,
+				 wal ? " and pg_wal" : "");
+}
+
+/*
+ * For a load's worker: the filesystems the load writes, with what a key
+ * number and each local leaf written whole put on each (heap, indexes and
+ * WAL) and the load's total there, all as check() estimates them (its
+ * findings are not kept).  The leaves are allocated in cxt.
+ */
+void
+check_unit_spaces(const JobDef *def, UnitSpaces *spaces, MemoryContext cxt)
+{
+	CheckCtx	ctx;
+	int			wal;
+	bool		logged;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.def = def;
+	ctx.table = get_rel_name(def->relid);
+	ctx.router = route_open(def->relid);
+	ctx.leaves = palloc0(sizeof(LeafEstimate) * route_nleaves(ctx.router));
+	check_sample(&ctx);
+	check_leaves(&ctx);
+	wal = check_space_add_wal(&ctx);
+	logged = check_wal_total(&ctx) > 0;
+	spaces->n = ctx.nspaces;
+	for (int s = 0; s < ctx.nspaces; s++)
+	{
+		const CheckSpace *cs = &ctx.spaces[s];
+
+		strlcpy(spaces->space[s].path, cs->path, MAXPGPATH);
+		check_space_label(cs, spaces->space[s].label, UNIT_SPACE_LABEL_LEN);
+		spaces->space[s].per_key = 0;
+		spaces->space[s].total = cs->heap + cs->index + cs->wal;
+	}
+	spaces->nleaves = 0;
+	spaces->leaf = MemoryContextAlloc(cxt, sizeof(Oid) * Max(ctx.nlocal, 1));
+	spaces->leaf_bytes = MemoryContextAllocZero(cxt, sizeof(double) *
+												Max(ctx.nlocal, 1) * Max(ctx.nspaces, 1));
+	for (int i = 0; i < route_nleaves(ctx.router); i++)
+	{
+		const LeafEstimate *est = &ctx.leaves[i];
+		double	   *bytes = &spaces->leaf_bytes[spaces->nleaves * ctx.nspaces];
+		ListCell   *lc;
+
+		if (!route_leaf(ctx.router, i)->local)
+			continue;
+		spaces->leaf[spaces->nleaves++] = route_leaf(ctx.router, i)->relid;
+		foreach(lc, est->landing)
+		{
+			const LeafLanding *landing = lfirst(lc);
+
+			bytes[landing->space] += landing->bytes;
+		}
+		if (logged && wal >= 0)
+			bytes[wal] += est->heap + est->index;
+		for (int s = 0; s < ctx.nspaces; s++)
+			spaces->space[s].per_key += bytes[s] / Max(def->rows, 1);
+	}
+	route_close(ctx.router);
+}
+
+/*
+ * The bytes a unit writes on filesystem s of spaces: leaf written whole,
+ * or (leaf invalid) keys key numbers routed over the local leaves.
+ */
+double
+check_unit_bytes(const UnitSpaces *spaces, int s, Oid leaf, int64 keys)
+{
+	if (!OidIsValid(leaf))
+		return keys * spaces->space[s].per_key;
+	for (int i = 0; i < spaces->nleaves; i++)
+		if (spaces->leaf[i] == leaf)
+			return spaces->leaf_bytes[i * spaces->n + s];
+	return 0;
 }

@@ -48,6 +48,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/xact.h"
 #include "miscadmin.h"
 #include "pgstat.h"
@@ -70,13 +72,11 @@
 #include "job/ledger.h"
 #include "job/method.h"
 #include "job/worker_int.h"
-#include "load/disk.h"
 #include "load/indexes.h"
 #include "load/load.h"
 #include "load/loadmethod.h"
 
 #define WORKER_MAX_RETRIES	10
-#define WORKER_DEFAULT_ROW_BYTES 1200
 
 static WorkerCtx *worker_ctx;
 
@@ -208,16 +208,52 @@ worker_try_chunk(WorkerCtx *ctx, int64 chunk)
 	}
 }
 
-/* The rough size of a chunk (or leaf) on disk, heap and index, for the reserve check. */
-static int64
-worker_chunk_bytes(WorkerCtx *ctx)
+/* Is unit `unit` in the ledger from an earlier run? */
+static bool
+worker_unit_done(WorkerCtx *ctx, int64 unit)
 {
-	double		per_key = WORKER_DEFAULT_ROW_BYTES;
-	int64		keys = ctx->def.method->max_unit_keys(&ctx->load);
+	return ctx->done && (ctx->done[unit / 8] & (1 << (unit % 8)));
+}
 
-	if (ctx->total.keys > 0)
-		per_key = (double) ctx->total.bytes / ctx->total.keys;
-	return (int64) (per_key * 1.5 * keys);
+/*
+ * Before unit `unit`: what the next units from it on, one per worker,
+ * write on each filesystem (check()'s estimates, never more than the
+ * load's total there), into ctx->need; where unit `unit` writes, into
+ * ctx->unit_watch.  A filesystem they do not write is not watched.
+ */
+static void
+worker_unit_needs(WorkerCtx *ctx, int64 unit)
+{
+	const LoadMethod *method = ctx->def.method;
+	const UnitSpaces *spaces = &ctx->spaces;
+	int64		end = Min(unit + ctx->def.nworkers, ctx->shared->nchunks);
+	double		need[DISK_MAX_TARGETS] = {0};
+
+	ctx->nnext = 0;
+	for (int s = 0; s < spaces->n; s++)
+		ctx->unit_watch[s] = -1;
+	for (int64 u = unit; u < end; u++)
+	{
+		Oid			leaf;
+		int64		keys;
+
+		if (u > unit && worker_unit_done(ctx, u))
+			continue;
+		leaf = method->unit_leaf(&ctx->load, u);
+		keys = method->unit_keys(&ctx->load, u);
+		ctx->nnext++;
+		for (int s = 0; s < spaces->n; s++)
+		{
+			double		bytes = check_unit_bytes(spaces, s, leaf, keys);
+
+			need[s] += bytes;
+			if (u == unit && bytes > 0)
+				ctx->unit_watch[s] = 0;
+		}
+	}
+	for (int s = 0; s < spaces->n; s++)
+		ctx->need[s] = need[s] > 0 ?
+			(int64) ceil(Min(need[s], spaces->space[s].total)) : -1;
 }
 
 /* Claim and load units until none is left, a stop is asked for, or an error. */
@@ -228,13 +264,21 @@ worker_loop(WorkerCtx *ctx)
 	{
 		int64		chunk = worker_claim(ctx, &ctx->shared->next_chunk,
 										 ctx->shared->nchunks);
+		char		what[64];
 
 		if (chunk < 0)
 			return;
-		if (ctx->done && (ctx->done[chunk / 8] & (1 << (chunk % 8))))
+		if (worker_unit_done(ctx, chunk))
 			continue;
 		worker_debug_pause(ctx, DEBUG_PAUSE_BEFORE_CHUNK, chunk);
-		worker_wait_for_room(ctx, worker_chunk_bytes(ctx) * ctx->def.nworkers);
+		worker_unit_needs(ctx, chunk);
+		if (ctx->nnext == 1)
+			snprintf(what, sizeof(what), "the next %s", ctx->def.method->unit_name);
+		else
+			snprintf(what, sizeof(what), "the next %d %s", ctx->nnext,
+					 ctx->def.method->units_name);
+		worker_wait_for_room(ctx, ctx->spaces.space, ctx->need, ctx->spaces.n,
+							 what);
 		if (pg_atomic_read_u32(&ctx->shared->stop_requested))
 		{
 			ctx->stopping = true;
@@ -266,8 +310,8 @@ worker_read_job(WorkerCtx *ctx)
 }
 
 /*
- * Load the ledger's chunks of this job into a bitmap, and the disk
- * targets; begin the job's method.
+ * Load the ledger's chunks of this job into a bitmap, and what its units
+ * write on each filesystem; begin the job's method.
  */
 static void
 worker_begin(WorkerCtx *ctx)
@@ -279,7 +323,9 @@ worker_begin(WorkerCtx *ctx)
 	load_check_privilege(ctx->def.relid);
 	ctx->done = MemoryContextAllocZero(ctx->cxt, nchunks / 8 + 1);
 	ledger_done_chunks(ctx->def.job, nchunks, ctx->done);
-	disk_find_targets(ctx->def.relid, &ctx->disk);
+	check_unit_spaces(&ctx->def, &ctx->spaces, ctx->cxt);
+	strlcpy(ctx->datadir.path, DataDir, MAXPGPATH);
+	strlcpy(ctx->datadir.label, "the data directory", UNIT_SPACE_LABEL_LEN);
 	method_load_job(&ctx->def, &ctx->load);
 	ctx->load.worker = ctx->args.index;
 	ctx->load.nunits = nchunks;
@@ -288,7 +334,7 @@ worker_begin(WorkerCtx *ctx)
 	ctx->host.progress = worker_progress;
 	ctx->host.before_prepare = worker_before_prepare;
 	if (ctx->def.method->begin)
-		ctx->def.method->begin(&ctx->load, &ctx->disk);
+		ctx->def.method->begin(&ctx->load);
 	PopActiveSnapshot();
 	CommitTransactionCommand();
 	MemoryContextSwitchTo(ctx->cxt);

@@ -13,7 +13,7 @@
 
 #include "debug_pause.h"
 #include "job/live.h"
-#include "load/disk.h"
+#include "job/preflight.h"
 #include "load/loadmethod.h"
 
 /* Everything one worker knows. */
@@ -24,7 +24,12 @@ typedef struct WorkerCtx
 	JobShared  *shared;
 	WorkerSlot *slot;
 	bits8	   *done;			/* chunks in the ledger before this run */
-	DiskTargets disk;
+	UnitSpaces	spaces;			/* the filesystems the job writes */
+	UnitSpace	datadir;		/* where a preparing unit writes */
+	int64		need[DISK_MAX_TARGETS]; /* of spaces: the next units', or -1 */
+	int64		unit_watch[DISK_MAX_TARGETS];	/* 0 where the unit in hand
+												 * writes, else -1 */
+	int			nnext;			/* the next units counted in need */
 	MemoryContext cxt;
 	LoadStats	total;			/* this worker, this run, committed chunks */
 	int64		chunk_base_rows;	/* slot counters when the chunk began */
@@ -51,7 +56,8 @@ extern void worker_set_unit(WorkerCtx *ctx, int64 unit, int64 nkeys, Oid leaf);
 extern void worker_set_error(WorkerCtx *ctx, const char *message);
 extern void worker_set_current_index(WorkerCtx *ctx, const char *name);
 extern void worker_sleep(long ms);
-extern void worker_wait_for_room(WorkerCtx *ctx, int64 need);
+extern void worker_wait_for_room(WorkerCtx *ctx, const UnitSpace *spaces,
+								 const int64 *need, int n, const char *what);
 extern void worker_sample_rate(WorkerCtx *ctx);
 extern void worker_check_stop(WorkerCtx *ctx);
 extern void worker_debug_pause(WorkerCtx *ctx, DebugPausePoint point, int64 chunk);

@@ -9,7 +9,8 @@
  * each prepared in a transaction of its own; the method skips a unit it
  * finds prepared already (a range whose file is the job's current
  * routing), and calls back worker_before_prepare() before it writes, which
- * waits until the disk reserve leaves room.  The last worker out of the
+ * waits until the data directory has room for the unit's files above the
+ * disk reserve.  The last worker out of the
  * phase makes a progress_log row due, so that the loading phase begins
  * with one.  Units are loaded only when every preparing unit is done.
  *-------------------------------------------------------------------------
@@ -26,16 +27,20 @@
 #include "job/worker_int.h"
 
 /*
- * Called back by the method before a preparing unit writes: wait for room
- * for `bytes`, honour a stop request, say so, log progress if due.
+ * Called back by the method before a preparing unit writes `bytes` in the
+ * data directory: wait for room for them there (only there: a tablespace
+ * short of its reserve holds the loading phase, not this one), honour a
+ * stop request, say so, log progress if due.
  */
 void
 worker_before_prepare(void *arg, int64 bytes)
 {
 	WorkerCtx  *ctx = arg;
 	LoadStats	none = {0};
+	char		what[64];
 
-	worker_wait_for_room(ctx, bytes);
+	snprintf(what, sizeof(what), "the next %s file", ctx->def.method->prepare_name);
+	worker_wait_for_room(ctx, &ctx->datadir, &bytes, 1, what);
 	worker_check_stop(ctx);
 	worker_set_state(ctx, JOB_RUNNING, ctx->def.method->prepare_activity);
 	worker_log_progress(ctx, &none);

@@ -37,6 +37,9 @@
 /* The window of the recent rates status() shows, in milliseconds. */
 #define WORKER_RATE_WINDOW_MS 3000
 
+/* Bytes in MB, rounded up, as a pause's reason gives them. */
+#define WORKER_MB_UP(bytes) (((bytes) + (1 << 20) - 1) >> 20)
+
 /* Set this worker's state and, if given, the reason shown next to it. */
 void
 worker_set_state(WorkerCtx *ctx, JobState state, const char *reason)
@@ -104,33 +107,73 @@ worker_sleep(long ms)
 }
 
 /*
- * Pause while less than reserve + need bytes are free on some target; the
- * reserve is read again (the setting on reload, the job's from alter())
- * every second.
+ * The filesystem of spaces (n) furthest below the reserve plus its need
+ * (need[s] < 0: not watched), or -1 if none is; the least room above the
+ * reserve among those watched, into *headroom (PG_INT64_MAX if none).
+ */
+static int
+worker_short_space(const UnitSpace *spaces, const int64 *need, int n,
+				   int64 reserve, int64 *free_bytes, int64 *headroom)
+{
+	int			shortest = -1;
+	int64		most_short = 0;
+
+	*headroom = PG_INT64_MAX;
+	for (int s = 0; s < n; s++)
+	{
+		int64		free_s;
+
+		if (need[s] < 0)
+			continue;
+		free_s = disk_free(spaces[s].path);
+		*headroom = Min(*headroom, free_s - reserve);
+		if (reserve + need[s] - free_s > most_short)
+		{
+			most_short = reserve + need[s] - free_s;
+			shortest = s;
+			*free_bytes = free_s;
+		}
+	}
+	return shortest;
+}
+
+/*
+ * Pause while a filesystem of spaces (n) has less than the reserve plus
+ * need[s] bytes free (need[s] < 0: not watched); `what` names the units
+ * that need it (NULL: the unit in hand, which needs only the reserve).
+ * The reserve is read again (the setting on reload, the job's from
+ * alter()) every second.
  */
 void
-worker_wait_for_room(WorkerCtx *ctx, int64 need)
+worker_wait_for_room(WorkerCtx *ctx, const UnitSpace *spaces,
+					 const int64 *need, int n, const char *what)
 {
 	for (;;)
 	{
-		const char *where;
-		int64		free_bytes;
+		int64		free_bytes = 0;
+		int64		headroom;
 		int64		reserve;
+		int			s;
 		char		reason[JOB_TEXT_LEN];
+		char		more[JOB_TEXT_LEN] = "";
 
 		worker_reload_config();
 		live_read_settings(ctx->shared, &ctx->def);
-		free_bytes = disk_min_free(&ctx->disk, &where);
 		reserve = job_reserve(&ctx->def);
-		pg_atomic_write_u64(&ctx->shared->headroom,
-							(uint64) Max(free_bytes - reserve, 0));
-		if (free_bytes - need >= reserve || ctx->stopping ||
+		s = worker_short_space(spaces, need, n, reserve, &free_bytes, &headroom);
+		if (headroom != PG_INT64_MAX)
+			pg_atomic_write_u64(&ctx->shared->headroom,
+								(uint64) Max(headroom, 0));
+		if (s < 0 || ctx->stopping ||
 			pg_atomic_read_u32(&ctx->shared->stop_requested))
 			return;
+		if (need[s] > 0)
+			snprintf(more, sizeof(more), " + " INT64_FORMAT " MB for %s",
+					 WORKER_MB_UP(need[s]), what);
 		snprintf(reason, sizeof(reason),
-				 "disk reserve: " INT64_FORMAT " MB free on %s, reserve " INT64_FORMAT " MB, needs " INT64_FORMAT " MB more",
-				 free_bytes >> 20, where, reserve >> 20,
-				 (reserve + need - free_bytes + (1 << 20) - 1) >> 20);
+				 "disk reserve: " INT64_FORMAT " MB free on %s, waiting for " INT64_FORMAT " MB: reserve " INT64_FORMAT " MB%s",
+				 free_bytes >> 20, spaces[s].label,
+				 WORKER_MB_UP(reserve + need[s]), WORKER_MB_UP(reserve), more);
 		worker_set_state(ctx, JOB_PAUSED, reason);
 		worker_sample_rate(ctx);
 		worker_sleep(1000);
@@ -263,7 +306,8 @@ worker_progress(void *arg, const LoadStats *so_far)
 	pg_atomic_write_u64(&ctx->slot->bytes, ctx->chunk_base_bytes + so_far->bytes);
 	worker_sample_rate(ctx);
 	worker_log_progress(ctx, so_far);
-	worker_wait_for_room(ctx, 0);
+	worker_wait_for_room(ctx, ctx->spaces.space, ctx->unit_watch,
+						 ctx->spaces.n, NULL);
 	worker_throttle(ctx);
 	if (so_far->rows > 0)
 		worker_debug_pause(ctx, DEBUG_PAUSE_MID_CHUNK, ctx->slot->unit);

@@ -29,7 +29,6 @@
 #define PETAGEN_LOADMETHOD_H
 
 #include "gen/spec.h"
-#include "load/disk.h"
 #include "load/load.h"
 #include "load/loadstats.h"
 
@@ -58,8 +57,10 @@ typedef struct LoadHost
 	/* after every flushed batch, with the unit's stats so far */
 	LoadProgressFn progress;
 	/*
-	 * Before a preparing unit writes: wait until the disk reserve leaves
-	 * `bytes` free, honour a stop request, say what the worker does.
+	 * Before a preparing unit writes `bytes` of files in the data directory
+	 * (the only place a preparing unit writes): wait until its filesystem
+	 * has that much free above the disk reserve, honour a stop request, say
+	 * what the worker does.
 	 */
 	void		(*before_prepare) (void *arg, int64 bytes);
 } LoadHost;
@@ -69,6 +70,7 @@ typedef struct LoadMethod
 {
 	const char *name;			/* petagen.jobs.method, status()'s method */
 	const char *unit_name;		/* one unit, in pg_stat_activity */
+	const char *units_name;		/* several, in a disk reserve pause's reason */
 	const char *prepare_name;	/* the preparing phase in progress_log */
 	const char *prepare_activity;	/* a preparing worker's state reason */
 	/* writes each local leaf whole into new storage, frozen */
@@ -81,19 +83,20 @@ typedef struct LoadMethod
 	/* A run ended other than interrupted: remove what only the run used. */
 	void		(*finish) (const LoadJob *job);
 
-	/* A worker's start, in a transaction: its state, more disk to watch. */
-	void		(*begin) (LoadJob *job, DiskTargets *disk);
+	/* A worker's start, in a transaction: its state. */
+	void		(*begin) (LoadJob *job);
 	/* Prepare unit `unit` of the preparing phase, in its transaction. */
 	void		(*prepare_unit) (LoadJob *job, int64 unit, LoadStats *stats,
 								 const LoadHost *host);
 	/* Is every one of the nprepare preparing units done? */
 	bool		(*prepare_done) (const LoadJob *job, int64 nprepare);
 
-	/* The keys of unit `unit`, for status_workers() (estimated if unknown). */
+	/*
+	 * The keys of unit `unit`, for status_workers() and the disk reserve
+	 * (estimated if unknown).
+	 */
 	int64		(*unit_keys) (const LoadJob *job, int64 unit);
-	/* The most keys a unit holds, for the disk reserve check. */
-	int64		(*max_unit_keys) (const LoadJob *job);
-	/* The leaf unit `unit` writes whole, or InvalidOid. */
+	/* The leaf unit `unit` writes whole, or InvalidOid; the disk reserve's too. */
 	Oid			(*unit_leaf) (const LoadJob *job, int64 unit);
 	/* Before the unit's transaction, in a transaction of its own. */
 	void		(*begin_unit) (LoadJob *job, int64 unit);

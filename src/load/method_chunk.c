@@ -27,7 +27,7 @@ chunk_plan_units(const LoadJob *job)
 
 /* A worker's start: the intent of the frozen chunk being written. */
 static void
-chunk_begin(LoadJob *job, DiskTargets *disk)
+chunk_begin(LoadJob *job)
 {
 	job->state = MemoryContextAllocZero(job->cxt, sizeof(FrozenIntent));
 }
@@ -37,13 +37,6 @@ static int64
 chunk_unit_keys(const LoadJob *job, int64 unit)
 {
 	return Min(job->chunk_rows, job->rows - unit * job->chunk_rows);
-}
-
-/* The most key numbers a chunk holds. */
-static int64
-chunk_max_unit_keys(const LoadJob *job)
-{
-	return job->chunk_rows;
 }
 
 /* A chunk writes into every local leaf: none whole. */
@@ -86,11 +79,11 @@ extern const LoadMethod load_method_chunk;
 const LoadMethod load_method_chunk = {
 	.name = "chunk",
 	.unit_name = "chunk",
+	.units_name = "chunks",
 	.whole_leaves = false,
 	.plan_units = chunk_plan_units,
 	.begin = chunk_begin,
 	.unit_keys = chunk_unit_keys,
-	.max_unit_keys = chunk_max_unit_keys,
 	.unit_leaf = chunk_unit_leaf,
 	.begin_unit = chunk_begin_unit,
 	.write_unit = chunk_write_unit,

@@ -17,7 +17,6 @@
  */
 #include "postgres.h"
 
-#include "miscadmin.h"
 #include "utils/lsyscache.h"
 
 #include "load/leafdir.h"
@@ -79,12 +78,9 @@ leaf_finish(const LoadJob *job)
 	leaf_remove_files(job->route_token);
 }
 
-/*
- * A worker's start: the local leaves and the routing as they are now; the
- * routing files are in the data directory, whose space it watches too.
- */
+/* A worker's start: the local leaves and the routing as they are now. */
 static void
-leaf_begin(LoadJob *job, DiskTargets *disk)
+leaf_begin(LoadJob *job)
 {
 	LeafJobState *st = MemoryContextAllocZero(job->cxt, sizeof(LeafJobState));
 	MemoryContext old = MemoryContextSwitchTo(job->cxt);
@@ -92,7 +88,6 @@ leaf_begin(LoadJob *job, DiskTargets *disk)
 	st->leaves = leaf_local_leaves(job->relid, &st->nlocal);
 	MemoryContextSwitchTo(old);
 	leaf_job_routing(job, &st->routing);
-	disk_add_path(disk, DataDir);
 	job->state = st;
 	if (st->nlocal != job->nunits)
 		ereport(ERROR,
@@ -138,13 +133,6 @@ leaf_unit_keys(const LoadJob *job, int64 unit)
 	return job->rows / Max(job->nunits, 1);
 }
 
-/* The most keys a leaf holds, estimated. */
-static int64
-leaf_max_unit_keys(const LoadJob *job)
-{
-	return job->rows / Max(job->nunits, 1) + 1;
-}
-
 /* Local leaf number `unit`. */
 static Oid
 leaf_unit_leaf(const LoadJob *job, int64 unit)
@@ -180,6 +168,7 @@ extern const LoadMethod load_method_leaf;
 const LoadMethod load_method_leaf = {
 	.name = "leaf",
 	.unit_name = "leaf",
+	.units_name = "leaves",
 	.prepare_name = "routing",
 	.prepare_activity = "routing keys",
 	.whole_leaves = true,
@@ -190,7 +179,6 @@ const LoadMethod load_method_leaf = {
 	.prepare_unit = leaf_prepare_unit,
 	.prepare_done = leaf_prepare_done,
 	.unit_keys = leaf_unit_keys,
-	.max_unit_keys = leaf_max_unit_keys,
 	.unit_leaf = leaf_unit_leaf,
 	.write_unit = leaf_write_unit,
 	.end_unit = leaf_end_unit,

@@ -1,6 +1,7 @@
 # The preflight check on real limits: too few background worker slots
 # (max_worker_processes = 2), and, with PETAGEN_TEST_TMPFS set to a directory
-# on a small (64 MB) tmpfs, a filesystem too small for the estimate.  Each
+# on a small (416 MB) tmpfs, a filesystem too small above the reserve for
+# the estimate.  Each
 # is an error finding of petagen.check(), and start() refuses the load with
 # the same errcode unless force => true.
 use strict;
@@ -61,8 +62,8 @@ SKIP:
 
 	my $dir = "$tmpfs/ts_check_$$";
 	mkdir $dir or die "could not create $dir: $!";
-	# The job's 8 MB reserve below is in force only with the DBA's reserve
-	# (a floor) as low.
+	# The job's 384 MB reserve below, which leaves about 32 MB of the
+	# tmpfs, is in force only with the DBA's reserve (a floor) lower.
 	set_setting($node, 'disk_reserve', '8MB');
 	$node->safe_psql(
 		'postgres', qq{
@@ -70,9 +71,10 @@ CREATE TABLESPACE small LOCATION '$dir';
 SELECT petagen.create_table('tiny', 2, ARRAY['small']);
 });
 
-	# About 240 MB of heap, indexes and WAL for a 64 MB filesystem.
+	# About 240 MB of heap, indexes and WAL for about 32 MB above the
+	# reserve.
 	my $space = q{SELECT severity, object FROM petagen.check(200000, 1, 'tiny',}
-	  . q{ disk_reserve => '8MB') WHERE finding LIKE 'space:%' ORDER BY object};
+	  . q{ disk_reserve => '384MB') WHERE finding LIKE 'space:%' ORDER BY object};
 	my $rows = $node->safe_psql('postgres', $space);
 	like($rows, qr/^error\|small$/m,
 		'check: the tmpfs tablespace is too small for the estimate');
@@ -86,7 +88,7 @@ SELECT petagen.create_table('tiny', 2, ARRAY['small']);
 
 	($ret, $stdout, $stderr) = $node->psql('postgres',
 		q{\set VERBOSITY verbose
-SELECT petagen.start(200000, 1, 'tiny', disk_reserve => '8MB')});
+SELECT petagen.start(200000, 1, 'tiny', disk_reserve => '384MB')});
 	like(
 		$stderr,
 		qr/ERROR:  53100: preflight check refuses the load of "tiny": space: /,
@@ -97,7 +99,7 @@ SELECT petagen.start(200000, 1, 'tiny', disk_reserve => '8MB')});
 	# Forced, it runs and pauses at the reserve instead of filling the disk.
 	my $job = $node->safe_psql('postgres',
 		q{SELECT petagen.start(200000, 1, 'tiny', chunk_rows => 10000,}
-		  . q{ disk_reserve => '8MB', force => true,}
+		  . q{ disk_reserve => '384MB', force => true,}
 		  . q{ method => 'chunk')});
 	ok( $node->poll_query_until(
 			'postgres',
