@@ -67,6 +67,9 @@ launch_worker(const LaunchKind *kind, int64 id, int index, int nworkers,
 	return handle;
 }
 
+/* Was the auto-resume launcher registered (petagen preloaded)? */
+static bool launch_preloaded = false;
+
 /*
  * Register the auto-resume launcher (job/autoresume.c): started as the
  * server begins to accept connections, restarted 10 seconds after it
@@ -81,6 +84,7 @@ launch_register_autoresume(void)
 	};
 	BackgroundWorker worker;
 
+	launch_preloaded = true;
 	launch_fill(&worker, &kind);
 	worker.bgw_restart_time = 10;
 	strlcpy(worker.bgw_name, kind.name_format, BGW_MAXLEN);
@@ -107,6 +111,19 @@ launch_free_slots(void)
 			used++;
 	}
 	return max_worker_processes - used;
+}
+
+/*
+ * Background worker slots petagen itself needs besides a run's workers and
+ * that launch_free_slots() may count as free: when preloaded, the worker the
+ * launcher starts in each database to resume the jobs a crash interrupted
+ * holds one slot while it resumes them (the launcher and the server's own
+ * static workers already run, and are counted as used).
+ */
+int
+launch_reserved_slots(void)
+{
+	return launch_preloaded ? 1 : 0;
 }
 
 /* Raise an error unless nworkers is a worker count a job or run may have. */

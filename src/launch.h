@@ -26,6 +26,7 @@ extern BackgroundWorkerHandle *launch_worker(const LaunchKind *kind, int64 id,
 											 const void *args, Size args_len);
 extern void launch_register_autoresume(void);
 extern int	launch_free_slots(void);
+extern int	launch_reserved_slots(void);
 extern void launch_check_workers(int nworkers);
 extern void launch_check_worker_count(int nworkers);
 extern void launch_check_login(Oid role, const char *funcname);

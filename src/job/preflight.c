@@ -113,28 +113,35 @@ check_table(CheckCtx *ctx)
 	return false;
 }
 
-/* Are there enough free background worker slots for the workers? */
+/*
+ * Are there enough free background worker slots for the workers, now and
+ * when the launcher resumes them after a crash?  The slot its per-database
+ * worker holds meanwhile is not free for them.
+ */
 static void
 check_workers(CheckCtx *ctx)
 {
-	int			free_slots = Max(launch_free_slots(), 0);
+	int			reserved = launch_reserved_slots();
+	int			free_slots = Max(launch_free_slots() - reserved, 0);
 	int			nworkers = ctx->def->nworkers;
+	const char *kept = reserved > 0 ?
+		psprintf(", %d kept for auto-resume", reserved) : "";
 
 	if (nworkers > free_slots)
 		check_add(ctx, CHECK_ERROR, ERRCODE_CONFIGURATION_LIMIT_EXCEEDED,
 				  "max_worker_processes",
-				  psprintf("workers: %d workers, %d free background worker slots",
-						   nworkers, free_slots),
+				  psprintf("workers: %d workers, %d free background worker slots%s",
+						   nworkers, free_slots, kept),
 				  "Use fewer workers, or increase \"max_worker_processes\" and restart the server.",
-				  "workers: %d workers need %d background worker slots, %d of max_worker_processes (%d) are free",
-				  nworkers, nworkers, free_slots, max_worker_processes);
+				  "workers: %d workers need %d background worker slots, %d of max_worker_processes (%d) are free%s",
+				  nworkers, nworkers, free_slots, max_worker_processes, kept);
 	else
 		check_add(ctx, CHECK_INFO, 0, "max_worker_processes",
-				  psprintf("workers: %d workers, %d of %d background worker slots are free",
-						   nworkers, free_slots, max_worker_processes),
+				  psprintf("workers: %d workers, %d of %d background worker slots are free%s",
+						   nworkers, free_slots, max_worker_processes, kept),
 				  NULL,
-				  "workers: %d workers, %d of max_worker_processes (%d) background worker slots are free",
-				  nworkers, free_slots, max_worker_processes);
+				  "workers: %d workers, %d of max_worker_processes (%d) background worker slots are free%s",
+				  nworkers, free_slots, max_worker_processes, kept);
 }
 
 /* Autovacuum during the load, and the freeze it owes after it. */
