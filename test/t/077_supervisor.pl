@@ -74,6 +74,14 @@ $log_offset = -s $node->logfile;
 $node->safe_psql('postgres',
 	"SELECT pg_terminate_backend(min(pid)) FROM pg_stat_activity"
 	  . " WHERE backend_type = 'petagen worker'");
+$node->poll_query_until('postgres',
+	"SELECT reason LIKE 'worker _ exited: %' FROM petagen.status_details($job) WHERE worker IS NULL")
+  or die 'status() does not say the worker exited';
+like(
+	$node->safe_psql('postgres',
+		"SELECT state || ': ' || reason FROM petagen.status_details($job) WHERE worker IS NULL"),
+	qr/^running: worker [01] exited: the others go on without its chunk, which a resume loads$/,
+	'status() says a worker exited while the other runs');
 set_debug_pause($node, '');
 $node->wait_for_log(qr/LOG:  petagen: (resumed|could not resume) job $job /,
 	$log_offset);
