@@ -28,8 +28,15 @@
  * could record.  The time recorded is the job's last progress, the closest
  * the catalog knows to the moment it stopped.
  *
- * The launcher then sleeps until the server shuts down: it holds one
- * background worker slot for as long as the server runs.  Connected to no
+ * While the server runs, the launcher scans again every
+ * AUTORESUME_INTERVAL_MS: a job whose workers all exited (terminated, or
+ * the last of them ended a run some other's death left short) without it
+ * ending is recorded as interrupted because "its workers exited before it
+ * finished" and resumed like the others.  Such a scan leaves a job whose
+ * interruption is already recorded since its last progress: one resume()
+ * refused, or left with auto_resume off, is not retried every few seconds.
+ * The launcher holds one background worker slot for as long as the server
+ * runs, and each scan one more per database, one at a time.  Connected to no
  * database, it still has a ProcSignal slot, so its waits process interrupts:
  * DROP DATABASE, DROP TABLESPACE and ALTER DATABASE ... SET TABLESPACE wait
  * until every such process has absorbed their ProcSignalBarrier.  It restarts 10
@@ -75,10 +82,14 @@
 #define AUTORESUME_DIR		"pg_petagen"
 #define AUTORESUME_MARKER	AUTORESUME_DIR "/shutdown"
 
+/* How often the launcher looks for jobs whose workers all exited. */
+#define AUTORESUME_INTERVAL_MS	5000
+
 /* What the launcher tells a database's worker, in bgw_extra. */
 typedef struct AutoresumeArgs
 {
 	Oid			database;
+	bool		at_start;		/* the launcher has just started */
 	bool		shut_down;		/* the server's last run ended with a shutdown */
 } AutoresumeArgs;
 
@@ -174,9 +185,9 @@ autoresume_databases(int *ndbs)
 
 /* Start database's worker and wait until it exits. */
 static void
-autoresume_database(Oid database, bool shut_down)
+autoresume_database(Oid database, bool at_start, bool shut_down)
 {
-	AutoresumeArgs args = {database, shut_down};
+	AutoresumeArgs args = {database, at_start, shut_down};
 	BackgroundWorkerHandle *handle;
 
 	PG_TRY();
@@ -199,26 +210,40 @@ autoresume_database(Oid database, bool shut_down)
 	PG_END_TRY();
 }
 
-/* Entry point of the launcher: one worker per database, then sleep. */
+/* Start one worker per database, one at a time. */
+static void
+autoresume_scan(bool at_start, bool shut_down)
+{
+	int			ndbs;
+	Oid		   *dbs = autoresume_databases(&ndbs);
+
+	for (int i = 0; i < ndbs && !ShutdownRequestPending; i++)
+		autoresume_database(dbs[i], at_start, shut_down);
+	pfree(dbs);
+}
+
+/*
+ * Entry point of the launcher: one worker per database, then again every
+ * AUTORESUME_INTERVAL_MS for the jobs whose workers all exited meanwhile.
+ */
 void
 petagen_autoresume_main(Datum main_arg)
 {
 	bool		shut_down;
-	Oid		   *dbs;
-	int			ndbs;
 
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
 	BackgroundWorkerUnblockSignals();
 	shut_down = autoresume_take_marker();
 	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
-	dbs = autoresume_databases(&ndbs);
-	for (int i = 0; i < ndbs && !ShutdownRequestPending; i++)
-		autoresume_database(dbs[i], shut_down);
+	autoresume_scan(true, shut_down);
 	while (!ShutdownRequestPending)
 	{
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, -1,
-						 compat_wait_event("PetagenLauncherMain"));
+		int			rc;
+
+		rc = WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+					   AUTORESUME_INTERVAL_MS,
+					   compat_wait_event("PetagenLauncherMain"));
 		ResetLatch(MyLatch);
 		/* absorb ProcSignalBarriers: DROP DATABASE waits for every backend */
 		CHECK_FOR_INTERRUPTS();
@@ -227,17 +252,34 @@ petagen_autoresume_main(Datum main_arg)
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
 		}
+		if ((rc & WL_TIMEOUT) && !ShutdownRequestPending)
+			autoresume_scan(false, false);
 	}
 	autoresume_leave_marker();
 	proc_exit(0);
 }
 
 /*
+ * Was job's interruption already recorded since its last progress?  Then
+ * a scan while the server runs has dealt with it: resumed (and that run
+ * made no progress yet), left or refused; it leaves it as it is.
+ */
+static bool
+autoresume_recorded(int64 job)
+{
+	char		buf[256];
+
+	ledger_interruption(job, buf, sizeof(buf));
+	return buf[0] != '\0';
+}
+
+/*
  * The jobs of this database that the catalog says are running and that
  * have no live run, in an array in cxt; none if petagen is not installed.
+ * Unless the launcher has just started, not those already recorded.
  */
 static AutoresumeJob *
-autoresume_interrupted(MemoryContext cxt, int *njobs)
+autoresume_interrupted(MemoryContext cxt, bool at_start, int *njobs)
 {
 	AutoresumeJob *found = NULL;
 	int64	   *running;
@@ -255,7 +297,8 @@ autoresume_interrupted(MemoryContext cxt, int *njobs)
 		{
 			JobDef		def;
 
-			if (!job_read(running[i], &def, true) || live_is_running(&def))
+			if (!job_read(running[i], &def, true) || live_is_running(&def) ||
+				(!at_start && autoresume_recorded(def.job)))
 				continue;
 			found[*njobs].job = def.job;
 			found[*njobs].owner = def.owner;
@@ -367,7 +410,12 @@ petagen_autoresume_db_main(Datum main_arg)
 	const char *reason;
 
 	memcpy(&args, MyBgworkerEntry->bgw_extra, sizeof(args));
-	reason = args.shut_down ? "server shut down" : "server crashed or was killed";
+	if (!args.at_start)
+		reason = "its workers exited before it finished";
+	else if (args.shut_down)
+		reason = "server shut down";
+	else
+		reason = "server crashed or was killed";
 	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();
 	BackgroundWorkerInitializeConnectionByOid(args.database, InvalidOid, 0);
@@ -375,7 +423,7 @@ petagen_autoresume_db_main(Datum main_arg)
 	cxt = AllocSetContextCreate(TopMemoryContext, "petagen auto-resume",
 								ALLOCSET_DEFAULT_SIZES);
 	MemoryContextSwitchTo(cxt);
-	jobs = autoresume_interrupted(cxt, &njobs);
+	jobs = autoresume_interrupted(cxt, args.at_start, &njobs);
 	if (njobs == 0)
 		proc_exit(0);
 	StartTransactionCommand();

@@ -254,6 +254,7 @@ progress_live(const JobDef *def, JobShared *shared, JobProgress *p)
 	double		at_start;
 	const char *reason = NULL;
 	char		first_reason[JOB_TEXT_LEN] = "";
+	int			dead = -1;
 	int64		keys = shared->base_keys;
 
 	p->state = job_total_state(shared);
@@ -270,7 +271,14 @@ progress_live(const JobDef *def, JobShared *shared, JobProgress *p)
 		p->bytes_per_s += w.bytes_per_s;
 		if (first_reason[0] == '\0')
 			strlcpy(first_reason, w.reason, JOB_TEXT_LEN);
+		if (dead < 0 && w.state == JOB_INTERRUPTED)
+			dead = i;
 	}
+	/* a worker gone while others run says so before any worker's reason */
+	if (dead >= 0 && p->state != JOB_INTERRUPTED)
+		snprintf(first_reason, JOB_TEXT_LEN,
+				 "worker %d exited: the others go on without its chunk, which a resume loads",
+				 dead);
 	p->duplicates += p->sum.duplicates;
 	progress_live_steps(def, shared, p, keys);
 	/* rows are written while loading only: no rate to show otherwise */
