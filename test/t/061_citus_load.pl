@@ -230,7 +230,7 @@ sub bench_on
 		'postgres', qq{
 CREATE TEMP TABLE b AS SELECT * FROM petagen.bench(workers => 1, duration => '1s', $args);
 SELECT b.operations > 0, b.errors, b.not_found, r.target_node,
-       (SELECT string_agg(t, ',' ORDER BY t) FROM unnest(r.target) t), b.updates, b.inserts
+       (SELECT string_agg(t, ',' ORDER BY t) FROM unnest(r.target) t), r.updates, r.inserts
   FROM b JOIN petagen.bench_results r USING (id)});
 }
 my ($s1, $s2) = (shards_of($w1), shards_of($w2));
