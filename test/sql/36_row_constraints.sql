@@ -42,12 +42,17 @@ CREATE FUNCTION load_answer(tbl regclass) RETURNS text LANGUAGE sql AS $$
     SELECT answer(format('SELECT * FROM petagen.load(%L, 0, 10)', tbl))
 $$;
 
--- A table t_<name> of one hash leaf with column extra as given.
-CREATE FUNCTION con_table(name text, extra text) RETURNS regclass
-LANGUAGE plpgsql AS $$
+-- A table t_<name> of one hash leaf with column extra as given, and the
+-- default dflt set apart (16.2 checks a domain default as ADD COLUMN runs).
+CREATE FUNCTION con_table(name text, extra text, dflt text DEFAULT NULL)
+RETURNS regclass LANGUAGE plpgsql AS $$
 BEGIN
     PERFORM petagen.create_table('t_' || name, 1, fields => 1);
     EXECUTE format('ALTER TABLE %I ADD COLUMN %s', 't_' || name, extra);
+    IF dflt IS NOT NULL THEN
+        EXECUTE format('ALTER TABLE %I ALTER COLUMN extra SET DEFAULT %s',
+                       't_' || name, dflt);
+    END IF;
     RETURN ('t_' || name)::regclass;
 END
 $$;
@@ -59,7 +64,7 @@ INSERT INTO cases VALUES
     ('notnull_no_default', con_table('notnull_no_default', 'extra integer NOT NULL')),
     ('domain_notnull', con_table('domain_notnull', 'extra nn_int')),
     ('domain_check_null', con_table('domain_check_null', 'extra pos_int')),
-    ('domain_check_default', con_table('domain_check_default', 'extra pos_int DEFAULT 0')),
+    ('domain_check_default', con_table('domain_check_default', 'extra pos_int', '0')),
     ('domain_own_default', con_table('domain_own_default', 'extra small_int')),
     ('generated_null', con_table('generated_null',
         'extra integer NOT NULL GENERATED ALWAYS AS (nullif(length(field0), length(field0))) STORED')),
