@@ -121,19 +121,6 @@
 #endif
 
 /*
- * reindex_relation(): 17 added a leading ReindexStmt argument (NULL when
- * not called for a REINDEX statement, as TRUNCATE calls it) and made the
- * params const.
- */
-#if PG_VERSION_NUM >= 170000
-#define compat_reindex_relation(relid, flags, params) \
-	reindex_relation(NULL, (relid), (flags), (params))
-#else
-#define compat_reindex_relation(relid, flags, params) \
-	reindex_relation((relid), (flags), (params))
-#endif
-
-/*
  * Where a relation's files are: 16 renamed RelFileNode (spcNode, dbNode,
  * relNode) to RelFileLocator (spcOid, dbOid, relNumber), same layout, and
  * RelidByRelfilenode() to RelidByRelfilenumber().

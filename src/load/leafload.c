@@ -21,8 +21,9 @@
  * fields, policies, triggers and rules of table and leaf.  It refuses the
  * leaf unless it is empty, as seen by a snapshot taken after the lock (the
  * transaction's first snapshot predates the wait for the lock, and would
- * miss rows committed meanwhile).  It gives the leaf and its TOAST table
- * new storage as TRUNCATE does (ExecuteTruncateGuts), writes the leaf's
+ * miss rows committed meanwhile).  It gives the leaf, its TOAST table and
+ * all their indexes new storage as TRUNCATE does (ExecuteTruncateGuts)
+ * and records the new files (leafstorage.c), writes the leaf's
  * rows frozen (as COPY FREEZE after a TRUNCATE: nobody sees the new
  * storage before commit) through the writer's direct mode, which builds
  * the heap pages and the visibility map in backend memory and hands them
@@ -30,15 +31,15 @@
  * leaf's partition bounds as they are now (route_open_leaf(): a key
  * routed elsewhere raises PostgreSQL's partition constraint error,
  * 23514), CHECK constraints as the writer checks them, and builds its
- * indexes with reindex_relation(), so no row goes through a btree insert,
- * checking UNIQUE and EXCLUDE constraints as REINDEX does
- * (REINDEX_REL_CHECK_CONSTRAINTS: 23505, 23P01).  The caller adds the
+ * indexes into their new storage with index_build(), as REINDEX does, so
+ * no row goes through a btree insert, checking UNIQUE and EXCLUDE
+ * constraints as REINDEX does (23505, 23P01).  The caller adds the
  * ledger row and commits.  With wal_level = minimal PostgreSQL writes no
  * WAL for the new storage and syncs it at commit; above minimal every
  * page goes to WAL as a full-page image.  An abort or a crash
  * leaves the old, empty storage in place: nothing of an unfinished leaf is
- * ever visible.  The new files are recorded (leafstorage.c) until the
- * transaction ends, so that resume() can remove what a crash left.
+ * ever visible.  The new files stay recorded until the transaction ends,
+ * so that resume() can drop what a crash left.
  *
  * Privileges: new storage for a leaf is what TRUNCATE does, so the job's
  * owner needs the TRUNCATE privilege on every local leaf (checked at
@@ -49,13 +50,14 @@
  * routing, like foreign leaves.  Their keys are credited, range by range,
  * to the local leaves' ledger rows (foreign_skipped), so a job's keys add
  * up to the key space as a chunk job's do.  No utility statement runs on a
- * shard (new storage and reindex_relation() are internal calls), so
+ * shard (new storage and index builds are internal calls), so
  * Citus's guard against manual changes to shards, in its utility hook, is
  * not involved.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "access/genam.h"
 #include "access/heapam.h"
 #include "access/table.h"
 #include "access/tableam.h"
@@ -226,22 +228,85 @@ leaf_lock_checked(const LeafRouting *routing, Oid leafrelid)
 	table_close(rel, NoLock);
 }
 
-/* Give a locked leaf and its TOAST table new, empty storage, as TRUNCATE does. */
+/*
+ * Give every index of rel new, empty storage, each locked as REINDEX
+ * locks it; leaf_build_indexes() builds them.
+ */
+static void
+leaf_new_index_storage(Relation rel)
+{
+	List	   *indexes = RelationGetIndexList(rel);
+	ListCell   *lc;
+
+	foreach(lc, indexes)
+	{
+		Relation	index = index_open(lfirst_oid(lc), AccessExclusiveLock);
+
+		compat_set_new_relfilenumber(index, index->rd_rel->relpersistence);
+		index_close(index, NoLock);
+	}
+	list_free(indexes);
+}
+
+/*
+ * Give a locked leaf, its TOAST table and all their indexes new, empty
+ * storage, as TRUNCATE does, so that every new file exists, and can be
+ * recorded, before anything is written.
+ */
 static void
 leaf_new_storage(Oid leafrelid)
 {
 	Relation	rel = table_open(leafrelid, NoLock);
 
 	compat_set_new_relfilenumber(rel, rel->rd_rel->relpersistence);
+	leaf_new_index_storage(rel);
 	if (OidIsValid(rel->rd_rel->reltoastrelid))
 	{
 		Relation	toastrel = relation_open(rel->rd_rel->reltoastrelid,
 											 AccessExclusiveLock);
 
 		compat_set_new_relfilenumber(toastrel, toastrel->rd_rel->relpersistence);
+		leaf_new_index_storage(toastrel);
 		table_close(toastrel, NoLock);
 	}
 	table_close(rel, NoLock);
+}
+
+/*
+ * Build every index of relid from its heap into the index's new storage
+ * (leaf_new_storage()), as REINDEX does after giving it new storage,
+ * checking UNIQUE and EXCLUDE constraints (23505, 23P01).
+ */
+static void
+leaf_build_rel_indexes(Oid relid)
+{
+	Relation	heap = table_open(relid, ShareLock);
+	List	   *indexes = RelationGetIndexList(heap);
+	ListCell   *lc;
+
+	foreach(lc, indexes)
+	{
+		Relation	index = index_open(lfirst_oid(lc), AccessExclusiveLock);
+
+		index_build(heap, index, BuildIndexInfo(index), true, true);
+		index_close(index, NoLock);
+	}
+	list_free(indexes);
+	table_close(heap, NoLock);
+	CommandCounterIncrement();
+}
+
+/* Build the indexes of leaf leafrelid and of its TOAST table. */
+static void
+leaf_build_indexes(Oid leafrelid)
+{
+	Relation	rel = table_open(leafrelid, NoLock);
+	Oid			toastrelid = rel->rd_rel->reltoastrelid;
+
+	table_close(rel, NoLock);
+	leaf_build_rel_indexes(leafrelid);
+	if (OidIsValid(toastrelid))
+		leaf_build_rel_indexes(toastrelid);
 }
 
 /* Raise PostgreSQL's error for a row outside a leaf's partition bounds. */
@@ -325,7 +390,6 @@ leaf_write(const LeafRouting *routing, Oid leafrelid, int leafno,
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext,
 											  "petagen leaf", ALLOCSET_DEFAULT_SIZES);
 	MemoryContext old = MemoryContextSwitchTo(cxt);
-	ReindexParams params = {0};
 
 	leaf_lock_checked(routing, leafrelid);
 	leaf_new_storage(leafrelid);
@@ -334,11 +398,7 @@ leaf_write(const LeafRouting *routing, Oid leafrelid, int leafno,
 					progress_arg);
 	if (progress)
 		progress(progress_arg, stats);
-	/* every index of the leaf (and its TOAST table) built from its heap */
-	compat_reindex_relation(leafrelid,
-							REINDEX_REL_PROCESS_TOAST | REINDEX_REL_CHECK_CONSTRAINTS,
-							&params);
-	leaf_storage_record(routing->job, leafno, leafrelid);
+	leaf_build_indexes(leafrelid);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
 }
