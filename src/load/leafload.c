@@ -249,36 +249,12 @@ leaf_new_index_storage(Relation rel)
 }
 
 /*
- * Give a locked leaf, its TOAST table and all their indexes new, empty
- * storage, as TRUNCATE does, so that every new file exists, and can be
- * recorded, before anything is written.
- */
-static void
-leaf_new_storage(Oid leafrelid)
-{
-	Relation	rel = table_open(leafrelid, NoLock);
-
-	compat_set_new_relfilenumber(rel, rel->rd_rel->relpersistence);
-	leaf_new_index_storage(rel);
-	if (OidIsValid(rel->rd_rel->reltoastrelid))
-	{
-		Relation	toastrel = relation_open(rel->rd_rel->reltoastrelid,
-											 AccessExclusiveLock);
-
-		compat_set_new_relfilenumber(toastrel, toastrel->rd_rel->relpersistence);
-		leaf_new_index_storage(toastrel);
-		table_close(toastrel, NoLock);
-	}
-	table_close(rel, NoLock);
-}
-
-/*
  * Build every index of relid from its heap into the index's new storage
  * (leaf_new_storage()), as REINDEX does after giving it new storage,
  * checking UNIQUE and EXCLUDE constraints (23505, 23P01).
  */
 static void
-leaf_build_rel_indexes(Oid relid)
+leaf_build_indexes(Oid relid)
 {
 	Relation	heap = table_open(relid, ShareLock);
 	List	   *indexes = RelationGetIndexList(heap);
@@ -296,17 +272,31 @@ leaf_build_rel_indexes(Oid relid)
 	CommandCounterIncrement();
 }
 
-/* Build the indexes of leaf leafrelid and of its TOAST table. */
+/*
+ * Give a locked leaf, its TOAST table and all their indexes new, empty
+ * storage, as TRUNCATE does, so that every new file exists, and can be
+ * recorded, before anything is written.  The TOAST table's index is built
+ * (empty) at once: values stored out of line go through it as they are
+ * written.  The leaf's indexes are built after its rows.
+ */
 static void
-leaf_build_indexes(Oid leafrelid)
+leaf_new_storage(Oid leafrelid)
 {
 	Relation	rel = table_open(leafrelid, NoLock);
 	Oid			toastrelid = rel->rd_rel->reltoastrelid;
 
+	compat_set_new_relfilenumber(rel, rel->rd_rel->relpersistence);
+	leaf_new_index_storage(rel);
 	table_close(rel, NoLock);
-	leaf_build_rel_indexes(leafrelid);
 	if (OidIsValid(toastrelid))
-		leaf_build_rel_indexes(toastrelid);
+	{
+		Relation	toastrel = relation_open(toastrelid, AccessExclusiveLock);
+
+		compat_set_new_relfilenumber(toastrel, toastrel->rd_rel->relpersistence);
+		leaf_new_index_storage(toastrel);
+		table_close(toastrel, NoLock);
+		leaf_build_indexes(toastrelid);
+	}
 }
 
 /* Raise PostgreSQL's error for a row outside a leaf's partition bounds. */
