@@ -62,6 +62,7 @@
 #include "load/indexes.h"
 #include "load/leafdir.h"
 #include "load/leafload.h"
+#include "load/leafstorage.h"
 #include "load/loadmethod.h"
 
 /* Raise an error unless the current role may run load jobs. */
@@ -155,7 +156,8 @@ job_launch(const JobDef *def)
 }
 
 /*
- * Remove the routing files no job can use any more (leafdir.c); after
+ * Remove the routing files no job can use any more (leafdir.c) and the
+ * records of leaves in flight of dropped databases (leafstorage.c); after
  * check_no_other_job(), so that no start() or resume() commits meanwhile.
  */
 static void
@@ -165,6 +167,7 @@ job_sweep_routing(void)
 	int64	   *tokens = ledger_resumable_tokens(&ntokens);
 
 	leaf_sweep_files(tokens, ntokens);
+	leaf_storage_sweep_dropped();
 	pfree(tokens);
 }
 
@@ -561,11 +564,11 @@ job_check_forgettable(const JobDef *def)
  * Remove the files petagen keeps for def's job outside relations, before
  * the job's row goes (a leaf job's): the records of its leaves in flight,
  * dropping the files a crash left that no relation uses (as resume() does:
- * nobody else would), and its routing files.  Both are removed now, in the
- * calling transaction, not at its commit: what goes is used by no
- * relation and by no other job, so a rollback costs only routing again
- * (resume() starts over from the ledger), and deciding which files are
- * orphans needs pg_class, which a commit callback cannot read.
+ * nobody else would), and its routing files.  The files a crash left go
+ * when this transaction commits, with their records (leafstorage.c: the
+ * commit record drops them on standbys too); the routing files go now:
+ * they are used by no relation and by no other job, so a rollback costs
+ * only routing again (resume() starts over from the ledger).
  */
 static void
 job_remove_files(const JobDef *def)

@@ -23,25 +23,25 @@
  * leaf unless it is empty, as seen by a snapshot taken after the lock (the
  * transaction's first snapshot predates the wait for the lock, and would
  * miss rows committed meanwhile).  It gives the leaf, its TOAST table and
- * the TOAST table's index new storage as TRUNCATE does
- * (ExecuteTruncateGuts), so that TOAST entries go to new storage too,
- * writes the leaf's rows frozen (as COPY FREEZE after a TRUNCATE: nobody
- * sees the new storage before commit) through the writer's direct mode,
- * which builds the heap pages and the visibility map in backend memory and
- * hands them to storage in bulk (leafpages.c), each key first checked
- * against the leaf's partition bounds as they are now (route_open_leaf():
- * a key routed elsewhere raises PostgreSQL's partition constraint error,
+ * all their indexes new storage as TRUNCATE does (ExecuteTruncateGuts)
+ * and records the new files (leafstorage.c), writes the leaf's
+ * rows frozen (as COPY FREEZE after a TRUNCATE: nobody sees the new
+ * storage before commit) through the writer's direct mode, which builds
+ * the heap pages and the visibility map in backend memory and hands them
+ * to storage in bulk (leafpages.c), each key first checked against the
+ * leaf's partition bounds as they are now (route_open_leaf(): a key
+ * routed elsewhere raises PostgreSQL's partition constraint error,
  * 23514), CHECK constraints as the writer checks them, and builds its
- * indexes from the heap into new storage of their own (index_build(), as
- * REINDEX does), so no row goes through a btree insert, checking UNIQUE
- * and EXCLUDE constraints as REINDEX does (23505, 23P01).  It then locks
- * the leaf, its TOAST table and their indexes ACCESS EXCLUSIVE; the
- * caller adds the ledger row and commits.  With wal_level = minimal
- * PostgreSQL writes no WAL for the new storage and syncs it at commit;
- * above minimal every page goes to WAL as a full-page image.  An abort or
- * a crash leaves the old, empty storage in place: nothing of an unfinished
- * leaf is ever visible.  The new files are recorded (leafstorage.c) until
- * the transaction ends, so that resume() can remove what a crash left.
+ * indexes into their new storage with index_build(), as REINDEX does, so
+ * no row goes through a btree insert, checking UNIQUE and EXCLUDE
+ * constraints as REINDEX does (23505, 23P01).  It then locks the leaf,
+ * its TOAST table and their indexes ACCESS EXCLUSIVE; the caller adds the
+ * ledger row and commits.  With wal_level = minimal PostgreSQL writes no
+ * WAL for the new storage and syncs it at commit; above minimal every
+ * page goes to WAL as a full-page image.  An abort or a crash
+ * leaves the old, empty storage in place: nothing of an unfinished leaf is
+ * ever visible.  The new files stay recorded until the transaction ends,
+ * so that resume() can drop what a crash left.
  *
  * Locks: a leaf being written blocks no reader.  Its new storage is built
  * under EXCLUSIVE, on the leaf, its TOAST table and their indexes: the
@@ -87,7 +87,7 @@
  * routing, like foreign leaves.  Their keys are credited, range by range,
  * to the local leaves' ledger rows (foreign_skipped), so a job's keys add
  * up to the key space as a chunk job's do.  No utility statement runs on a
- * shard (new storage and reindex_relation() are internal calls), so
+ * shard (new storage and index builds are internal calls), so
  * Citus's guard against manual changes to shards, in its utility hook, is
  * not involved.
  *-------------------------------------------------------------------------
@@ -270,51 +270,77 @@ leaf_lock_checked(const LeafRouting *routing, Oid leafrelid)
 }
 
 /*
- * Build every index of relation relid (locked LEAF_BUILD_LOCK) into new
- * storage from its heap, each locked LEAF_BUILD_LOCK, checking UNIQUE and
- * EXCLUDE constraints as the build goes, as REINDEX does.
+Give every index of rel new, empty storage, each locked LEAF_BUILD_LOCK
+ * and checked as REINDEX checks it; leaf_build_indexes() builds them.
  */
 static void
-leaf_build_indexes(Oid relid)
+leaf_new_index_storage(Relation rel)
 {
-	Relation	heap = relation_open(relid, NoLock);
+	List	   *indexes = RelationGetIndexList(rel);
 	ListCell   *lc;
 
-	foreach(lc, RelationGetIndexList(heap))
+	foreach(lc, indexes)
 	{
 		Relation	index = index_open(lfirst_oid(lc), LEAF_BUILD_LOCK);
 
 		CheckTableNotInUse(index, "petagen.start");
 		TransferPredicateLocksToHeapRelation(index);
-		compat_set_new_relfilenumber(index, heap->rd_rel->relpersistence);
+		compat_set_new_relfilenumber(index, index->rd_rel->relpersistence);
+		index_close(index, NoLock);
+	}
+	list_free(indexes);
+}
+
+/*
+ * Build every index of relation relid (locked LEAF_BUILD_LOCK) from its
+ * heap into the index's new storage (leaf_new_storage()), as REINDEX does
+ * after giving it new storage, checking UNIQUE and EXCLUDE constraints
+ * (23505, 23P01).
+ */
+static void
+leaf_build_indexes(Oid relid)
+{
+	Relation	heap = relation_open(relid, NoLock);
+	List	   *indexes = RelationGetIndexList(heap);
+	ListCell   *lc;
+
+	foreach(lc, indexes)
+	{
+		Relation	index = index_open(lfirst_oid(lc), LEAF_BUILD_LOCK);
+
 		index_build(heap, index, BuildIndexInfo(index), true, false);
 		index_close(index, NoLock);
 		CommandCounterIncrement();
 	}
+	list_free(indexes);
 	relation_close(heap, NoLock);
 }
 
 /*
- * Give a locked leaf and its TOAST table new, empty storage, and the TOAST
- * table's index too, as TRUNCATE does: the rows' TOAST entries go into new
- * storage only.
+ * Give a locked leaf, its TOAST table and all their indexes new, empty
+ * storage, as TRUNCATE does, so that every new file exists, and can be
+ * recorded, before anything is written.  The TOAST table's index is built
+ * (empty) at once: values stored out of line go through it as they are
+ * written.  The leaf's indexes are built after its rows.
  */
 static void
 leaf_new_storage(Oid leafrelid)
 {
 	Relation	rel = table_open(leafrelid, NoLock);
+	Oid			toastrelid = rel->rd_rel->reltoastrelid;
 
 	compat_set_new_relfilenumber(rel, rel->rd_rel->relpersistence);
-	if (OidIsValid(rel->rd_rel->reltoastrelid))
+	leaf_new_index_storage(rel);
+	table_close(rel, NoLock);
+	if (OidIsValid(toastrelid))
 	{
-		Relation	toastrel = relation_open(rel->rd_rel->reltoastrelid,
-											 LEAF_BUILD_LOCK);
+		Relation	toastrel = relation_open(toastrelid, LEAF_BUILD_LOCK);
 
 		compat_set_new_relfilenumber(toastrel, toastrel->rd_rel->relpersistence);
+		leaf_new_index_storage(toastrel);
 		table_close(toastrel, NoLock);
-		leaf_build_indexes(rel->rd_rel->reltoastrelid);
+		leaf_build_indexes(toastrelid);
 	}
-	table_close(rel, NoLock);
 }
 
 /* Raise PostgreSQL's error for a row outside a leaf's partition bounds. */
@@ -426,9 +452,7 @@ leaf_write(const LeafRouting *routing, Oid leafrelid, int leafno,
 					progress_arg);
 	if (progress)
 		progress(progress_arg, stats);
-	/* every index of the leaf built from its heap */
 	leaf_build_indexes(leafrelid);
-	leaf_storage_record(routing->job, leafno, leafrelid);
 	leaf_lock_for_commit(leafrelid);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);

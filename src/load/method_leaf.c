@@ -57,8 +57,9 @@ leaf_plan_units(const LoadJob *job)
 }
 
 /*
- * Drop the files of leaves a crash interrupted (leafstorage.c): done holds
- * the leaves in the ledger, nunits of them at most.
+ * Have the files of leaves a crash interrupted dropped when this
+ * transaction commits (leafstorage.c): done holds the leaves in the
+ * ledger, nunits of them at most.
  */
 static void
 leaf_recover(const LoadJob *job, const uint8 *done, int64 nunits)

@@ -24,10 +24,8 @@
 # every relation.  Once the standby has replayed the primary's WAL it
 # passes the same checks, read-only, verify() included, and each leaf's
 # rows hash as the primary's.  Every server, stopped cleanly, passes
-# pg_checksums --check.
-# The standby is not checked for files left outside every relation: it
-# keeps its copies of the files resume() removes after a crash (the
-# removal is not WAL-logged, leafstorage.c).
+# pg_checksums --check.  The standby, too, has no file of the database
+# left outside every relation.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -209,6 +207,8 @@ foreach my $table (@tables, 'safe_toast')
 	is(leaf_hashes($standby, $table), $hashes,
 		"$table: each leaf's rows on the standby are the primary's");
 }
+is(orphan_files($standby), '0',
+	'standby: no file of the database is left outside every relation');
 is($standby->safe_psql('postgres', 'SELECT pg_is_in_recovery()'), 't',
 	'the standby checks ran on a hot standby');
 
