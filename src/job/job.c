@@ -44,6 +44,9 @@
 #include "load/loadmethod.h"
 #include "petagen.h"
 
+static void job_check_operator(void);
+static void job_check_owner(const JobDef *def, const char *funcname);
+
 /*
  * --------------------------------------------------------------------
  * The SQL API of load jobs: petagen.start(), resume(), stop(),
@@ -77,7 +80,7 @@
  */
 
 /* Raise an error unless the current role may run load jobs. */
-void
+static void
 job_check_operator(void)
 {
 	Oid			operator = get_role_oid("petagen_operator", true);
@@ -94,7 +97,7 @@ job_check_operator(void)
  * Raise an error unless the current role may act on def's job: superusers
  * and members (with privileges) of the role that owns it.
  */
-void
+static void
 job_check_owner(const JobDef *def, const char *funcname)
 {
 	if (!has_privs_of_role(GetUserId(), def->owner))

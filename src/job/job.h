@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  * job.h
- *		What the chapters of a load job share across src/job/: who may act
- *		on a job (job.c), start()'s and check()'s arguments, the sizes a
- *		job may leave out and the choice of its load method (options.c).
+ *		What the chapters of a load job share across src/job/: start()'s
+ *		and check()'s arguments, the sizes a job may leave out and the
+ *		load method of a job (options.c).
  *		The types are in jobdef.h, the catalog statements in ledger.h, the
  *		live state in live.h, the preflight check in preflight.h.
  *-------------------------------------------------------------------------
@@ -13,10 +13,6 @@
 #include "fmgr.h"
 
 #include "job/jobdef.h"
-
-/* job.c */
-extern void job_check_operator(void);
-extern void job_check_owner(const JobDef *def, const char *funcname);
 
 /* options.c: the sizes of a job */
 /*
@@ -29,7 +25,6 @@ extern void job_check_owner(const JobDef *def, const char *funcname);
 #define LEAF_RANGE_ROWS_MAX		1000000
 
 extern int64 job_last_seq(const JobDef *def);
-extern int64 job_default_chunk_rows(const JobDef *def);
 extern int64 job_reserve(const JobDef *def);
 
 /* options.c: the arguments */
@@ -90,10 +85,8 @@ typedef struct RoutingRoom
 	int64		inodes;			/* free inodes, or -1: no limit */
 } RoutingRoom;
 
-extern JobMethod method_option(const char *value);
 extern void method_routing_room(const JobDef *def, int nlocal, RoutingRoom *r);
 extern bool method_routing_fits(const RoutingRoom *r);
-extern void method_resolve(JobDef *def, JobMethod method, int64 chunk_rows);
 extern void method_load_job(const JobDef *def, LoadJob *job);
 
 #endif							/* PETAGEN_JOB_H */

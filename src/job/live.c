@@ -19,6 +19,8 @@
 #include "job/live.h"
 #include "launch.h"
 
+static void live_pin(dsm_segment *seg);
+
 /*
  * --------------------------------------------------------------------
  * A run's live state: one dynamic shared memory segment per run of a
@@ -209,7 +211,7 @@ live_unpin(JobShared *shared, dsm_handle handle)
  * that it outlives this backend until they attach; if they all have, drop
  * the pin again.
  */
-void
+static void
 live_pin(dsm_segment *seg)
 {
 	JobShared  *shared = dsm_segment_address(seg);

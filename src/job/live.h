@@ -20,7 +20,6 @@ extern void live_read_settings(JobShared *shared, JobDef *def);
 extern JobShared *job_attach(const JobDef *def, dsm_segment **seg);
 extern bool job_worker_alive(WorkerSlot *slot);
 extern bool live_is_running(const JobDef *def);
-extern void live_pin(dsm_segment *seg);
 extern void live_attached(JobShared *shared, dsm_handle handle);
 extern JobState job_current_state(const JobDef *def);
 extern JobState job_total_state(JobShared *shared);

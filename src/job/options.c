@@ -28,6 +28,10 @@
 #include "load/loadmethod.h"
 #include "petagen.h"
 
+static int64 job_default_chunk_rows(const JobDef *def);
+static JobMethod method_option(const char *value);
+static void method_resolve(JobDef *def, JobMethod method, int64 chunk_rows);
+
 /*
  * --------------------------------------------------------------------
  * Reading petagen.start()'s and petagen.check()'s arguments into a
@@ -307,7 +311,7 @@ job_reserve(const JobDef *def)
  * JOB_CHUNK_ROWS_MIN .. JOB_CHUNK_ROWS_MAX (one transaction each), or for
  * a leaf job LEAF_RANGE_ROWS_MIN .. LEAF_RANGE_ROWS_MAX (one file each).
  */
-int64
+static int64
 job_default_chunk_rows(const JobDef *def)
 {
 	int64		per_chunk = (def->rows - 1) / ((int64) def->nworkers * JOB_CHUNKS_PER_WORKER) + 1;
@@ -350,7 +354,7 @@ job_default_chunk_rows(const JobDef *def)
  */
 
 /* Parse the method argument of start() or check(). */
-JobMethod
+static JobMethod
 method_option(const char *value)
 {
 	if (strcmp(value, "auto") == 0)
@@ -486,7 +490,7 @@ method_chunk_reason_safe(const JobDef *def, int64 chunk_rows)
  * Set def's method from the method asked for (chunk_rows as in
  * method_chunk_reason()), and def->method_reason to why.
  */
-void
+static void
 method_resolve(JobDef *def, JobMethod method, int64 chunk_rows)
 {
 	char	   *reason;

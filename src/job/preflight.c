@@ -52,6 +52,12 @@
 #include "load/load.h"
 #include "route/route.h"
 
+static List *check_run(const JobDef *def);
+static void check_add(CheckCtx *ctx, CheckSeverity severity, int sqlstate,
+					  const char *object, const char *summary,
+					  const char *hint,
+					  const char *fmt,...) pg_attribute_printf(7, 8);
+
 /* The findings of the check, in report order (see below). */
 static int64 check_sample_seq(const JobDef *def, int64 n, int64 i);
 static void check_sample(CheckCtx *ctx);
@@ -348,7 +354,7 @@ check_method(CheckCtx *ctx)
 }
 
 /* The findings of the preflight check of def's load, in report order. */
-List *
+static List *
 check_run(const JobDef *def)
 {
 	CheckCtx	ctx;
@@ -1345,7 +1351,7 @@ check_short(const char *detail, const char *summary)
  * Add a finding: fmt (printf-style) says it in full, summary (or NULL) in
  * at most CHECK_FINDING_MAX characters; object and hint are kept as given.
  */
-void
+static void
 check_add(CheckCtx *ctx, CheckSeverity severity, int sqlstate,
 		  const char *object, const char *summary, const char *hint,
 		  const char *fmt,...)

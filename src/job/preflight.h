@@ -41,7 +41,6 @@ typedef struct UnitSpaces
 	double	   *leaf_bytes;		/* leaf i writes [i * n + s] on space s */
 } UnitSpaces;
 
-extern List *check_run(const JobDef *def);
 extern void check_refuse_errors(const JobDef *def);
 extern void check_unit_spaces(const JobDef *def, UnitSpaces *spaces,
 							  MemoryContext cxt);
@@ -149,10 +148,6 @@ typedef struct CheckCtx
 	KeyProbe	probe;
 } CheckCtx;
 
-extern void check_add(CheckCtx *ctx, CheckSeverity severity, int sqlstate,
-					  const char *object, const char *summary,
-					  const char *hint,
-					  const char *fmt,...) pg_attribute_printf(7, 8);
 extern char *check_size(double bytes);
 
 /* The refusals start() and resume() share. */
