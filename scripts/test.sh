@@ -19,6 +19,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
+# No include from a lower layer of src/ to a higher one (before building).
+bash scripts/check_layers.sh
 
 if [ -n "${PG_CONFIG:-}" ]; then
     configs=("$PG_CONFIG")

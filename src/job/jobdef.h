@@ -24,7 +24,7 @@
  *
  * The settings alter() may change while a run goes (max_rate, the job's
  * disk_reserve) live in the segment: live_init() copies them from the
- * catalog, alter() writes them when its transaction commits (alter.c), and
+ * catalog, alter() writes them when its transaction commits (job.c), and
  * workers read them before every batch and every sleep (live_read_settings).
  *
  * A worker publishes the chunk (or leaf) it writes, where its keys counter
@@ -129,7 +129,7 @@ typedef struct JobShared
 	pg_atomic_uint32 phase;		/* JobPhase */
 	/*
 	 * A method with a preparing phase (a leaf job routes ranges first, then
-	 * loads leaves as chunks) prepares nranges units (worker_prepare.c)
+	 * loads leaves as chunks) prepares nranges units (worker.c)
 	 */
 	int64		nranges;
 	pg_atomic_uint64 next_range;	/* ranges are claimed in order */
@@ -158,7 +158,7 @@ typedef struct JobDef
 	bool		frozen;			/* rows written frozen: see frozen.h */
 	bool		indexes_after;	/* indexes set aside, built at the end */
 	const LoadMethod *method;	/* chunk or leaf: see loadmethod.h */
-	bool		method_auto;	/* start() chose it (method.c) */
+	bool		method_auto;	/* start() chose it (options.c) */
 	char	   *method_reason;	/* why this method, as start() chose it; NULL
 								 * if read from the catalog or called through
 								 * 0.1's start() */

@@ -1,10 +1,39 @@
 /*-------------------------------------------------------------------------
  * ledger.c
- *		The job rows: every statement on petagen.jobs (one row per job),
- *		from start()'s INSERT to forget()'s DELETE, and the last
- *		progress_log row a run's end adds.  The chunks and the progress a
- *		running load records are ledger_chunks.c's; both are declared in
- *		ledger.h.
+ *		Every statement petagen runs on the catalog of load jobs, in one
+ *		file read from top to bottom: the job rows of petagen.jobs, the
+ *		ledger proper (petagen.chunks) and petagen.progress_log, and the
+ *		Citus shards a job writes on this node (petagen.job_shards).
+ *		Declared in ledger.h.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/table.h"
+#include "access/xact.h"
+#include "catalog/pg_namespace.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+
+#include "catalog.h"
+#include "gen/keys.h"
+#include "job/ledger.h"
+#include "load/loadmethod.h"
+#include "route/citus_meta.h"
+
+/*
+ * --------------------------------------------------------------------
+ * The job rows: every statement on petagen.jobs (one row per job),
+ * from start()'s INSERT to forget()'s DELETE, and the last
+ * progress_log row a run's end adds.  The chunks and the progress a
+ * running load records follow them below; all are declared
+ * in ledger.h.
  *
  * Reads run as the current role; writes as the catalog owner (catalog.c),
  * so that roles need no more than SELECT on these tables and every row in
@@ -12,23 +41,10 @@
  * pinned, and reads its result columns and fills its parameters by name
  * (the Anum_ and Arg_ enums beside it).  The other catalog tables have one
  * owner each as well: chunk_intents is frozen.c's, job_indexes
- * indexes.c's, job_shards citus_shards.c's, bench_results bench_results.c's
+ * indexes.c's, job_shards this file's (the last part), bench_results bench_results.c's
  * and bench_forget.c's.
- *-------------------------------------------------------------------------
+ * --------------------------------------------------------------------
  */
-#include "postgres.h"
-
-#include "access/xact.h"
-#include "catalog/pg_type.h"
-#include "executor/spi.h"
-#include "miscadmin.h"
-#include "utils/builtins.h"
-#include "utils/timestamp.h"
-
-#include "catalog.h"
-#include "gen/keys.h"
-#include "job/ledger.h"
-#include "load/loadmethod.h"
 
 /* The int8 one column of the first n result rows, in an array in cxt. */
 static int64 *
@@ -524,7 +540,6 @@ ledger_mark_stopped(int64 job)
 					  " WHERE job = $1 AND state = 'running'", 1, types, values);
 }
 
-
 /*
  * The parameters of a run's end: values[Arg_end_x] is $(x + 1); the last
  * progress_log row takes the job and, as its phase, the state.
@@ -699,5 +714,432 @@ ledger_interruption(int64 job, char *buf, Size len)
 					 1, types, values, NULL, SPI_OK_SELECT) > 0 &&
 		(reason = catalog_text(0, CATALOG_ONLY_COLUMN, CurrentMemoryContext)) != NULL)
 		strlcpy(buf, reason, len);
+	catalog_finish(&scope);
+}
+
+/*
+ * --------------------------------------------------------------------
+ * The ledger proper: every statement on petagen.chunks (one row per
+ * loaded chunk, committed with the chunk's rows) and the rows a
+ * running load adds to petagen.progress_log (its history, each row
+ * naming the job's phase where the catalog has that column: a 0.1
+ * catalog, before ALTER EXTENSION UPDATE, has not).  ledger.c owns the
+ * job rows these reference; both are declared in ledger.h.
+ *
+ * Reads run as the current role, writes as the catalog owner (catalog.c).
+ * Result columns and parameters are read and filled by name: an Anum_
+ * enum per statement's target list, an Arg_ enum per parameter list.
+ * --------------------------------------------------------------------
+ */
+
+/* ledger_summary()'s target list. */
+enum
+{
+	Anum_summary_keys = 1,
+	Anum_summary_rows,
+	Anum_summary_bytes,
+	Anum_summary_duplicates,
+	Anum_summary_run_seconds,
+	Anum_summary_run_rows,
+	Anum_summary_run_bytes,
+	Anum_summary_last_error,
+	Anum_summary_last_error_at,
+	Anum_summary_started_at,
+	Anum_summary_finished_at,
+	Anum_summary_logged_keys,
+};
+
+/* Timestamp column col of the first result row; 0 for NULL. */
+static TimestampTz
+ledger_timestamp(int col)
+{
+	bool		isnull;
+	Datum		d = catalog_value(0, col, &isnull);
+
+	return isnull ? 0 : DatumGetTimestampTz(d);
+}
+
+/* Float8 column col of the first result row; 0 for NULL. */
+static double
+ledger_float8(int col)
+{
+	bool		isnull;
+	Datum		d = catalog_value(0, col, &isnull);
+
+	return isnull ? 0 : DatumGetFloat8(d);
+}
+
+/* Sum the ledger of a job and read its last run and last error into sum. */
+void
+ledger_summary(int64 job, LedgerSummary *sum)
+{
+	Oid			types[1] = {INT8OID};
+	Datum		values[1] = {Int64GetDatum(job)};
+	CatalogScope scope;
+
+	memset(sum, 0, sizeof(*sum));
+	catalog_connect(&scope, false);
+	if (catalog_exec("SELECT coalesce(sum(c.keys), 0)::int8,"
+					 " coalesce(sum(c.rows_written), 0)::int8,"
+					 " coalesce(sum(c.bytes), 0)::int8,"
+					 " coalesce(sum(c.duplicates), 0)::int8,"
+					 " extract(epoch FROM j.finished_at - coalesce((to_jsonb(j)"
+					 " ->> 'run_started_at')::timestamptz, j.started_at))::float8,"
+					 " coalesce(sum(c.rows_written) FILTER (WHERE c.run = j.run), 0)::float8,"
+					 " coalesce(sum(c.bytes) FILTER (WHERE c.run = j.run), 0)::float8,"
+					 " j.last_error, j.last_error_at, j.started_at, j.finished_at,"
+					 " (SELECT coalesce(max(p.keys_done), 0) FROM petagen.progress_log p"
+					 " WHERE p.job = j.job)"
+					 " FROM petagen.jobs j LEFT JOIN petagen.chunks c USING (job)"
+					 " WHERE j.job = $1 GROUP BY j.job",
+					 1, types, values, NULL, SPI_OK_SELECT) > 0)
+	{
+		char	   *err = catalog_text(0, Anum_summary_last_error,
+									   CurrentMemoryContext);
+
+		sum->keys = catalog_int8(0, Anum_summary_keys);
+		sum->rows = catalog_int8(0, Anum_summary_rows);
+		sum->bytes = catalog_int8(0, Anum_summary_bytes);
+		sum->duplicates = catalog_int8(0, Anum_summary_duplicates);
+		sum->run_seconds = ledger_float8(Anum_summary_run_seconds);
+		sum->run_rows = ledger_float8(Anum_summary_run_rows);
+		sum->run_bytes = ledger_float8(Anum_summary_run_bytes);
+		if (err)
+			strlcpy(sum->last_error, err, JOB_TEXT_LEN);
+		sum->last_error_at = ledger_timestamp(Anum_summary_last_error_at);
+		sum->started_at = ledger_timestamp(Anum_summary_started_at);
+		sum->finished_at = ledger_timestamp(Anum_summary_finished_at);
+		sum->logged_keys = catalog_int8(0, Anum_summary_logged_keys);
+	}
+	catalog_finish(&scope);
+}
+
+/* The parameters of a chunk's INSERT: values[Arg_chunk_x] is $(x + 1). */
+enum
+{
+	Arg_chunk_job,
+	Arg_chunk_chunk,
+	Arg_chunk_keys,
+	Arg_chunk_rows_written,
+	Arg_chunk_bytes,
+	Arg_chunk_duplicates,
+	Arg_chunk_foreign_skipped,
+	Arg_chunk_worker,
+	Arg_chunk_run,
+	Arg_chunk_leaf,				/* a leaf job's only */
+	CHUNK_NARGS
+};
+
+/*
+ * Insert the ledger row of a chunk a worker finished, in its transaction;
+ * a leaf job's chunk is local leaf number `chunk`, relation leaf (else
+ * InvalidOid).
+ */
+void
+ledger_record_chunk(const JobDef *def, int32 worker, int64 chunk,
+					Oid leaf, const LoadStats *st)
+{
+	Oid			types[CHUNK_NARGS] = {
+		[Arg_chunk_job] = INT8OID,
+		[Arg_chunk_chunk] = INT8OID,
+		[Arg_chunk_keys] = INT8OID,
+		[Arg_chunk_rows_written] = INT8OID,
+		[Arg_chunk_bytes] = INT8OID,
+		[Arg_chunk_duplicates] = INT8OID,
+		[Arg_chunk_foreign_skipped] = INT8OID,
+		[Arg_chunk_worker] = INT4OID,
+		[Arg_chunk_run] = INT4OID,
+		[Arg_chunk_leaf] = OIDOID,
+	};
+	Datum		values[CHUNK_NARGS] = {
+		[Arg_chunk_job] = Int64GetDatum(def->job),
+		[Arg_chunk_chunk] = Int64GetDatum(chunk),
+		[Arg_chunk_keys] = Int64GetDatum(st->keys),
+		[Arg_chunk_rows_written] = Int64GetDatum(st->rows),
+		[Arg_chunk_bytes] = Int64GetDatum(st->bytes),
+		[Arg_chunk_duplicates] = Int64GetDatum(st->duplicates),
+		[Arg_chunk_foreign_skipped] = Int64GetDatum(st->foreign),
+		[Arg_chunk_worker] = Int32GetDatum(worker),
+		[Arg_chunk_run] = Int32GetDatum(def->run),
+		[Arg_chunk_leaf] = ObjectIdGetDatum(leaf),
+	};
+	CatalogScope scope;
+
+	catalog_connect(&scope, true);
+	/* only a leaf job names the leaf column (a 0.1 catalog has none) */
+	if (OidIsValid(leaf))
+		catalog_exec("INSERT INTO petagen.chunks (job, chunk, keys, rows_written,"
+					 " bytes, duplicates, foreign_skipped, worker, run, leaf)"
+					 " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+					 CHUNK_NARGS, types, values, NULL, SPI_OK_INSERT);
+	else
+		catalog_exec("INSERT INTO petagen.chunks (job, chunk, keys, rows_written,"
+					 " bytes, duplicates, foreign_skipped, worker, run)"
+					 " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+					 Arg_chunk_leaf, types, values, NULL, SPI_OK_INSERT);
+	catalog_finish(&scope);
+}
+
+/* The parameters of a progress_log row's INSERT, phase last (0.2's only). */
+enum
+{
+	Arg_progress_job,
+	Arg_progress_keys_done,
+	Arg_progress_rows_written,
+	Arg_progress_bytes,
+	Arg_progress_phase,
+	PROGRESS_NARGS
+};
+
+/*
+ * Add a progress_log row with the job's live totals, stamped now, in the
+ * current transaction; phase: what the job is doing (routing, loading,
+ * indexing).
+ */
+void
+ledger_log_progress(int64 job, const LoadStats *live, const char *phase)
+{
+	Oid			types[PROGRESS_NARGS] = {
+		[Arg_progress_job] = INT8OID,
+		[Arg_progress_keys_done] = INT8OID,
+		[Arg_progress_rows_written] = INT8OID,
+		[Arg_progress_bytes] = INT8OID,
+		[Arg_progress_phase] = TEXTOID,
+	};
+	Datum		values[PROGRESS_NARGS] = {
+		[Arg_progress_job] = Int64GetDatum(job),
+		[Arg_progress_keys_done] = Int64GetDatum(live->keys),
+		[Arg_progress_rows_written] = Int64GetDatum(live->rows),
+		[Arg_progress_bytes] = Int64GetDatum(live->bytes),
+		[Arg_progress_phase] = CStringGetTextDatum(phase),
+	};
+	bool		phases;
+	CatalogScope scope;
+
+	catalog_connect(&scope, true);
+	/* logged_at: the moment of these totals, not when the transaction began */
+	phases = catalog_has_column("progress_log", "phase");
+	catalog_exec(psprintf("INSERT INTO petagen.progress_log (job, keys_done,"
+						  " rows_written, bytes, logged_at%s)"
+						  " VALUES ($1, $2, $3, $4, pg_catalog.clock_timestamp()%s)",
+						  phases ? ", phase" : "", phases ? ", $5" : ""),
+				 phases ? PROGRESS_NARGS : Arg_progress_phase, types, values,
+				 NULL, SPI_OK_INSERT);
+	catalog_finish(&scope);
+}
+
+/* The target list of the chunk reads below: the chunk, then its leaf. */
+enum
+{
+	Anum_chunk_chunk = 1,
+	Anum_chunk_leaf,
+};
+
+/* Set bit c of done (nchunks bits) for every chunk c of job in the ledger. */
+void
+ledger_done_chunks(int64 job, int64 nchunks, uint8 *done)
+{
+	Oid			types[1] = {INT8OID};
+	Datum		values[1] = {Int64GetDatum(job)};
+	uint64		n;
+	CatalogScope scope;
+
+	catalog_connect(&scope, false);
+	n = catalog_exec("SELECT chunk FROM petagen.chunks WHERE job = $1",
+					 1, types, values, NULL, SPI_OK_SELECT);
+	for (uint64 i = 0; i < n; i++)
+	{
+		int64		chunk = catalog_int8(i, Anum_chunk_chunk);
+
+		if ((i & 65535) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (chunk >= 0 && chunk < nchunks)
+			done[chunk / 8] |= 1 << (chunk % 8);
+	}
+	catalog_finish(&scope);
+}
+
+/*
+ * The first leaf number in a leaf job's ledger whose leaf is not leaves[]
+ * at that number now (nleaves of them), or -1; *was set to its leaf then.
+ */
+int64
+ledger_moved_leaf(int64 job, const Oid *leaves, int nleaves, Oid *was)
+{
+	Oid			types[1] = {INT8OID};
+	Datum		values[1] = {Int64GetDatum(job)};
+	int64		moved = -1;
+	uint64		n;
+	CatalogScope scope;
+
+	catalog_connect(&scope, false);
+	n = catalog_exec("SELECT chunk, leaf FROM petagen.chunks"
+					 " WHERE job = $1 AND leaf IS NOT NULL ORDER BY chunk",
+					 1, types, values, NULL, SPI_OK_SELECT);
+	for (uint64 i = 0; i < n && moved < 0; i++)
+	{
+		bool		isnull;
+		int64		chunk = catalog_int8(i, Anum_chunk_chunk);
+		Oid			leaf = DatumGetObjectId(catalog_value(i, Anum_chunk_leaf, &isnull));
+
+		if (chunk < 0 || chunk >= nleaves || leaves[chunk] != leaf)
+		{
+			moved = chunk;
+			*was = leaf;
+		}
+	}
+	catalog_finish(&scope);
+	return moved;
+}
+
+/* The int8 (its one column) that query sql ($1: job) returns about job's ledger. */
+static int64
+ledger_job_int8(const char *sql, int64 job)
+{
+	Oid			types[1] = {INT8OID};
+	Datum		values[1] = {Int64GetDatum(job)};
+	int64		n;
+	CatalogScope scope;
+
+	catalog_connect(&scope, false);
+	catalog_exec(sql, 1, types, values, NULL, SPI_OK_SELECT);
+	n = catalog_int8(0, CATALOG_ONLY_COLUMN);
+	catalog_finish(&scope);
+	return n;
+}
+
+/* The number of chunks of job in the ledger. */
+int64
+ledger_count_chunks(int64 job)
+{
+	return ledger_job_int8("SELECT count(*) FROM petagen.chunks WHERE job = $1", job);
+}
+
+/* One more than the highest chunk number of job in the ledger (0 if none). */
+int64
+ledger_chunk_bound(int64 job)
+{
+	return ledger_job_int8("SELECT COALESCE(max(chunk) + 1, 0) FROM petagen.chunks"
+						   " WHERE job = $1", job);
+}
+
+/*
+ * --------------------------------------------------------------------
+ * The Citus shards a load job writes on this node: recorded by
+ * start(), checked by every chunk before it commits.
+ *
+ * Each node's job writes the keys of the shards placed on it, chunk by
+ * chunk (or, with method => 'leaf', shard by shard).  If a shard moves
+ * during the load (citus_move_shard_placement(), the rebalancer, a split),
+ * the rows already committed travel with it, but the keys of the chunks
+ * still to come would be skipped here and, on the node it moved to,
+ * written only by the chunks that node has not done yet: keys would be
+ * lost or written twice.  So start() records the shard ids placed here in
+ * petagen.job_shards, and a chunk fails (55000, not retried: the job fails
+ * with the reason) when the shards placed here are no longer exactly
+ * those.  The check runs inside the chunk's transaction, after its rows
+ * are written and just before its ledger row: a placement change committed
+ * before that point fails the chunk, whose rows roll back (a frozen
+ * chunk's are removed by the repair of resume()).  A move whose metadata
+ * commits between the check and the chunk's commit is not seen by that
+ * chunk; the next chunk fails.  A leaf job checks each leaf the same way,
+ * and also when the leaf begins, before its shard table is touched (a
+ * moved shard's table here is an orphan Citus drops).  After a failed
+ * job, verify() on any worker says what is where.
+ *
+ * Tables that are not Citus tables record nothing and check nothing.
+ * --------------------------------------------------------------------
+ */
+
+/* Compare shard ids for qsort. */
+static int
+citus_shards_cmp(const void *a, const void *b)
+{
+	int64		x = *(const int64 *) a;
+	int64		y = *(const int64 *) b;
+
+	return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+/*
+ * The ids of relid's shards placed on this node, ascending, as text; NULL
+ * if relid is not a Citus table.  Only Citus's metadata is read: the shard
+ * tables are not locked, as a leaf job's workers each hold theirs ACCESS
+ * EXCLUSIVE while they check.
+ */
+static char *
+citus_shards_local(Oid relid)
+{
+	Relation	rel;
+	CitusTable *table;
+	int64	   *ids;
+	int			nlocal = 0;
+	StringInfoData text;
+
+	if (!OidIsValid(get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE)))
+		return NULL;			/* Citus is not installed here */
+	rel = table_open(relid, AccessShareLock);
+	table = citus_meta_open(rel);
+	table_close(rel, NoLock);
+	if (table == NULL)
+		return NULL;
+	ids = palloc(sizeof(int64) * Max(table->nshards, 1));
+	for (int i = 0; i < table->nshards; i++)
+		if (table->shards[i].local)
+			ids[nlocal++] = table->shards[i].shardid;
+	qsort(ids, nlocal, sizeof(int64), citus_shards_cmp);
+	initStringInfo(&text);
+	appendStringInfoChar(&text, '{');
+	for (int i = 0; i < nlocal; i++)
+		appendStringInfo(&text, "%s" INT64_FORMAT, i > 0 ? "," : "", ids[i]);
+	appendStringInfoChar(&text, '}');
+	return text.data;
+}
+
+/* Record the shards of relid placed on this node for job (in start()). */
+void
+citus_shards_record(int64 job, Oid relid)
+{
+	char	   *ids = citus_shards_local(relid);
+	Oid			types[2] = {INT8OID, TEXTOID};	/* $1: the job, $2: the shards */
+	Datum		values[2];
+	CatalogScope scope;
+
+	if (ids == NULL)
+		return;
+	values[0] = Int64GetDatum(job);
+	values[1] = CStringGetTextDatum(ids);
+	catalog_connect(&scope, true);
+	catalog_exec("INSERT INTO petagen.job_shards (job, shard)"
+				 " SELECT $1, s FROM pg_catalog.unnest($2::pg_catalog.int8[]) s",
+				 2, types, values, NULL, SPI_OK_INSERT);
+	catalog_finish(&scope);
+}
+
+/* Error unless the shards of relid placed here are the ones job recorded. */
+void
+citus_shards_check(int64 job, Oid relid)
+{
+	char	   *ids = citus_shards_local(relid);
+	Oid			types[1] = {INT8OID};
+	Datum		values[1] = {Int64GetDatum(job)};
+	char	   *recorded;
+	CatalogScope scope;
+
+	if (ids == NULL)
+		return;
+	catalog_connect(&scope, false);
+	catalog_exec("SELECT '{' || coalesce(pg_catalog.string_agg(shard::text, ','"
+				 " ORDER BY shard), '') || '}' FROM petagen.job_shards WHERE job = $1",
+				 1, types, values, NULL, SPI_OK_SELECT);
+	recorded = catalog_text(0, CATALOG_ONLY_COLUMN, CurrentMemoryContext);
+	if (strcmp(recorded, ids) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the Citus shards of \"%s\" placed on this node changed during load job " INT64_FORMAT,
+						get_rel_name(relid), job),
+				 errdetail("The job started with shards %s here; now they are %s. A shard was moved, split or rebalanced during the load.",
+						   recorded, ids),
+				 errhint("Do not move shards while petagen loads. Check the keys with petagen.verify() on each worker; to load again, truncate the table through the coordinator and run petagen.start() on each worker.")));
 	catalog_finish(&scope);
 }

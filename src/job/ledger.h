@@ -2,7 +2,8 @@
  * ledger.h
  *		Every statement petagen runs on petagen.jobs, petagen.chunks and
  *		petagen.progress_log: the job rows (ledger.c) and the chunks and
- *		progress of a running load (ledger_chunks.c).
+ *		progress of a running load, and the Citus shards a job writes on
+ *		this node (all in ledger.c).
  *-------------------------------------------------------------------------
  */
 #ifndef PETAGEN_LEDGER_H
@@ -28,7 +29,7 @@ typedef struct LedgerSummary
 	int64		logged_keys;	/* the most keys progress_log ever showed done */
 } LedgerSummary;
 
-/* ledger.c */
+/* ledger.c: the job rows */
 extern bool job_read(int64 job, JobDef *def, bool missing_ok);
 extern int64 *ledger_running_job_ids(int *njobs);
 extern int64 *ledger_listed_job_ids(int *njobs);
@@ -50,7 +51,7 @@ extern void ledger_delete_job(int64 job, int64 *chunks, int64 *progress);
 extern char *ledger_record_interruption(int64 job, const char *reason);
 extern void ledger_interruption(int64 job, char *buf, Size len);
 
-/* ledger_chunks.c */
+/* ledger.c: the chunks and the progress log */
 extern void ledger_summary(int64 job, LedgerSummary *sum);
 extern void ledger_record_chunk(const JobDef *def, int32 worker, int64 chunk,
 								Oid leaf, const LoadStats *st);
@@ -61,5 +62,9 @@ extern int64 ledger_moved_leaf(int64 job, const Oid *leaves, int nleaves,
 							   Oid *was);
 extern int64 ledger_count_chunks(int64 job);
 extern int64 ledger_chunk_bound(int64 job);
+
+/* ledger.c: the Citus shards of a job */
+extern void citus_shards_record(int64 job, Oid relid);
+extern void citus_shards_check(int64 job, Oid relid);
 
 #endif							/* PETAGEN_LEDGER_H */

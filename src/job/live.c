@@ -1,12 +1,35 @@
 /*-------------------------------------------------------------------------
  * live.c
- *		A run's live state: one dynamic shared memory segment per run of a
- *		job (jobdef.h has its layout), and the state of a job read from it.
+ *		A run's live state, in one file read from top to bottom: its
+ *		dynamic shared memory segment and the state of a job read from it,
+ *		then the runs start() and resume() launch when their transaction
+ *		commits.  Declared in live.h.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "storage/procarray.h"
+#include "utils/memutils.h"
+#include "utils/resowner.h"
+#include "utils/timestamp.h"
+
+#include "job/job.h"
+#include "job/ledger.h"
+#include "job/live.h"
+#include "launch.h"
+
+static void live_pin(dsm_segment *seg);
+
+/*
+ * --------------------------------------------------------------------
+ * A run's live state: one dynamic shared memory segment per run of a
+ * job (jobdef.h has its layout), and the state of a job read from it.
  *
  * The segment is pinned so that it outlives the backend that created it
  * until the run's workers have attached; the last of them to attach drops
  * the pin (live_attached), or the backend that launched them does if they
- * all attached before it pinned (live_pin, at its commit: pending.c).
+ * all attached before it pinned (live_pin, at its commit: below).
  * From then on the segment lives as long as a worker (or a status()
  * reader) has it mapped: no run leaves it behind, whether its workers end,
  * fail, or are terminated.  A crash-restart of the server
@@ -16,16 +39,8 @@
  * The segment also holds the settings alter() changes while a run goes:
  * live_write_settings() publishes them, workers read them with
  * live_read_settings().
- *-------------------------------------------------------------------------
+ * --------------------------------------------------------------------
  */
-#include "postgres.h"
-
-#include "storage/procarray.h"
-#include "utils/timestamp.h"
-
-#include "job/ledger.h"
-#include "job/live.h"
-#include "job/options.h"
 
 static const char *const job_state_names[] = {
 	"starting", "running", "paused", "throttled", "done", "failed",
@@ -196,7 +211,7 @@ live_unpin(JobShared *shared, dsm_handle handle)
  * that it outlives this backend until they attach; if they all have, drop
  * the pin again.
  */
-void
+static void
 live_pin(dsm_segment *seg)
 {
 	JobShared  *shared = dsm_segment_address(seg);
@@ -265,4 +280,152 @@ bool
 job_state_final(JobState state)
 {
 	return state >= JOB_DONE;
+}
+
+/*
+ * --------------------------------------------------------------------
+ * Runs of load jobs launched when the transaction that started or
+ * resumed them commits.
+ *
+ * start() and resume() record the run in the catalog and create its shared
+ * state, but register no worker: an open transaction would hold the
+ * workers' slots for as long as it stays open, and block every other
+ * start() meanwhile.  The workers are registered at pre-commit, where an
+ * error (no free slot left) still aborts the transaction and with it the
+ * job row; they wait for the commit, which follows at once.  A run whose
+ * subtransaction rolls back is forgotten with it, and so is every run of a
+ * transaction that aborts.  A transaction that launches a run cannot be
+ * prepared: its workers would wait for COMMIT PREPARED.
+ *
+ * The run's segment belongs to the top transaction's resource owner, so it
+ * outlives the statement that created it; at pre-commit it is pinned
+ * (live_pin) and detached, and if the transaction aborts it goes with it.
+ * --------------------------------------------------------------------
+ */
+
+/* A run whose workers are registered at commit. */
+typedef struct PendingRun
+{
+	dsm_segment *seg;
+	WorkerArgs	args;			/* of every worker but for index */
+	int			nworkers;
+	SubTransactionId subid;		/* of the subtransaction that launched it */
+	struct PendingRun *next;
+} PendingRun;
+
+/* What a load job's workers are. */
+static const LaunchKind pending_worker_kind = {
+	"petagen_worker_main", "petagen worker", "petagen job " INT64_FORMAT " worker %d",
+	false
+};
+
+/* This transaction's pending runs, newest first, in TopTransactionContext. */
+static PendingRun *pending_runs = NULL;
+static bool pending_callbacks_set = false;
+
+/* Register the workers of one run, pin its segment so it outlives us, detach. */
+static void
+pending_register(PendingRun *run)
+{
+	WorkerArgs	args = run->args;
+
+	for (int i = 0; i < run->nworkers; i++)
+	{
+		args.index = i;
+		launch_worker(&pending_worker_kind, args.job, i, run->nworkers, &args,
+					  sizeof(args));
+	}
+	live_pin(run->seg);
+	dsm_detach(run->seg);
+}
+
+/* At the end of the transaction: launch the pending runs, or forget them. */
+static void
+pending_xact_callback(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_PRE_PREPARE && pending_runs != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot PREPARE a transaction that started or resumed a petagen load job"),
+				 errdetail("Its workers would wait for COMMIT PREPARED.")));
+	/* an error here (no free slot) aborts the transaction */
+	if (event == XACT_EVENT_PRE_COMMIT)
+		for (PendingRun *run = pending_runs; run != NULL; run = run->next)
+			pending_register(run);
+	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
+		event == XACT_EVENT_PARALLEL_ABORT || event == XACT_EVENT_PREPARE)
+		pending_runs = NULL;	/* the memory and segments went with the transaction */
+}
+
+/*
+ * At the end of a subtransaction: its runs pass to the parent, or go with
+ * it when it rolls back.
+ */
+static void
+pending_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+						 SubTransactionId parentSubid, void *arg)
+{
+	PendingRun **link = &pending_runs;
+
+	while (*link != NULL)
+	{
+		PendingRun *run = *link;
+
+		if (run->subid == mySubid && event == SUBXACT_EVENT_ABORT_SUB)
+		{
+			*link = run->next;
+			dsm_detach(run->seg);
+			pfree(run);
+			continue;
+		}
+		if (run->subid == mySubid && event == SUBXACT_EVENT_COMMIT_SUB)
+			run->subid = parentSubid;
+		link = &run->next;
+	}
+}
+
+/*
+ * Create the shared state of a run: owned by the top transaction, it lives
+ * until the run is launched at commit, or the transaction aborts.
+ */
+dsm_segment *
+pending_create_segment(Size size)
+{
+	ResourceOwner save = CurrentResourceOwner;
+	dsm_segment *seg;
+
+	CurrentResourceOwner = TopTransactionResourceOwner;
+	seg = dsm_create(size, 0);
+	CurrentResourceOwner = save;
+	return seg;
+}
+
+/* Launch nworkers workers with args on seg when this transaction commits. */
+void
+pending_launch(dsm_segment *seg, const WorkerArgs *args, int nworkers)
+{
+	PendingRun *run = MemoryContextAlloc(TopTransactionContext, sizeof(PendingRun));
+
+	if (!pending_callbacks_set)
+	{
+		RegisterXactCallback(pending_xact_callback, NULL);
+		RegisterSubXactCallback(pending_subxact_callback, NULL);
+		pending_callbacks_set = true;
+	}
+	run->seg = seg;
+	run->args = *args;
+	run->nworkers = nworkers;
+	run->subid = GetCurrentSubTransactionId();
+	run->next = pending_runs;
+	pending_runs = run;
+}
+
+/* Does this transaction launch a run of job at commit? */
+bool
+pending_has_job(int64 job)
+{
+	for (PendingRun *run = pending_runs; run != NULL; run = run->next)
+		if (run->args.job == job)
+			return true;
+	return false;
 }

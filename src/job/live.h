@@ -1,7 +1,9 @@
 /*-------------------------------------------------------------------------
  * live.h
  *		A run's live state in dynamic shared memory: creating it, attaching
- *		to it, and reading a job's state from it.  See live.c.
+ *		to it, reading a job's state from it, and launching a run's
+ *		workers when the transaction of start() or resume() commits.  See
+ *		live.c.
  *-------------------------------------------------------------------------
  */
 #ifndef PETAGEN_LIVE_H
@@ -18,10 +20,14 @@ extern void live_read_settings(JobShared *shared, JobDef *def);
 extern JobShared *job_attach(const JobDef *def, dsm_segment **seg);
 extern bool job_worker_alive(WorkerSlot *slot);
 extern bool live_is_running(const JobDef *def);
-extern void live_pin(dsm_segment *seg);
 extern void live_attached(JobShared *shared, dsm_handle handle);
 extern JobState job_current_state(const JobDef *def);
 extern JobState job_total_state(JobShared *shared);
 extern bool job_state_final(JobState state);
+
+/* the runs launched at commit */
+extern dsm_segment *pending_create_segment(Size size);
+extern bool pending_has_job(int64 job);
+extern void pending_launch(dsm_segment *seg, const WorkerArgs *args, int nworkers);
 
 #endif							/* PETAGEN_LIVE_H */
