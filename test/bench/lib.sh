@@ -135,7 +135,7 @@ trunc_copy_stream() {
 # A line describing the machine and the server, for the results header.
 bench_env() {
     echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); host: $(nproc) CPUs ($(awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo)), $(free -g | awk '/^Mem:/{print $2}') GB RAM; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-    echo "- server: $(bval 'SELECT version()' | cut -d, -f1) from \`$PGBIN\`; petagen commit $(git -C "$BENCH_REPO" rev-parse --short HEAD)"
+    echo "- server: $(bval 'SELECT version()' | cut -d, -f1); petagen commit $(git -C "$BENCH_REPO" rev-parse --short HEAD)"
     echo "- settings: max_worker_processes 16, shared_buffers 1GB, max_wal_size 8GB, checkpoint_timeout 30min, maintenance_work_mem $(bval 'SHOW maintenance_work_mem'), wal_level $(bval 'SHOW wal_level'), synchronous_commit on, autovacuum off, work_mem $(bval 'SHOW work_mem'), jit $(bval 'SHOW jit')"
 }
 

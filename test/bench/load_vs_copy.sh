@@ -2,7 +2,7 @@
 # test/bench/load_vs_copy.sh — petagen loads vs COPY, same machine, same run.
 #
 #   test/bench/load_vs_copy.sh
-#   PGBIN=/opt/pgE/usr/lib/postgresql/15/bin test/bench/load_vs_copy.sh
+#   PGBIN=/path/to/pg15/bin test/bench/load_vs_copy.sh
 #   RSS_1E7=1 test/bench/load_vs_copy.sh      # also a worker's RSS at 1e7 rows (minutes)
 #
 # Starts its own throwaway instance (see lib.sh: PGBIN, BENCH_DIR, BENCH_PORT

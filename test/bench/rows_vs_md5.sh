@@ -2,7 +2,7 @@
 # test/bench/rows_vs_md5.sh — generator speed: petagen.rows() vs md5() in SQL.
 #
 #   test/bench/rows_vs_md5.sh
-#   PGBIN=/opt/pgE/usr/lib/postgresql/15/bin test/bench/rows_vs_md5.sh
+#   PGBIN=/path/to/pg15/bin test/bench/rows_vs_md5.sh
 #
 # Starts its own throwaway instance (see lib.sh: PGBIN, BENCH_DIR, BENCH_PORT
 # default 5460, PETAGEN_BUILD=1), creates the canonical usertable (8-way hash
@@ -100,7 +100,7 @@ row() {   # label, key, md5 key of the same sink
     echo "- command: \`PGBIN=$PGBIN N=$N REPS=$REPS test/bench/rows_vs_md5.sh\`"
     echo "- one backend, max_parallel_workers_per_gather = 0; runs interleaved; medians"
     echo
-    echo "- load average (1/5/15 min) before the runs: $LOAD_START; after them: $LOAD_END (on a shared machine absolute figures vary, the ratios within one interleaved run less)"
+    echo "- load average (1/5/15 min) before the runs: $LOAD_START; after them: $LOAD_END (absolute figures vary between runs, the ratios within one interleaved run less)"
     echo
     echo "| query | runs (ms) | median ms | rows/s | µs/row | ÷ md5, same sink | temp file MB |"
     echo "|---|---|---|---|---|---|---|"

@@ -5,7 +5,7 @@
 #   N=200000 REPS=1 N_BIG=400000 REPS_BIG=1 test/bench/suite.sh   # a smoke run
 #   ONLY="w2_scrambled copy_bin" REPS_BIG=0 test/bench/suite.sh  # some methods, no large case
 #   OUT=test/bench/results/other.md BENCH_MWM=512MB test/bench/suite.sh  # elsewhere; lib.sh settings
-#   PGBIN=/opt/pgE/usr/lib/postgresql/15/bin PETAGEN_BUILD=1 test/bench/suite.sh
+#   PGBIN=/path/to/pg15/bin PETAGEN_BUILD=1 test/bench/suite.sh
 #
 # Starts its own throwaway instance (lib.sh: PGBIN, BENCH_DIR, BENCH_PORT
 # default 5463, PETAGEN_BUILD=1) with the canonical usertable (8-way hash,

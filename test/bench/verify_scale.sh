@@ -2,8 +2,8 @@
 # test/bench/verify_scale.sh — verify() at the scale it loads: the key-by-key
 # verify of BASELINE vs the fingerprint verify of this tree, vs the load.
 #
-#   /work/wt/bin/pgns NAME test/bench/verify_scale.sh        # as the suite runs it
-#   N=2000000 test/bench/verify_scale.sh                       # a smaller table
+#   test/bench/verify_scale.sh                 # 20,000,000 rows
+#   N=2000000 test/bench/verify_scale.sh       # a smaller table
 #
 # Starts its own throwaway instance (lib.sh: PGBIN, BENCH_DIR, BENCH_PORT
 # default 5464), creates the canonical usertable (8-way hash partitioned,

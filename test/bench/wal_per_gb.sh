@@ -2,7 +2,7 @@
 # test/bench/wal_per_gb.sh — WAL written per GB loaded, for each load mode.
 #
 #   test/bench/wal_per_gb.sh
-#   N=10000000 PGBIN=/opt/pgE/usr/lib/postgresql/15/bin test/bench/wal_per_gb.sh
+#   N=10000000 PGBIN=/path/to/pg15/bin test/bench/wal_per_gb.sh
 #
 # Starts its own throwaway instance (lib.sh: PGBIN, BENCH_DIR, BENCH_PORT
 # default 5467, PETAGEN_BUILD=1) with the canonical usertable, and loads N

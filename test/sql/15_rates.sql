@@ -56,7 +56,7 @@ SELECT job_with_log(2, 190000, 4, 380000, 6, 570000, 8, 760000, 10, 950000,
 SELECT * FROM rates(:live);
 SELECT chart_peak(:live) AS live_peak;
 
--- The demo load of the issue, logged as 0.1 did (committed chunks only: each
+-- A demo load, logged as 0.1 did (committed chunks only: each
 -- row credits whole chunks): 100,000-row chunks, a row every 2.1 s, and the
 -- end row 0.1 s after the last, one more chunk.  Steady 95,238 rows/s; the
 -- last rate is measured over 2.1 s (138,322), not 0.1 s (1,000,000).

@@ -1,13 +1,13 @@
--- The security review of the rules PostgreSQL enforces on an INSERT, for
--- rows petagen writes below the executor: each is either enforced or the
--- table is refused with a clear error, and a refused load writes nothing.
+-- The rules PostgreSQL enforces on an INSERT, for rows petagen writes below
+-- the executor: each is either enforced or the table is refused with a
+-- clear error, and a refused load writes nothing.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS petagen;
 CREATE EXTENSION IF NOT EXISTS pgtap;
-DROP ROLE IF EXISTS regress_review_cols;
+DROP ROLE IF EXISTS regress_rules_cols;
 RESET client_min_messages;
-CREATE SCHEMA review16;
-SET search_path = review16, public;
+CREATE SCHEMA insert_rules;
+SET search_path = insert_rules, public;
 SELECT plan(15);
 
 -- Rules: a plain INSERT runs an ON INSERT rule (here an audit trail);
@@ -49,12 +49,12 @@ SELECT throws_ok($$SELECT * FROM petagen.load('uniq', 0, 10)$$, '23505',
     NULL, 'a unique index on a field is enforced');
 
 -- Column privileges: INSERT on some columns only is not enough.
-CREATE ROLE regress_review_cols LOGIN IN ROLE petagen_operator;
+CREATE ROLE regress_rules_cols LOGIN IN ROLE petagen_operator;
 SELECT ycsb_table('cols', 2);
-GRANT USAGE ON SCHEMA review16 TO regress_review_cols;
-GRANT INSERT (ycsb_key, field0) ON cols TO regress_review_cols;
-SET ROLE regress_review_cols;
-SELECT throws_ok($$SELECT * FROM petagen.load('review16.cols', 0, 10)$$, '42501',
+GRANT USAGE ON SCHEMA insert_rules TO regress_rules_cols;
+GRANT INSERT (ycsb_key, field0) ON cols TO regress_rules_cols;
+SET ROLE regress_rules_cols;
+SELECT throws_ok($$SELECT * FROM petagen.load('insert_rules.cols', 0, 10)$$, '42501',
     'permission denied for table cols',
     'INSERT on some columns only: refused');
 RESET ROLE;
@@ -63,9 +63,9 @@ RESET ROLE;
 -- a rollback until resume(): only the table's owner may choose that, as
 -- COPY FREEZE works only on a table no other transaction can see yet.
 SELECT ycsb_table('frz');
-GRANT INSERT ON frz TO regress_review_cols;
-SET ROLE regress_review_cols;
-SELECT throws_ok($$SELECT petagen.start(10, 1, 'review16.frz', frozen => true)$$, '42501',
+GRANT INSERT ON frz TO regress_rules_cols;
+SET ROLE regress_rules_cols;
+SELECT throws_ok($$SELECT petagen.start(10, 1, 'insert_rules.frz', frozen => true)$$, '42501',
     'must be owner of table frz to load it with frozen => true',
     'a frozen load of a table the caller does not own: refused');
 RESET ROLE;
@@ -95,5 +95,5 @@ SELECT is((SELECT extra || ' ' || ok FROM petagen.verify('heir', 10)), '0 true',
 
 SELECT * FROM finish();
 RESET search_path;
-DROP SCHEMA review16 CASCADE;
-DROP ROLE regress_review_cols;
+DROP SCHEMA insert_rules CASCADE;
+DROP ROLE regress_rules_cols;

@@ -1,4 +1,4 @@
--- The measurement layer of petagen.bench() (issue 20): target_rate's bad
+-- The measurement layer of petagen.bench(): target_rate's bad
 -- inputs; every run's figures by operation kind (bench_operations()), its
 -- time series (bench_samples()) and its export (bench_json()), checked by
 -- their shape and their sums, never by a timing; forget_bench() removes

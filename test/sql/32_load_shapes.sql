@@ -1,5 +1,5 @@
--- Table shapes and field values of YCSB and BenchBase (issue 20, the load
--- side): field length distributions, key ranges that start at first, and
+-- Table shapes and field values of YCSB and BenchBase, the load side:
+-- field length distributions, key ranges that start at first, and
 -- their bad inputs.  Every output here is a pure function of the arguments.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS petagen;

@@ -1,4 +1,4 @@
--- Integer keys (issue 20): BenchBase's YCSB table, ycsb_key int, loads as
+-- Integer keys: BenchBase's YCSB table, ycsb_key int, loads as
 -- it is; ycsb_key bigint too.  The key is the key number itself.  Every
 -- output here is a pure function of the arguments.
 SET client_min_messages = warning;

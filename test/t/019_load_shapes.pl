@@ -1,5 +1,5 @@
-# Table shapes and field values of YCSB and BenchBase (issue 20, the load
-# side), loaded by jobs with both methods: field lengths of YCSB's
+# Table shapes and field values of YCSB and BenchBase, the load side,
+# loaded by jobs with both methods: field lengths of YCSB's
 # fieldlengthdistribution, and key spaces that start at first (YCSB's
 # insertstart).  What a job writes is what rows() generates for the same
 # arguments, and verify() checks the job's own key range.

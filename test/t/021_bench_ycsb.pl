@@ -1,4 +1,4 @@
-# petagen.bench('ycsb', ...) as YCSB's CoreWorkload (issue 20): a run of
+# petagen.bench('ycsb', ...) as YCSB's CoreWorkload: a run of
 # operationcount operations measures exactly that many, over every worker;
 # the operation mix follows the proportions given (one worker and a fixed
 # operation count make the run deterministic: its random stream is seeded

@@ -1,5 +1,5 @@
 # petagen.bench(..., target_rate => r), YCSB's target with
-# measurement.interval = intended (issue 20): on an idle server the run
+# measurement.interval = intended: on an idle server the run
 # achieves its target rate; when the server stalls (the test holds row
 # locks every update needs, for a time it decides), the latency measured
 # from the intended start diverges from the service time, and without

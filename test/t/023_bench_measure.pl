@@ -1,4 +1,4 @@
-# A benchmark run's stored figures (issue 20): its time series follows a
+# A benchmark run's stored figures: its time series follows a
 # paced run's rate second by second, and shows a stall of the server (the
 # test holds row locks every update needs) as seconds without a completed
 # operation followed by the catch-up above the rate; its figures per

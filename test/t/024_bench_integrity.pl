@@ -1,4 +1,4 @@
-# Issue 20: what a benchmark reads, inserts and misses.
+# What a benchmark reads, inserts and misses.
 # - dataintegrity => true finds no mismatch on a fresh load, and counts the
 #   rows a corrupting UPDATE changed, with a WARNING;
 # - a benchmark's inserts are key numbers outside the load job's key space

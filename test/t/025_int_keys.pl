@@ -1,4 +1,4 @@
-# Issue 20: BenchBase's YCSB table (ycsb_key int, field1 .. field10), created
+# BenchBase's YCSB table (ycsb_key int, field1 .. field10), created
 # with BenchBase's own DDL, loads as it is.
 # - start() loads it plain (method chunk), HASH partitioned on an int key
 #   (methods leaf and chunk) and RANGE partitioned on a bigint key (chunk):

@@ -1,16 +1,16 @@
-# Security: what a hostile member of petagen_operator (mallory, with CREATE
-# on schema public, which is in everyone's search_path here) could do on
-# petagen 0.2's first cut, each shown closed.
+# Security: attacks a hostile member of petagen_operator (mallory, with
+# CREATE on schema public, which is in everyone's search_path here) can
+# try, each shown to fail.
 #  1. The job catalog: every direct write is refused, and a create_sql that
 #     is not a CREATE INDEX of its own table is never run, even when it got
 #     into job_indexes (as only the catalog owner could now write it).
 #  2. search_path: operators and aggregates mallory puts in public never run
 #     when the superuser calls start/status/wait/stop/resume/verify/check/
 #     bench, nor in its workers.
-#  4. Jobs belong to their owner: mallory cannot stop, resume or wait for
+#  3. Jobs belong to their owner: mallory cannot stop, resume or wait for
 #     the superuser's job, and a superuser resuming mallory's job gets
 #     workers that run as mallory.
-#  9. wait() reports an end only once petagen.jobs has it: the last worker
+#  4. wait() reports an end only once petagen.jobs has it: the last worker
 #     is held on the job's row lock while it records the end.
 # Jobs that must stay running for a while are throttled (max_rate => '1kB':
 # after its first batch of rows a worker waits for many minutes), so no
@@ -174,7 +174,7 @@ like(q_as($su, "SELECT last_error FROM petagen.jobs WHERE job = $stopped"),
 is(q_as($su, q{SELECT rolsuper FROM pg_roles WHERE rolname = 'escalate_me'}), 'f',
 	'and the forged statement did not run');
 
-# 4. Jobs belong to their owner.
+# 3. Jobs belong to their owner.
 ($rc, $out, $err) = attack_as('mallory', "SELECT petagen.stop($rjob)");
 like($err, qr/permission denied for load job $rjob/, 'mallory may not stop the superuser\'s job');
 ($rc, $out, $err) = attack_as('mallory', "SELECT petagen.resume($stopped)");
@@ -193,7 +193,7 @@ is(q_as($su, "SELECT a.usename $worker_sql"),
 	'mallory', 'its worker runs as mallory, the job\'s owner, not as the superuser');
 is(q_as($su, "SELECT petagen.stop($mjob)"), 'stopped', 'the superuser stops it');
 
-# 9. wait() and the catalog.  A throttled job is stopped while a second
+# 4. wait() and the catalog.  A throttled job is stopped while a second
 # session holds its row lock: the last worker blocks recording the end.
 my $wjob = q_as($su, q{SELECT petagen.start(100000, workers => 1, "table" => 'public.w9', max_rate => '1kB')});
 my $locker = $node->background_psql('sec');

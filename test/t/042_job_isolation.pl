@@ -1,8 +1,8 @@
-# The security review's findings that need workers: two jobs whose tables
-# share partitions (a root and one of its leaves) cannot run at once, and
-# resume() of a job whose owner was dropped says so, and an open start()
-# transaction does not hold up other roles' jobs.  Jobs are held before
-# their first chunk by a disk reserve larger than any disk.
+# Attacks a role holding petagen_operator can try that need workers: two
+# jobs whose tables share partitions (a root and one of its leaves) cannot
+# run at once, resume() of a job whose owner was dropped says so, and an
+# open start() transaction does not hold up other roles' jobs.  Jobs are
+# held before their first chunk by a disk reserve larger than any disk.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -12,7 +12,7 @@ use FindBin;
 use lib $FindBin::RealBin;
 use PetagenTest;
 
-my $node = PostgreSQL::Test::Cluster->new('review');
+my $node = PostgreSQL::Test::Cluster->new('job_isolation');
 $node->init;
 $node->start;
 $node->safe_psql('postgres', q{CREATE EXTENSION petagen; SELECT petagen.create_table('usertable');});

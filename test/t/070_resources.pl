@@ -1,6 +1,5 @@
-# Nothing outlives its owner (issue 19, findings 5 and 6), each part as a
-# petagen_operator member that owns only its tables, the least-privileged
-# role that can cause it:
+# Nothing outlives its owner, each part as a petagen_operator member that
+# owns only its tables, the least-privileged role that can cause it:
 #  1. bench() workers end with their caller: terminated, cancelled or
 #     disconnected, its workers are gone within seconds (not after the run's
 #     hour) and nothing is recorded in bench_results;
