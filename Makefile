@@ -5,8 +5,9 @@ OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c src/*/*.c)))
 # The released install script is a file of its own.  The install script of
 # the current version is assembled from sql/parts/, in order: generator, load
 # jobs, benchmarks, charts; the update script from sql/updates/.  Each
-# function an update (re)creates is written once, in sql/objects/<name>.sql,
-# which both include with a line `--#include objects/<name>.sql`.
+# definition of a function is written once, in sql/objects/<name>/<V>.sql (V:
+# the release it first appeared in), which each script includes with a line
+# `--#include objects/<name>/<V>.sql` (docs/development.md).
 DATA = sql/petagen--0.1.sql
 DATA_built = sql/petagen--0.2.sql sql/petagen--0.1--0.2.sql
 
@@ -52,11 +53,11 @@ cc_accepts = $(shell echo 'int x;' | $(CC) -Wall -Werror $(1) -x c -c -o /dev/nu
 override CFLAGS := $(foreach f,$(CFLAGS),$(if $(filter -W%,$(filter-out -Wno-%,$(f))),\
 	$(if $(call cc_accepts,$(f)),$(f)),$(f)))
 
-# Copies its input files, each `--#include objects/x.sql` line replaced by
-# the file sql/objects/x.sql.
+# Copies its input files, each `--#include objects/x/V.sql` line replaced by
+# the file sql/objects/x/V.sql.
 sql_include = awk '/^--\#include /{f="sql/"$$2; while ((getline l < f) > 0) print l; \
 	close(f); next} {print}'
-sql_objects = $(wildcard sql/objects/*.sql)
+sql_objects = $(wildcard sql/objects/*/*.sql)
 
 sql/petagen--0.2.sql: $(sort $(wildcard sql/parts/*.sql)) $(sql_objects)
 	$(sql_include) $(filter-out $(sql_objects),$^) > $@

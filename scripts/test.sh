@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite on every supported PostgreSQL major CI has: for each,
-# dependencies, build + install, then pg_regress (test/sql, with its own temp
-# instance) and the TAP tests (test/t/*.pl), in a copy of the source tree of
-# its own (a temp dir) and a private copy of the server petagen is installed
-# into, so the majors' builds, and those of runs from other clones at the
+# dependencies, build + install, the check that released SQL scripts are
+# unchanged (scripts/check_released.sh), then pg_regress (test/sql, with its
+# own temp instance) and the TAP tests (test/t/*.pl), in a copy of the source
+# tree of its own (a temp dir) and a private copy of the server petagen is
+# installed into, so the majors' builds, and those of runs from other clones at the
 # same time, never mix; the server itself is left as it was. initdb refuses to run
 # as root, so as root the tests run as the `postgres` OS user.
 # The majors run in parallel (PETAGEN_TEST_SERIAL=1: one after another); each
@@ -123,6 +124,11 @@ test_major() {
         >"$work/build.log" 2>&1 || {
         cat "$work/build.log"
         echo "FAILED: build against $pg_config (in $work)"
+        return 1
+    }
+    # The released SQL scripts, as this build generated them, are unchanged.
+    bash "$work/scripts/check_released.sh" || {
+        echo "FAILED: released SQL scripts changed (in $work)"
         return 1
     }
     pg_config=$work/server$pg_config

@@ -27,7 +27,7 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.seq(text, text, text, integer) IS
     'the key number of a ycsb_key: the inverse of petagen.key()';
 
---#include objects/rows.sql
+--#include objects/rows/0.2.sql
 
 -- petagen.leaf(table, key): the leaf PostgreSQL would route a key to.
 CREATE FUNCTION @extschema@.leaf("table" regclass, key text)
@@ -38,14 +38,14 @@ LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.leaf(regclass, text) IS
     'the leaf partition PostgreSQL would route a ycsb_key to, NULL if no partition accepts it';
 
---#include objects/load.sql
+--#include objects/load/0.2.sql
 
---#include objects/verify.sql
+--#include objects/verify/0.2.sql
 
 
 -- Cluster -----------------------------------------------------------------
 
---#include objects/leaves.sql
+--#include objects/leaves/0.2.sql
 
 -- petagen.create_table(name, partitions, tablespaces): the canonical YCSB
 -- usertable, hash-partitioned, leaves round-robin over the tablespaces, each

@@ -100,25 +100,25 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.jobs', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.chunks', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.progress_log', '');
 
---#include objects/_check_job.sql
+--#include objects/_check_job/0.2.sql
 
---#include objects/start.sql
+--#include objects/start/0.2.sql
 
---#include objects/resume.sql
+--#include objects/resume/0.2.sql
 
---#include objects/stop.sql
+--#include objects/stop/0.2.sql
 
---#include objects/forget.sql
+--#include objects/forget/0.2.sql
 
---#include objects/wait.sql
+--#include objects/wait/0.2.sql
 
---#include objects/alter.sql
+--#include objects/alter/0.2.sql
 
---#include objects/status.sql
+--#include objects/status/0.2.sql
 
---#include objects/status_workers.sql
+--#include objects/status_workers/0.2.sql
 
---#include objects/status_details.sql
+--#include objects/status_details/0.2.sql
 
 -- Who may do what: operators run jobs, pg_monitor members watch them.  The
 -- job catalog is written only by petagen's functions (as its owner): roles
@@ -191,12 +191,12 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.job_shards', '');
 GRANT SELECT ON @extschema@.job_shards TO petagen_operator, pg_monitor;
 
 
---#include objects/guard_drop_extension.sql
+--#include objects/guard_drop_extension/0.2.sql
 
 
 -- Preflight check ----------------------------------------------------------
 
---#include objects/check.sql
+--#include objects/check/0.2.sql
 
---#include objects/check_details.sql
+--#include objects/check_details/0.2.sql
 

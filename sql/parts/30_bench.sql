@@ -51,23 +51,23 @@ GRANT SELECT ON @extschema@.bench_results TO pg_monitor;
 
 -- Benchmark runs ----------------------------------------------------------
 
---#include objects/_check_run.sql
+--#include objects/_check_run/0.2.sql
 
---#include objects/bench.sql
+--#include objects/bench/0.2.sql
 
---#include objects/bench_sweep.sql
+--#include objects/bench_sweep/0.2.sql
 
---#include objects/forget_bench.sql
+--#include objects/forget_bench/0.2.sql
 
---#include objects/bench_operations.sql
+--#include objects/bench_operations/0.2.sql
 
---#include objects/bench_samples.sql
+--#include objects/bench_samples/0.2.sql
 
---#include objects/bench_json.sql
+--#include objects/bench_json/0.2.sql
 
---#include objects/bench_status.sql
+--#include objects/bench_status/0.2.sql
 
---#include objects/bench_runs.sql
+--#include objects/bench_runs/0.2.sql
 
---#include objects/draw.sql
+--#include objects/draw/0.2.sql
 

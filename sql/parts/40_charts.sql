@@ -6,38 +6,38 @@
 -- line chart; chart_matrix draws its heatmap cells itself).  Every label is
 -- user data and goes through _svg_escape().
 
---#include objects/_svg_escape.sql
+--#include objects/_svg_escape/0.2.sql
 
---#include objects/_svg_number.sql
+--#include objects/_svg_number/0.2.sql
 
---#include objects/_svg_ticks.sql
+--#include objects/_svg_ticks/0.2.sql
 
---#include objects/_svg_scale.sql
+--#include objects/_svg_scale/0.2.sql
 
---#include objects/_svg_color.sql
+--#include objects/_svg_color/0.2.sql
 
---#include objects/_svg_ramp.sql
+--#include objects/_svg_ramp/0.2.sql
 
---#include objects/_svg_document.sql
+--#include objects/_svg_document/0.2.sql
 
---#include objects/_svg_tint.sql
+--#include objects/_svg_tint/0.2.sql
 
---#include objects/_svg_bands.sql
+--#include objects/_svg_bands/0.2.sql
 
---#include objects/_svg_panel.sql
---#include objects/_svg_bars.sql
+--#include objects/_svg_panel/0.2.sql
+--#include objects/_svg_bars/0.2.sql
 
---#include objects/chart_bench.sql
+--#include objects/chart_bench/0.2.sql
 
---#include objects/chart_sweep.sql
+--#include objects/chart_sweep/0.2.sql
 
---#include objects/load_rates.sql
+--#include objects/load_rates/0.2.sql
 
---#include objects/chart_load.sql
+--#include objects/chart_load/0.2.sql
 
---#include objects/chart_samples.sql
+--#include objects/chart_samples/0.2.sql
 
---#include objects/bench_matrix.sql
+--#include objects/bench_matrix/0.2.sql
 
---#include objects/chart_matrix.sql
+--#include objects/chart_matrix/0.2.sql
 
