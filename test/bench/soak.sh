@@ -262,7 +262,7 @@ final_checks() {
                          '| verify() ok on every leaf | ' || bool_and(ok) || ' |'
                   FROM petagen.jobs j, LATERAL petagen.verify(j.job) v"
     bpsql -At -c "SELECT '| amcheck bt_index_check(heapallindexed) | ' || count(*) || ' indexes, '
-                         || count(*) FILTER (WHERE bt_index_check(c.oid, true) IS NULL) || ' passed |'
+                         || count(*) FILTER (WHERE bt_index_check(c.oid, true)::text = '') || ' passed |'
                   FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid
                   JOIN pg_class t ON t.oid = i.indrelid
                   WHERE t.relname LIKE 'soak\_%' AND c.relkind = 'i' AND c.relam = 403"
