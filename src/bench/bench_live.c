@@ -38,7 +38,7 @@
 #include "bench/bench_params.h"
 #include "bench/bench_run.h"
 #include "compat.h"
-#include "load/leafdir.h"
+#include "load/load.h"
 
 /* Where running benchmarks announce themselves, under the data directory. */
 #define BENCH_LIVE_DIR		LEAF_DIR "/bench"

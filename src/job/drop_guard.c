@@ -43,8 +43,7 @@
 #include "catalog.h"
 #include "job/ledger.h"
 #include "job/live.h"
-#include "load/leafdir.h"
-#include "load/leafroute.h"
+#include "load/load.h"
 
 /* What a statement must name to drop petagen. */
 typedef struct DropGuardTarget

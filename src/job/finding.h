@@ -13,7 +13,7 @@
 
 #include "gen/keys.h"
 #include "job/jobdef.h"
-#include "load/disk.h"
+#include "load/load.h"
 #include "route/route.h"
 
 typedef enum CheckSeverity

@@ -58,11 +58,7 @@
 #include "job/pending.h"
 #include "job/preflight.h"
 #include "job/refusals.h"
-#include "load/frozen.h"
-#include "load/indexes.h"
-#include "load/leafdir.h"
-#include "load/leafload.h"
-#include "load/loadmethod.h"
+#include "load/load.h"
 
 /* Raise an error unless the current role may run load jobs. */
 void

@@ -41,7 +41,7 @@
 #include "storage/spin.h"
 
 #include "gen/spec.h"
-#include "load/loadmethod.h"
+#include "load/load.h"
 
 #define JOB_MAGIC			0x50475455	/* "PGTU": the layout with the unit being written */
 /*

@@ -28,7 +28,7 @@
 #include "catalog.h"
 #include "gen/keys.h"
 #include "job/ledger.h"
-#include "load/loadmethod.h"
+#include "load/load.h"
 
 /* The int8 one column of the first n result rows, in an array in cxt. */
 static int64 *

@@ -40,10 +40,7 @@
 #include "job/method.h"
 #include "job/sizing.h"
 #include "job/refusals.h"
-#include "load/disk.h"
-#include "load/leafload.h"
-#include "load/leafroute.h"
-#include "load/loadmethod.h"
+#include "load/load.h"
 
 /* Parse the method argument of start() or check(). */
 JobMethod

@@ -22,10 +22,7 @@
 
 #include "guard.h"
 #include "launch.h"
-#include "load/frozen.h"
-#include "load/indexes.h"
-#include "load/leafload.h"
-#include "load/loadmethod.h"
+#include "load/load.h"
 #include "job/method.h"
 #include "job/options.h"
 #include "job/sizing.h"

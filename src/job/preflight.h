@@ -14,7 +14,7 @@
 #include "nodes/pg_list.h"
 
 #include "job/jobdef.h"
-#include "load/disk.h"
+#include "load/load.h"
 
 /* Room for what a reason calls a filesystem: its tablespaces and pg_wal. */
 #define UNIT_SPACE_LABEL_LEN	160

@@ -25,8 +25,7 @@
 #include "job/preflight_int.h"
 #include "job/refusals.h"
 #include "job/sizing.h"
-#include "load/keyindex.h"
-#include "load/leafload.h"
+#include "load/load.h"
 #include "route/route.h"
 
 /* Key numbers looked up in the table, spread over the key space (and the last). */

@@ -46,7 +46,7 @@
 #include "job/options.h"
 #include "job/preflight.h"
 #include "job/preflight_int.h"
-#include "load/disk.h"
+#include "load/load.h"
 #include "route/route.h"
 
 /* Key numbers routed to estimate the leaves' shares: at least, per leaf, at most. */

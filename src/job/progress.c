@@ -30,7 +30,7 @@
 #include "job/live.h"
 #include "job/options.h"
 #include "job/progress.h"
-#include "load/indexes.h"
+#include "load/load.h"
 
 /*
  * The time a phase takes per key, relative to loading: measured on

@@ -72,9 +72,7 @@
 #include "job/ledger.h"
 #include "job/method.h"
 #include "job/worker_int.h"
-#include "load/indexes.h"
 #include "load/load.h"
-#include "load/loadmethod.h"
 
 #define WORKER_MAX_RETRIES	10
 

@@ -22,7 +22,7 @@
 #include "job/ledger.h"
 #include "job/sampling.h"
 #include "job/worker_int.h"
-#include "load/indexes.h"
+#include "load/load.h"
 
 /* Is every chunk of the job in the ledger? */
 static bool

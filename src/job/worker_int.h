@@ -14,7 +14,7 @@
 #include "debug_pause.h"
 #include "job/live.h"
 #include "job/preflight.h"
-#include "load/loadmethod.h"
+#include "load/load.h"
 
 /* Everything one worker knows. */
 typedef struct WorkerCtx

@@ -32,7 +32,7 @@
 #include "job/options.h"
 #include "job/sampling.h"
 #include "job/worker_int.h"
-#include "load/disk.h"
+#include "load/load.h"
 
 /* The window of the recent rates status() shows, in milliseconds. */
 #define WORKER_RATE_WINDOW_MS 3000

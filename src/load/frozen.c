@@ -90,7 +90,7 @@
 
 #include "catalog.h"
 #include "compat.h"
-#include "load/frozen.h"
+#include "load/load.h"
 #include "route/route.h"
 
 /* The verdict on the last XID looked at: rows of a chunk share one. */
