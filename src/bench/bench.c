@@ -60,7 +60,7 @@
  * the workers still there, as parallel query does.  bench() looks for a
  * lost client while it waits, so it notices one without
  * client_connection_check_interval.  While it runs, bench_status() shows
- * it (bench_live.c).  A run that did not end records
+ * it (bench.c).  A run that did not end records
  * nothing: its row would go with the aborted transaction, and a partial
  * window is no measurement.
  *
@@ -76,7 +76,7 @@
  * theirs (options.insert_end in bench_results), one run after another,
  * and a run with no key number left below 2^31 is refused (a worker
  * stops with an error at the first key number past it).  The workload's arguments are read in bench_params.c,
- * the target leaves resolved and checked in bench_targets.c; the run is
+ * the target leaves resolved and checked in bench_params.c; the run is
  * reported in bench_results.c.
  *-------------------------------------------------------------------------
  */
@@ -486,7 +486,7 @@ bench_execute_run(const BenchDef *def, BenchResult *res)
 }
 
 /*
- * The first key number run id inserts: its stripe of 2^40 (bench_shared.h),
+ * The first key number run id inserts: its stripe of 2^40 (bench.h),
  * or with an int ycsb_key, which has no room for stripes, the end of what
  * the earlier runs of the load job inserted.  Raises an error if there is
  * no room left.
@@ -621,8 +621,8 @@ petagen_bench_sweep(PG_FUNCTION_ARGS)
  * run in it), the next run of a backend with that pid overwrites it.
  * bench_status() attaches each announced segment for a
  * moment and reads what each worker publishes once per interval
- * (bench_measure.c) in atomics of its slot: nothing blocks the workers.
- * The pg_petagen directory's sweep (leafdir.c) leaves bench/ alone: it
+ * (bench_worker.c) in atomics of its slot: nothing blocks the workers.
+ * The pg_petagen directory's sweep (leafroute.c) leaves bench/ alone: it
  * only looks at database oids.
  *-------------------------------------------------------------------------
  */

@@ -28,7 +28,7 @@
  *		What a benchmark worker measures, by operation kind: counts, the
  *		latency histograms (from the intended start and from the actual
  *		one) and a time series; and the schedule a paced worker follows.
- *		See bench_measure.c.
+ *		See bench_worker.c.
  *-------------------------------------------------------------------------
  */
 
@@ -42,7 +42,7 @@ bench_now_ns(void)
 	return (uint64) ts.tv_sec * UINT64CONST(1000000000) + ts.tv_nsec;
 }
 
-/* BenchOp's number of kinds (bench_shared.h includes this header first). */
+/* BenchOp's number of kinds (defined before BenchOp, further down). */
 #define BENCH_MEASURE_NOPS	5
 /* Time series intervals a worker keeps; past them the interval doubles. */
 #define BENCH_SAMPLES		1024
@@ -141,7 +141,7 @@ extern void measure_finish(BenchMeasure *m, bool paced);
  * operation from a shared counter before it runs it, so exactly
  * operationcount operations (successful or not) are measured.  With
  * dataintegrity, a worker compares the fields of the rows it reads with
- * the generator's (bench_integrity.c).
+ * the generator's (bench_worker.c).
  *-------------------------------------------------------------------------
  */
 
@@ -344,7 +344,7 @@ extern void bench_workload_json(StringInfo buf, const BenchWorkload *w);
 /*-------------------------------------------------------------------------
  *		One benchmark run as the caller's backend sees it: its validated
  *		definition (bench.c) and what it measured, and how it is reported
- *		(bench_results.c, bench_figures.c).
+ *		(bench_results.c).
  *-------------------------------------------------------------------------
  */
 
@@ -413,7 +413,7 @@ extern void bench_warn_integrity(const BenchResult *res);
 
 /*-------------------------------------------------------------------------
  *		The target of a benchmark: the leaves it works on, resolved from
- *		bench()'s arguments and checked.  See bench_targets.c.
+ *		bench()'s arguments and checked.  See bench_params.c.
  *-------------------------------------------------------------------------
  */
 
@@ -421,7 +421,7 @@ extern void bench_resolve_target(BenchDef *def, FunctionCallInfo fcinfo);
 
 /*-------------------------------------------------------------------------
  *		A running benchmark announced for petagen.bench_status().  See
- *		bench_live.c.
+ *		bench.c.
  *-------------------------------------------------------------------------
  */
 
@@ -431,7 +431,7 @@ extern void bench_live_withdraw(void);
 /*-------------------------------------------------------------------------
  *		YCSB's dataintegrity in a benchmark worker: the fields of a row read
  *		checked against the generator, and the generator's value for an
- *		update.  See bench_integrity.c.
+ *		update.  See bench_worker.c.
  *-------------------------------------------------------------------------
  */
 

@@ -31,12 +31,12 @@
  *		What a benchmark run reports: its row of petagen.bench_results
  *		(with the settings it ran under, its label, with dataintegrity its
  *		integrity_errors, its target_rate and its figures by operation
- *		kind and over time, bench_figures.c), its result row, and the
+ *		kind and over time, bench_results.c), its result row, and the
  *		warnings when keys were not found or rows read differed from the
  *		generator's.
  *
  * Figures are rounded to what a run can measure: tps to 0.1 operation per
- * second, latencies to 3 significant digits (bench_figures.c; the
+ * second, latencies to 3 significant digits (bench_results.c; the
  * histogram's buckets are finer than that, a run's noise coarser).  The
  * settings snapshot holds the server's version and the settings that
  * change in-server figures most; synchronous_commit is the one the

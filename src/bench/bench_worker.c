@@ -40,7 +40,7 @@
  *		of the run (or until the run's operationcount is claimed), each in
  *		its own transaction, timed with the monotonic clock, at the run's
  *		pace if it has a target_rate; record the measured ones
- *		(bench_measure.c).
+ *		(bench_worker.c).
  *
  * Queries name the target leaf itself, so a foreign leaf is queried
  * through its foreign data wrapper (postgres_fdw); a Citus shard on a
@@ -53,7 +53,7 @@
  * operation that fails is rolled back and counted as an error; the worker
  * goes on.  An operation is measured if it is intended (in a closed loop:
  * starts) after the warm-up.  With dataintegrity, reads are checked and
- * updates write the generator's values (bench_integrity.c).
+ * updates write the generator's values (bench_worker.c).
  *-------------------------------------------------------------------------
  */
 
@@ -762,7 +762,7 @@ petagen_bench_main(Datum main_arg)
  * length keeps a bounded series; merging runs' series brings them to the
  * coarsest interval.  When an operation ends in a new interval, the worker
  * publishes the last one it used (its figures, and the operations so far)
- * in atomics of its slot for bench_status() (bench_live.c): at most one
+ * in atomics of its slot for bench_status() (bench.c): at most one
  * publication per interval, and none while no operation ends.
  *-------------------------------------------------------------------------
  */

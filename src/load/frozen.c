@@ -22,7 +22,7 @@
  * inserting its ledger row, so an intent exists exactly while the chunk is
  * in flight or was interrupted.  This costs one more XID per chunk.
  *
- * Why the blocks bound holds: writer.c inserts with HEAP_INSERT_FROZEN |
+ * Why the blocks bound holds: load.c inserts with HEAP_INSERT_FROZEN |
  * HEAP_INSERT_SKIP_FSM, a fresh BulkInsertState per leaf and chunk, and
  * resets the relation's cached insertion target block before the first
  * insert.  RelationGetBufferForTuple (hio.c) then never asks the free space

@@ -79,7 +79,7 @@
  * writes the leaf's rows frozen (as COPY FREEZE after a TRUNCATE: nobody
  * sees the new storage before commit) through the writer's direct mode,
  * which builds the heap pages and the visibility map in backend memory and
- * hands them to storage in bulk (leafpages.c), each key first checked
+ * hands them to storage in bulk (leafload.c), each key first checked
  * against the leaf's partition bounds as they are now (route_open_leaf():
  * a key routed elsewhere raises PostgreSQL's partition constraint error,
  * 23514), CHECK constraints as the writer checks them, and builds its
@@ -91,7 +91,7 @@
  * PostgreSQL writes no WAL for the new storage and syncs it at commit;
  * above minimal every page goes to WAL as a full-page image.  An abort or
  * a crash leaves the old, empty storage in place: nothing of an unfinished
- * leaf is ever visible.  The new files are recorded (leafstorage.c) until
+ * leaf is ever visible.  The new files are recorded (leafload.c) until
  * the transaction ends, so that resume() can remove what a crash left.
  *
  * Locks: a leaf being written blocks no reader.  Its new storage is built
@@ -721,7 +721,7 @@ leaf_storage_remove_orphans(int64 job, const uint8 *done, int nleaves)
  * wal_level = minimal nothing is logged and the new files are synced at
  * commit (or logged then, if smaller than wal_skip_threshold) by
  * PostgreSQL's pending syncs.  An abort or a crash before commit leaves the
- * files unreferenced (leafload.c and leafstorage.c deal with them).
+ * files unreferenced (the leaf load above deals with them).
  *
  * Every checkpoint_flush_after pages of the main fork written, the kernel
  * is asked to start writing them back (smgrwriteback(), as the
@@ -729,7 +729,7 @@ leaf_storage_remove_orphans(int64 job, const uint8 *done, int nleaves)
  * sync at commit, or the checkpoint's, waits for less.  It is a hint: it
  * changes when the kernel writes the pages, never what is written.
  *
- * The caller forms the rows and checks them (writer.c) and builds the
+ * The caller forms the rows and checks them (load.c) and builds the
  * leaf's indexes afterwards (leafload.c).
  *-------------------------------------------------------------------------
  */
@@ -968,7 +968,7 @@ leafpages_finish(LeafPages *lp)
  *		A leaf's btree index on ycsb_key, and lookups of single keys in it.
  *
  * Two callers look keys up in a leaf: the writer, for the duplicates of
- * hashed key modes (writer.c: the unique index on exactly ycsb_key, with
+ * hashed key modes (load.c: the unique index on exactly ycsb_key, with
  * SnapshotSelf), and check()'s probe of whether a load's key space is
  * already in the table (preflight_keys.c: any valid btree index whose first
  * column is ycsb_key, with the statement's snapshot).  An index that

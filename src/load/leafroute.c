@@ -42,7 +42,7 @@
  * instead would cost leaves x keys.
  *
  * Whose files: they belong to exactly one job of one database, in the job's
- * directory named by its route token (leafdir.c).  Every file's header says
+ * directory named by its route token (leafroute.c).  Every file's header says
  * what produced it: format version, database, job, token, range (number,
  * first key, count), a fingerprint of the key spec (every GenSpec field that
  * decides keys) and one of the table's layout (the table, every partition
@@ -58,7 +58,7 @@
  * changed during routing fails the job at its next leaf.  So a file is never
  * used by a job that did not write it for the table as it was routed.
  *
- * Where the files live, and when they are removed: leafdir.c.
+ * Where the files live, and when they are removed: leafroute.c.
  *-------------------------------------------------------------------------
  */
 

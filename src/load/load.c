@@ -50,7 +50,7 @@
  * For each key number in order: build the key, route it as PostgreSQL
  * would (route.c), skip it if its leaf is not a local table (or, when the
  * table is a partition, if the key belongs outside it: counted as foreign
- * too), else hand it to the writer (writer.c), which builds the leaf's row
+ * too), else hand it to the writer (load.c), which builds the leaf's row
  * and multi-inserts it.  The same range gives the same rows on every node
  * and run.
  *
@@ -362,18 +362,18 @@ petagen_load(PG_FUNCTION_ARGS)
  * step.  Nothing grows with the number of rows.
  *
  * A leaf's columns besides ycsb_key and the fields get what INSERT would
- * give them (defaults.c), evaluated per row in the leaf's per-tuple memory.
+ * give them (load.c), evaluated per row in the leaf's per-tuple memory.
  *
  * Rows bypass triggers, row-level security and partition routing; the
  * caller (load.c) refuses leaves where that would matter.  A leaf's CHECK
  * constraints and the NOT NULL constraints of the columns INSERT fills
- * (defaults.c: the key and the fields are never NULL) are enforced, at one
+ * (load.c: the key and the fields are never NULL) are enforced, at one
  * ExecConstraints() per row, with INSERT's errors; a leaf that has neither
  * pays nothing.
  *
  * Duplicate keys (ycsb and go-ycsb modes only; the other modes are unique
  * by construction and pay nothing): before a row is buffered, its key is
- * looked up in the leaf's unique index on ycsb_key (keyindex.c) with
+ * looked up in the leaf's unique index on ycsb_key (leafload.c) with
  * SnapshotSelf (committed rows and this transaction's own), and in a small
  * hash set of the keys still waiting in the leaf's buffer; on a hit in the
  * set the buffer is flushed first so that the index lookup decides.  A
@@ -387,7 +387,7 @@ petagen_load(PG_FUNCTION_ARGS)
  *
  * A direct writer (writer_open_direct, for a leaf load: leafload.c) writes
  * one leaf's rows, checked one by one as above, straight into heap pages
- * built in backend memory (leafpages.c), frozen, without buffering them in
+ * built in backend memory (leafload.c), frozen, without buffering them in
  * slots and without shared buffers, and leaves its indexes alone: the
  * caller builds them from the heap afterwards.  writer_flush_all()
  * finishes its pages; no row may follow.
@@ -440,7 +440,7 @@ struct Writer
 	MemoryContext tuplecxt;		/* buffered tuples */
 	Oid		   *relids;			/* by leaf number */
 	GenSpec		spec;
-	bool		direct;			/* one leaf, through leafpages.c, no indexes */
+	bool		direct;			/* one leaf, through leafload.c, no indexes */
 	bool		check_dups;		/* ycsb or go-ycsb keys */
 	int			insert_options; /* heap_multi_insert's options */
 	CommandId	cid;
@@ -871,7 +871,7 @@ writer_close(Writer *w)
  * generated column (PostgreSQL 18) is not stored and stays NULL.
  *
  * The caller forms the heap tuple from values[] and nulls[], checks it
- * against the leaf's NOT NULL and CHECK constraints (writer.c) and then
+ * against the leaf's NOT NULL and CHECK constraints (load.c) and then
  * resets the per-tuple memory.
  *-------------------------------------------------------------------------
  */

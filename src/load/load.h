@@ -19,7 +19,7 @@
 #include "gen/spec.h"
 
 /*-------------------------------------------------------------------------
- *		What a load did, counted by the writer (writer.c) and summed by
+ *		What a load did, counted by the writer (load.c) and summed by
  *		whoever loads: petagen.load(), the workers of chunk and leaf jobs.
  *
  * All counters only grow.
@@ -41,7 +41,7 @@ typedef struct LoadStats
  *		the current transaction: route, build, multi-insert, index.
  *
  * Used by petagen.load() (synchronous, in the calling backend) and by the
- * chunk method's workers (method_chunk.c), one chunk of key numbers per
+ * chunk method's workers (methods.c), one chunk of key numbers per
  * transaction.
  *-------------------------------------------------------------------------
  */
@@ -66,8 +66,8 @@ extern void load_range(Oid relid, const GenSpec *spec, bool frozen,
  *		A load method as a table of callbacks, the way a table access method
  *		is a TableAmRoutine: how a job's key space is cut into units, how
  *		its workers prepare them, write one, finish the job and recover
- *		after a crash.  The chunk method (method_chunk.c) and the leaf
- *		method (method_leaf.c) stand behind it; loadmethod.c looks one up
+ *		after a crash.  The chunk method and the leaf method (methods.c)
+ *		stand behind it; methods.c looks one up
  *		by the name petagen.jobs.method holds.
  *
  * A job's worker (src/job/worker.c) runs any method in the same phases,
@@ -84,7 +84,7 @@ extern void load_range(Oid relid, const GenSpec *spec, bool frozen,
  * callback left NULL does nothing.
  *
  * Adding a method: a method_<name>.c filling a LoadMethod, its entry in
- * loadmethod.c's table, its name in method.c's argument and choice and in
+ * methods.c's table, its name in method.c's argument and choice and in
  * petagen.jobs.method's CHECK (the install and the update script).
  *-------------------------------------------------------------------------
  */
@@ -98,7 +98,7 @@ typedef struct LoadJob
 	int64		rows;
 	int64		chunk_rows;		/* keys per chunk, or per routing range */
 	GenSpec		spec;
-	bool		frozen;			/* rows written frozen: see frozen.h */
+	bool		frozen;			/* rows written frozen: see load.h */
 	int64		route_token;	/* petagen.jobs.route_token, or 0 */
 	int			run;
 	int			worker;			/* the worker's index, or -1 outside one */
@@ -207,7 +207,7 @@ extern void frozen_free_intent(FrozenIntent *intent);
 /*-------------------------------------------------------------------------
  *		Indexes after: a job with indexes => 'after' sets the indexes of the
  *		table's local leaves aside at start(), loads heaps only, and its
- *		workers build the indexes again at the end.  See indexes.c.
+ *		workers build the indexes again at the end.  See table.c.
  *-------------------------------------------------------------------------
  */
 
@@ -232,7 +232,7 @@ extern int64 indexes_unbuilt(int64 job);
 /*-------------------------------------------------------------------------
  *		A leaf's btree index on ycsb_key, and lookups of keys in it: the
  *		writer's duplicate check and check()'s probe of the key space.
- *		See keyindex.c.
+ *		See leafload.c.
  *-------------------------------------------------------------------------
  */
 
@@ -255,7 +255,7 @@ extern void keyindex_end(KeyLookup *lookup);
  *		The routing files of leaf loads: each range of a leaf job's key
  *		space routed once into per-leaf key lists on disk, read back leaf
  *		by leaf; files that belong to exactly one job of one database.  See
- *		leafroute.c; their directories: leafdir.h.
+ *		leafroute.c; their directories: load.h.
  *-------------------------------------------------------------------------
  */
 
@@ -294,7 +294,7 @@ extern void leaf_write_all(int fd, const void *data, size_t len,
 /*-------------------------------------------------------------------------
  *		The directories of leaf loads' routing files: a job's files under
  *		its route token, swept and removed when nobody can use them.  See
- *		leafdir.c.
+ *		leafroute.c.
  *-------------------------------------------------------------------------
  */
 
@@ -313,7 +313,7 @@ extern void leaf_remove_database_at_commit(void);
 
 /*-------------------------------------------------------------------------
  *		Leaf-at-a-time loads (start(..., method => 'leaf')): the key space
- *		routed into per-leaf key lists on disk (leafroute.h), then each
+ *		routed into per-leaf key lists on disk (load.h), then each
  *		local leaf written whole in one transaction, into new storage,
  *		frozen, indexes built after.  See leafload.c.
  *-------------------------------------------------------------------------

@@ -43,7 +43,7 @@ extern void leafpages_finish(LeafPages *lp);
 /*-------------------------------------------------------------------------
  *		The new files of a leaf being written by a leaf load, recorded on
  *		disk before its commit, so that the files a crash leaves behind are
- *		removed by resume().  See leafstorage.c.
+ *		removed by resume().  See leafload.c.
  *-------------------------------------------------------------------------
  */
 

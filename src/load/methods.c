@@ -15,11 +15,11 @@
 
 /*-------------------------------------------------------------------------
  *		The load methods petagen knows, looked up by the name
- *		petagen.jobs.method holds; see loadmethod.h for the interface.
+ *		petagen.jobs.method holds; see load.h for the interface.
  *-------------------------------------------------------------------------
  */
 
-/* method_chunk.c, method_leaf.c */
+/* The chunk and leaf methods, below. */
 extern const LoadMethod load_method_chunk;
 extern const LoadMethod load_method_leaf;
 
@@ -50,7 +50,7 @@ load_nchunks(int64 rows, int64 chunk_rows)
 
 /*-------------------------------------------------------------------------
  *		The chunk method (start(..., method => 'chunk')) behind the load
- *		method interface (loadmethod.h): a job's key space cut into chunks
+ *		method interface (load.h): a job's key space cut into chunks
  *		of chunk_rows key numbers, each loaded into every local leaf in one
  *		transaction (load.c).
  *
@@ -119,7 +119,7 @@ chunk_write_unit(LoadJob *job, int64 unit, LoadStats *stats,
 		frozen_forget_chunk(job->job, unit);
 }
 
-/* The chunk method, found by loadmethod.c. */
+/* The chunk method, found by methods.c. */
 extern const LoadMethod load_method_chunk;
 const LoadMethod load_method_chunk = {
 	.name = "chunk",
@@ -137,7 +137,7 @@ const LoadMethod load_method_chunk = {
 
 /*-------------------------------------------------------------------------
  *		The leaf method (start(..., method => 'leaf')) behind the load
- *		method interface (loadmethod.h): its preparing phase routes the key
+ *		method interface (load.h): its preparing phase routes the key
  *		space's ranges into routing files (leafroute.c), one range of
  *		chunk_rows keys per unit; its units are the table's local leaves,
  *		each written whole into new storage in one transaction
@@ -146,7 +146,7 @@ const LoadMethod load_method_chunk = {
  * A range whose file is the job's current routing (as the worker began)
  * is not routed again; a leaf is written only when every range has its
  * file.  A leaf's new files are recorded until its transaction ends
- * (leafstorage.c): end_unit() forgets the record after a commit or an
+ * (leafload.c): end_unit() forgets the record after a commit or an
  * abort, recover() drops what a crash left.  finish() removes the routing
  * files when a run ends other than interrupted.
  *-------------------------------------------------------------------------
@@ -184,7 +184,7 @@ leaf_plan_units(const LoadJob *job)
 }
 
 /*
- * Drop the files of leaves a crash interrupted (leafstorage.c): done holds
+ * Drop the files of leaves a crash interrupted (leafload.c): done holds
  * the leaves in the ledger, nunits of them at most.
  */
 static void
@@ -290,7 +290,7 @@ leaf_end_unit(const LoadJob *job, int64 unit)
 	leaf_storage_forget(job->job, (int) unit);
 }
 
-/* The leaf method, found by loadmethod.c. */
+/* The leaf method, found by methods.c. */
 extern const LoadMethod load_method_leaf;
 const LoadMethod load_method_leaf = {
 	.name = "leaf",

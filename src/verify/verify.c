@@ -43,14 +43,14 @@
  * partition routing.  If its leaf is local, the key is added to the leaf's
  * expected fingerprint (verify_scan.c: count and a 128-bit sum of key
  * hashes, order-independent); if its leaf is a foreign table, it joins a
- * batch that is probed on the remote node in one query (verify_fdw.c).
+ * batch that is probed on the remote node in one query (verify_scan.c).
  * Each local leaf is read once (an index-only scan of its key index, or a
  * sequential scan) into the fingerprint of what it holds: equal
  * fingerprints prove the leaf holds every expected key exactly once and
  * nothing else.  The pass and the leaf scans are shared between the
- * calling backend and parallel workers (verify_par.c).  Only for the local leaves whose fingerprints differ, a
+ * calling backend and parallel workers (verify_scan.c).  Only for the local leaves whose fingerprints differ, a
  * second pass over the key numbers probes each of their expected keys in
- * the leaf's btree index on ycsb_key (verify_diff.c): a key not found is
+ * the leaf's btree index on ycsb_key (verify_scan.c): a key not found is
  * missing, a key found more than once duplicated, and the leaf's rows no
  * expected key found are extra; a NOTICE names the first keys of each
  * kind.  No sort of the heap is needed.  From any node of a cluster this
@@ -58,7 +58,7 @@
  * it.  petagen.verify(job) does the same for the table and key space
  * recorded for a load job, and says which of the extra rows benchmark runs
  * inserted, or with bench_inserts => 'ignore' leaves them out
- * (verify_bench.c).
+ * (verify.c).
  *
  * A Citus table's leaves are its shards (route.c routes as Citus does): a
  * shard on this node is checked exactly like a local leaf; a shard on
@@ -501,7 +501,7 @@ petagen_verify_job(PG_FUNCTION_ARGS)
  * A benchmark's inserts (ycsb-d, ycsb-e, insertproportion) are key numbers
  * outside the load job's key space: run id's workers insert from
  * options.insert_base (first + rows + id * 2^40) up to below options.insert_end
- * (bench_shared.h), and the run records the load job its key space is from as
+ * (bench.h), and the run records the load job its key space is from as
  * options.job.  verify(job) checks the job's key space, so it counts
  * every such row still in the table as extra.  When it finds extra rows
  * and benchmark runs of the job inserted rows, a NOTICE says how many and

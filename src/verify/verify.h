@@ -97,7 +97,7 @@ extern void leafdiff_finish(LeafDiff *diff, int64 rows, int64 *found,
 
 /*-------------------------------------------------------------------------
  *		Why petagen.verify(job) finds extra rows: the rows that benchmark
- *		runs inserted.  See verify_bench.c.
+ *		runs inserted.  See verify.c.
  *-------------------------------------------------------------------------
  */
 
