@@ -43,6 +43,9 @@
 #include "launch.h"
 #include "load/load.h"
 
+static void bench_live_announce(dsm_segment *seg, int64 run);
+static void bench_live_withdraw(void);
+
 
 /*-------------------------------------------------------------------------
  *		petagen.bench() and petagen.bench_sweep(): validate a benchmark,
@@ -648,7 +651,7 @@ bench_live_path(char *path, int pid)
 }
 
 /* Announce run, whose shared state is seg, for bench_status(). */
-void
+static void
 bench_live_announce(dsm_segment *seg, int64 run)
 {
 	BenchAnnouncement a = {BENCH_MAGIC, dsm_segment_handle(seg), run};
@@ -667,7 +670,7 @@ bench_live_announce(dsm_segment *seg, int64 run)
 }
 
 /* Withdraw this backend's announcement (none is fine). */
-void
+static void
 bench_live_withdraw(void)
 {
 	char		path[MAXPGPATH];

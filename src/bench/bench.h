@@ -111,12 +111,6 @@ typedef struct BenchPace
 } BenchPace;
 
 extern void measure_init(BenchMeasure *m);
-extern void measure_pace_init(BenchPace *pace, double target_rate, uint64 start_ns,
-							  int index, int nworkers);
-extern bool measure_wait(BenchPace *pace, uint64 end_ns, uint64 *intended);
-extern void measure_record(BenchMeasure *m, bool paced, int op, uint64 since_ns,
-						   uint64 intended, uint64 t0, uint64 t1, bool found);
-extern void measure_error(BenchMeasure *m, int op, uint64 since_ns, uint64 t1);
 extern void measure_merge(BenchMeasure *into, const BenchMeasure *from);
 extern void measure_finish(BenchMeasure *m, bool paced);
 
@@ -407,8 +401,6 @@ extern void bench_return_row(FunctionCallInfo fcinfo, const BenchDef *def,
 							 const BenchResult *res);
 extern void bench_warn_not_found(const BenchResult *res);
 extern double bench_round_latency(double us);
-extern char *bench_operation_stats_json(const BenchWorkload *w, const BenchMeasure *m);
-extern char *bench_samples_json(const BenchWorkload *w, const BenchMeasure *m, double seconds);
 extern void bench_warn_integrity(const BenchResult *res);
 
 /*-------------------------------------------------------------------------
@@ -420,25 +412,13 @@ extern void bench_warn_integrity(const BenchResult *res);
 extern void bench_resolve_target(BenchDef *def, FunctionCallInfo fcinfo);
 
 /*-------------------------------------------------------------------------
- *		A running benchmark announced for petagen.bench_status().  See
- *		bench.c.
- *-------------------------------------------------------------------------
- */
-
-extern void bench_live_announce(dsm_segment *seg, int64 run);
-extern void bench_live_withdraw(void);
-
-/*-------------------------------------------------------------------------
  *		YCSB's dataintegrity in a benchmark worker: the fields of a row read
  *		checked against the generator, and the generator's value for an
  *		update.  See bench_worker.c.
  *-------------------------------------------------------------------------
  */
 
-extern bool bench_first_row_is_key(RowGen *rg, SPITupleTable *tuptable,
-								   uint64 nrows);
 extern int	bench_integrity_check(RowGen *rg, int64 seq, SPITupleTable *tuptable,
 								  uint64 nrows);
-extern Datum bench_integrity_value(RowGen *rg, int64 seq, int field);
 
 #endif							/* PETAGEN_BENCH_H */

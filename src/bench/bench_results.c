@@ -26,6 +26,9 @@
 #include "gen/keys.h"
 #include "route/citus_meta.h"
 
+static char *bench_operation_stats_json(const BenchWorkload *w, const BenchMeasure *m);
+static char *bench_samples_json(const BenchWorkload *w, const BenchMeasure *m, double seconds);
+
 
 /*-------------------------------------------------------------------------
  *		What a benchmark run reports: its row of petagen.bench_results
@@ -496,7 +499,7 @@ bench_json_buckets(StringInfo buf, const Hist *hist)
 }
 
 /* The run's operation_stats: one object per kind it reports. */
-char *
+static char *
 bench_operation_stats_json(const BenchWorkload *w, const BenchMeasure *m)
 {
 	StringInfoData buf;
@@ -545,7 +548,7 @@ bench_json_sample(StringInfo buf, const BenchSample *s)
 }
 
 /* The run's samples: its time series, per kind it reports. */
-char *
+static char *
 bench_samples_json(const BenchWorkload *w, const BenchMeasure *m, double seconds)
 {
 	StringInfoData buf;

@@ -33,6 +33,16 @@
 #include "launch.h"
 #include "route/route.h"
 
+static void measure_pace_init(BenchPace *pace, double target_rate, uint64 start_ns,
+							  int index, int nworkers);
+static bool measure_wait(BenchPace *pace, uint64 end_ns, uint64 *intended);
+static void measure_record(BenchMeasure *m, bool paced, int op, uint64 since_ns,
+						   uint64 intended, uint64 t0, uint64 t1, bool found);
+static void measure_error(BenchMeasure *m, int op, uint64 since_ns, uint64 t1);
+static bool bench_first_row_is_key(RowGen *rg, SPITupleTable *tuptable,
+								   uint64 nrows);
+static Datum bench_integrity_value(RowGen *rg, int64 seq, int field);
+
 
 /*-------------------------------------------------------------------------
  *		A benchmark's background worker: prepare the plans of every target
@@ -814,7 +824,7 @@ measure_publish(BenchMeasure *m, int last)
 }
 
 /* The schedule of worker index of nworkers at target_rate (0: closed loop). */
-void
+static void
 measure_pace_init(BenchPace *pace, double target_rate, uint64 start_ns,
 				  int index, int nworkers)
 {
@@ -855,7 +865,7 @@ measure_sleep_until(uint64 until_ns)
  * false if that is at or after end_ns.  In a closed loop, return at once
  * with *intended 0 (the operation is intended when it starts).
  */
-bool
+static bool
 measure_wait(BenchPace *pace, uint64 end_ns, uint64 *intended)
 {
 	double		at;
@@ -925,7 +935,7 @@ measure_sample(BenchMeasure *m, int op, uint64 offset_ns)
  * Record a measured operation of kind op, intended at intended, started
  * at t0, ended at t1; since_ns is the measurement's start.
  */
-void
+static void
 measure_record(BenchMeasure *m, bool paced, int op, uint64 since_ns,
 			   uint64 intended, uint64 t0, uint64 t1, bool found)
 {
@@ -945,7 +955,7 @@ measure_record(BenchMeasure *m, bool paced, int op, uint64 since_ns,
 }
 
 /* Record a measured operation of kind op that failed at t1. */
-void
+static void
 measure_error(BenchMeasure *m, int op, uint64 since_ns, uint64 t1)
 {
 	m->ops[op].errors++;
@@ -1053,7 +1063,7 @@ bench_row_matches(RowGen *rg, int64 seq, HeapTuple tuple, TupleDesc desc)
  * Is the first of the nrows rows just read the row of the key in rg->key?
  * A scan that does not start at its key did not find it.
  */
-bool
+static bool
 bench_first_row_is_key(RowGen *rg, SPITupleTable *tuptable, uint64 nrows)
 {
 	Datum		got;
@@ -1078,7 +1088,7 @@ bench_integrity_check(RowGen *rg, int64 seq, SPITupleTable *tuptable,
 }
 
 /* The generator's value of one field of row seq, what an update writes. */
-Datum
+static Datum
 bench_integrity_value(RowGen *rg, int64 seq, int field)
 {
 	rowgen_build_fields(rg, seq);

@@ -49,6 +49,8 @@
 #include "load/load_int.h"
 #include "route/route.h"
 
+static void leaf_storage_record(int64 job, int leafno, Oid leafrelid);
+
 
 /*-------------------------------------------------------------------------
  *		Leaf-at-a-time loads (start(..., method => 'leaf')): route first,
@@ -548,7 +550,7 @@ leaf_storage_add_rel(LeafFiles *lf, Oid relid)
  * transaction) has now, its TOAST table's and all their indexes', as leaf
  * leafno of job; replaces an earlier record of the leaf.
  */
-void
+static void
 leaf_storage_record(int64 job, int leafno, Oid leafrelid)
 {
 	LeafFiles	lf = {0, 8, palloc(sizeof(CompatRelFile) * 8)};

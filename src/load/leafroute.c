@@ -27,6 +27,10 @@
 #include "load/load.h"
 #include "route/route.h"
 
+static void leaf_db_dir(char *path, Oid dboid);
+static void leaf_token_dir(char *path, int64 token);
+static void leaf_range_path(char *path, int64 token, int64 range, bool tmp);
+
 
 /*-------------------------------------------------------------------------
  *		The routing files of leaf loads (leafload.c): a leaf job's key space
@@ -655,14 +659,14 @@ leaf_new_token(void)
 }
 
 /* The directory of database dboid's routing files. */
-void
+static void
 leaf_db_dir(char *path, Oid dboid)
 {
 	snprintf(path, MAXPGPATH, LEAF_DIR "/%u", dboid);
 }
 
 /* The directory of the routing files of token in this database. */
-void
+static void
 leaf_token_dir(char *path, int64 token)
 {
 	snprintf(path, MAXPGPATH, LEAF_DIR "/%u/" LEAF_TOKEN_FORMAT, MyDatabaseId,
@@ -670,7 +674,7 @@ leaf_token_dir(char *path, int64 token)
 }
 
 /* The path of range file `range` of token (its temporary name if tmp). */
-void
+static void
 leaf_range_path(char *path, int64 token, int64 range, bool tmp)
 {
 	char		dir[MAXPGPATH];

@@ -41,6 +41,15 @@
 #include "load/load.h"
 #include "load/load_int.h"
 
+/* The values INSERT would give a leaf's other columns (below). */
+typedef struct RowDefaults RowDefaults;
+
+static RowDefaults *defaults_init(Relation rel, const RowShape *shape,
+								  EState *estate);
+static void defaults_fill(RowDefaults *d, Datum *values, bool *nulls);
+static Writer *writer_open(const Router *router, const GenSpec *spec,
+						   bool frozen);
+
 
 /*-------------------------------------------------------------------------
  *		Loading a range of key numbers into the local leaves of a table in
@@ -480,7 +489,7 @@ writer_create(int nleaves, const Oid *relids, const GenSpec *spec,
 }
 
 /* Set up a Writer for the leaves of router; no leaf is opened yet. */
-Writer *
+static Writer *
 writer_open(const Router *router, const GenSpec *spec, bool frozen)
 {
 	int			n = route_nleaves(router);
@@ -945,7 +954,7 @@ defaults_add(RowDefaults *d, int att, ExprState *expr)
  * Prepare the extra columns of leaf rel (shape is its own) in estate, in
  * the current memory context; NULL if it has none to fill.
  */
-RowDefaults *
+static RowDefaults *
 defaults_init(Relation rel, const RowShape *shape, EState *estate)
 {
 	TupleDesc	desc = RelationGetDescr(rel);
@@ -1000,7 +1009,7 @@ defaults_eval(RowDefaults *d, int from, int to, Datum *values, bool *nulls)
  * Fill the extra columns of a row whose key and fields values[] and
  * nulls[] hold (the others NULL), in the per-tuple memory of d's EState.
  */
-void
+static void
 defaults_fill(RowDefaults *d, Datum *values, bool *nulls)
 {
 	MemoryContext old;

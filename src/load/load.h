@@ -302,9 +302,6 @@ extern void leaf_write_all(int fd, const void *data, size_t len,
 #define LEAF_DIR			"pg_petagen"
 
 extern int64 leaf_new_token(void);
-extern void leaf_db_dir(char *path, Oid dboid);
-extern void leaf_token_dir(char *path, int64 token);
-extern void leaf_range_path(char *path, int64 token, int64 range, bool tmp);
 extern bool leaf_range_done(int64 token, int64 range);
 extern void leaf_make_dir(const char *path);
 extern void leaf_remove_files(int64 token);

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  * load_int.h
  *		What the chapters of load/ share among themselves and nothing above
- *		them needs: the writer, defaults, leaf pages and leaf storage.
+ *		them needs: the writer, leaf pages and leaf storage.
  *-------------------------------------------------------------------------
  */
 #ifndef PETAGEN_LOAD_INT_H
@@ -15,18 +15,6 @@
 #include "gen/spec.h"
 #include "load/load.h"
 #include "route/route.h"
-
-/*-------------------------------------------------------------------------
- *		The values INSERT would give a leaf's other columns: their
- *		defaults, identities and stored generated expressions.
- *-------------------------------------------------------------------------
- */
-
-typedef struct RowDefaults RowDefaults;
-
-extern RowDefaults *defaults_init(Relation rel, const RowShape *shape,
-								  EState *estate);
-extern void defaults_fill(RowDefaults *d, Datum *values, bool *nulls);
 
 /*-------------------------------------------------------------------------
  *		The direct writer of a leaf load: frozen heap pages built in backend
@@ -47,7 +35,6 @@ extern void leafpages_finish(LeafPages *lp);
  *-------------------------------------------------------------------------
  */
 
-extern void leaf_storage_record(int64 job, int leafno, Oid leafrelid);
 extern void leaf_storage_forget(int64 job, int leafno);
 extern int	leaf_storage_remove_orphans(int64 job, const uint8 *done,
 										int nleaves);
@@ -62,8 +49,6 @@ extern int	leaf_storage_remove_orphans(int64 job, const uint8 *done,
 
 typedef struct Writer Writer;
 
-extern Writer *writer_open(const Router *router, const GenSpec *spec,
-						   bool frozen);
 extern Writer *writer_open_direct(Oid relid, const GenSpec *spec);
 extern bool writer_add(Writer *writer, int leaf, int64 seq, Datum key,
 					   LoadStats *stats);

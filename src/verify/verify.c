@@ -34,6 +34,13 @@
 #include "route/route.h"
 #include "verify/verify.h"
 
+static bool verify_bench_ignore_arg(text *arg);
+static int64 verify_bench_ignored(const JobDef *job, Router *router,
+								  VerifyIgnoreFn fn, void *arg);
+static void verify_note_ignored(const JobDef *job, int64 runs, int64 ignored);
+static void verify_note_bench_inserts(const JobDef *job, const char *table,
+									  int64 extra);
+
 
 /*-------------------------------------------------------------------------
  *		petagen.verify(): prove that a table holds exactly the keys of a key
@@ -525,7 +532,7 @@ petagen_verify_job(PG_FUNCTION_ARGS)
  */
 
 /* The bench_inserts argument of verify(job): true for 'ignore', false for 'count'. */
-bool
+static bool
 verify_bench_ignore_arg(text *arg)
 {
 	char	   *mode = text_to_cstring(arg);
@@ -616,7 +623,7 @@ verify_bench_ranges(int64 job, int64 *runs)
  * could have inserted to fn, with the leaf of router it is in and its key's
  * text; returns how many runs inserted rows.
  */
-int64
+static int64
 verify_bench_ignored(const JobDef *job, Router *router, VerifyIgnoreFn fn,
 					 void *arg)
 {
@@ -656,7 +663,7 @@ verify_bench_ignored(const JobDef *job, Router *router, VerifyIgnoreFn fn,
 }
 
 /* After verify(job, bench_inserts => 'ignore'): how many rows it left out. */
-void
+static void
 verify_note_ignored(const JobDef *job, int64 runs, int64 ignored)
 {
 	ereport(NOTICE,
@@ -670,7 +677,7 @@ verify_note_ignored(const JobDef *job, int64 runs, int64 ignored)
  * After verify(job) found extra rows in table: a NOTICE if benchmark runs
  * of the job inserted rows, with the DELETE that removes them.
  */
-void
+static void
 verify_note_bench_inserts(const JobDef *job, const char *table, int64 extra)
 {
 	int64		runs;

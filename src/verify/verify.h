@@ -24,7 +24,6 @@
 typedef struct FdwProbe FdwProbe;
 
 extern FdwProbe *fdwprobe_open(Oid relid);
-extern void fdwprobe_add(FdwProbe *probe, Datum key);
 extern void fdwprobe_finish(FdwProbe *probe, int64 *found, int64 *missing);
 
 /*-------------------------------------------------------------------------
@@ -43,14 +42,7 @@ typedef struct KeyPrint
 
 typedef struct LeafScan LeafScan;
 
-extern void keyprint_add(KeyPrint *kp, const char *key, int len);
-extern void keyprint_merge(KeyPrint *a, const KeyPrint *b);
 extern bool keyprint_equal(const KeyPrint *a, const KeyPrint *b);
-extern uint64 keyprint_hash(const char *key, int len);
-
-extern LeafScan *leafscan_begin(Relation heap, Relation index);
-extern bool leafscan_next(LeafScan *ls, const char **key, int *len);
-extern void leafscan_end(LeafScan *ls);
 
 /*-------------------------------------------------------------------------
  *		The fingerprints of petagen.verify(): what the key space routes to
@@ -101,14 +93,7 @@ extern void leafdiff_finish(LeafDiff *diff, int64 rows, int64 *found,
  *-------------------------------------------------------------------------
  */
 
-extern bool verify_bench_ignore_arg(text *arg);
 /* Called with each row left out: its leaf and its key's text, len bytes. */
 typedef void (*VerifyIgnoreFn) (void *arg, int leaf, const char *key, int len);
-
-extern int64 verify_bench_ignored(const JobDef *job, Router *router,
-								  VerifyIgnoreFn fn, void *arg);
-extern void verify_note_ignored(const JobDef *job, int64 runs, int64 ignored);
-extern void verify_note_bench_inserts(const JobDef *job, const char *table,
-									  int64 extra);
 
 #endif							/* PETAGEN_VERIFY_H */

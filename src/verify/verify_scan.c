@@ -42,6 +42,8 @@
 #include "route/route.h"
 #include "verify/verify.h"
 
+static void fdwprobe_add(FdwProbe *probe, Datum key);
+
 
 /*-------------------------------------------------------------------------
  *		Reading every ycsb_key a local leaf holds, in one pass, and the
@@ -85,7 +87,7 @@ struct LeafScan
 };
 
 /* Add one key (NULL: a NULL ycsb_key) to a fingerprint. */
-void
+static void
 keyprint_add(KeyPrint *kp, const char *key, int len)
 {
 	XXH128_hash_t h = key != NULL ? XXH3_128bits(key, len) :
@@ -106,7 +108,7 @@ keyprint_equal(const KeyPrint *a, const KeyPrint *b)
 }
 
 /* A 64-bit hash of a key (NULL: a NULL ycsb_key), for sets of keys. */
-uint64
+static uint64
 keyprint_hash(const char *key, int len)
 {
 	return key != NULL ? XXH3_64bits(key, len) : XXH3_64bits_withSeed("", 0, 1);
@@ -127,7 +129,7 @@ leafscan_all_visible(Relation heap)
 }
 
 /* Start reading the keys of a local leaf, by its key index or its heap. */
-LeafScan *
+static LeafScan *
 leafscan_begin(Relation heap, Relation index)
 {
 	LeafScan   *ls = palloc0(sizeof(LeafScan));
@@ -188,7 +190,7 @@ leafscan_slot_key(LeafScan *ls, const char **key, int *len)
 }
 
 /* The next key of the leaf (NULL for a NULL key); false after the last. */
-bool
+static bool
 leafscan_next(LeafScan *ls, const char **key, int *len)
 {
 	ItemPointer tid;
@@ -216,7 +218,7 @@ leafscan_next(LeafScan *ls, const char **key, int *len)
 }
 
 /* End a scan of a leaf's keys. */
-void
+static void
 leafscan_end(LeafScan *ls)
 {
 	if (ls->iscan != NULL)
@@ -231,7 +233,7 @@ leafscan_end(LeafScan *ls)
 }
 
 /* Add the keys of fingerprint b to fingerprint a. */
-void
+static void
 keyprint_merge(KeyPrint *a, const KeyPrint *b)
 {
 	uint64		low = a->sum_low + b->sum_low;
@@ -814,7 +816,7 @@ fdwprobe_flush(FdwProbe *probe)
 }
 
 /* Add a key (keys_datum()) to the batch; a full batch goes out at once. */
-void
+static void
 fdwprobe_add(FdwProbe *probe, Datum key)
 {
 	MemoryContext old = MemoryContextSwitchTo(probe->keycxt);
