@@ -27,7 +27,7 @@
 # pg_checksums --check.
 # The standby is not checked for files left outside every relation: it
 # keeps its copies of the files resume() removes after a crash (the
-# removal is not WAL-logged, leafstorage.c).
+# removal is not WAL-logged, leafload.c).
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
