@@ -3,9 +3,9 @@
  *		The one way petagen runs SQL: SPI inside a catalog scope.
  *
  * The job catalog is petagen.jobs, chunks, progress_log (ledger.c and
- * ledger_chunks.c), chunk_intents (frozen.c), job_indexes (indexes.c),
- * job_shards (citus_shards.c) and bench_results (bench_results.c,
- * bench_forget.c; bench.c draws its ids).  It is written only by
+ * ledger.c), chunk_intents (frozen.c), job_indexes (table.c),
+ * job_shards (ledger.c) and bench_results (bench_results.c,
+ * bench.c; bench.c draws its ids).  It is written only by
  * petagen's own code: roles get SELECT at most, and a write runs as the
  * owner of the catalog (the owner of petagen.jobs, the role that created
  * the extension) with SECURITY_LOCAL_USERID_CHANGE |
@@ -27,7 +27,7 @@
  *	- bench_worker.c: the benchmark's measured statements, prepared once
  *	  per worker and run per operation in its own SPI connection and
  *	  transaction, so that a run times the operation and nothing else;
- *	- verify_fdw.c: verify's probes of a remote leaf, a plan prepared once
+ *	- verify_scan.c: verify's probes of a remote leaf, a plan prepared once
  *	  and run per batch of keys.
  *
  * catalog_finish() restores the user id, the security context and the

@@ -147,7 +147,7 @@ typedef RelFileNode CompatRelFile;
 
 /*
  * Writing a new relation's pages from backend memory, bypassing shared
- * buffers (leafpages.c), as CLUSTER's rewriteheap.c and nbtsort.c do.
+ * buffers (leafload.c), as CLUSTER's rewriteheap.c and nbtsort.c do.
  * 17 added storage/bulk_write.h, which WAL-logs the pages as full-page
  * images when RelationNeedsWAL(), sets their checksums, and syncs the fork
  * at the end (or has the next checkpoint do it).  Before 17 those callers

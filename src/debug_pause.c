@@ -15,7 +15,7 @@
  * place a worker exactly where they need it: paused in the middle of a
  * chunk's rows or before its commit, with uncommitted frozen rows written,
  * or between chunks with some chunks committed.  The worker side (waiting on the latch, honouring stop and
- * SIGTERM meanwhile, showing the pause in status()) is in worker_slot.c.
+ * SIGTERM meanwhile, showing the pause in status()) is in worker.c.
  * The setting is superuser-only: set it with ALTER SYSTEM and
  * pg_reload_conf().
  *-------------------------------------------------------------------------

@@ -1,30 +1,15 @@
 /*-------------------------------------------------------------------------
  * bench_worker.c
- *		A benchmark's background worker: prepare the plans of every target
- *		leaf, wait for the start signal, then run operations until the end
- *		of the run (or until the run's operationcount is claimed), each in
- *		its own transaction, timed with the monotonic clock, at the run's
- *		pace if it has a target_rate; record the measured ones
- *		(bench_measure.c).
- *
- * Queries name the target leaf itself, so a foreign leaf is queried
- * through its foreign data wrapper (postgres_fdw); a Citus shard on a
- * named node is queried through the distributed table, and Citus sends
- * each single-key statement to the node holding the key's shard (targets
- * naming the same relation share their plans).  Keys are drawn from
- * the run's distribution and kept only if PostgreSQL routes them to a
- * target leaf (rejection sampling); drawing and routing happen in batches,
- * in their own short transaction, outside the timed section.  An
- * operation that fails is rolled back and counted as an error; the worker
- * goes on.  An operation is measured if it is intended (in a closed loop:
- * starts) after the warm-up.  With dataintegrity, reads are checked and
- * updates write the generator's values (bench_integrity.c).
+ *		A benchmark's background worker: its operations, the measurement of
+ *		every one, and YCSB's dataintegrity check of the rows it reads.
  *-------------------------------------------------------------------------
  */
+
 #include "postgres.h"
 
 #include "access/table.h"
 #include "access/xact.h"
+#include "bench/bench.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "fmgr.h"
@@ -42,15 +27,45 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
-#include "bench/bench_shared.h"
-#include "bench/bench_measure.h"
-#include "bench/bench_integrity.h"
-#include "bench/bench_params.h"
 #include "catalog.h"
 #include "compat.h"
+#include "gen/rowgen.h"
 #include "launch.h"
 #include "route/route.h"
-#include "gen/rowgen.h"
+
+static void measure_pace_init(BenchPace *pace, double target_rate, uint64 start_ns,
+							  int index, int nworkers);
+static bool measure_wait(BenchPace *pace, uint64 end_ns, uint64 *intended);
+static void measure_record(BenchMeasure *m, bool paced, int op, uint64 since_ns,
+						   uint64 intended, uint64 t0, uint64 t1, bool found);
+static void measure_error(BenchMeasure *m, int op, uint64 since_ns, uint64 t1);
+static bool bench_first_row_is_key(RowGen *rg, SPITupleTable *tuptable,
+								   uint64 nrows);
+static Datum bench_integrity_value(RowGen *rg, int64 seq, int field);
+
+
+/*-------------------------------------------------------------------------
+ *		A benchmark's background worker: prepare the plans of every target
+ *		leaf, wait for the start signal, then run operations until the end
+ *		of the run (or until the run's operationcount is claimed), each in
+ *		its own transaction, timed with the monotonic clock, at the run's
+ *		pace if it has a target_rate; record the measured ones
+ *		(bench_worker.c).
+ *
+ * Queries name the target leaf itself, so a foreign leaf is queried
+ * through its foreign data wrapper (postgres_fdw); a Citus shard on a
+ * named node is queried through the distributed table, and Citus sends
+ * each single-key statement to the node holding the key's shard (targets
+ * naming the same relation share their plans).  Keys are drawn from
+ * the run's distribution and kept only if PostgreSQL routes them to a
+ * target leaf (rejection sampling); drawing and routing happen in batches,
+ * in their own short transaction, outside the timed section.  An
+ * operation that fails is rolled back and counted as an error; the worker
+ * goes on.  An operation is measured if it is intended (in a closed loop:
+ * starts) after the warm-up.  With dataintegrity, reads are checked and
+ * updates write the generator's values (bench_worker.c).
+ *-------------------------------------------------------------------------
+ */
 
 /* Keys drawn and routed per batch. */
 #define BENCH_KEY_BATCH		128
@@ -728,4 +743,354 @@ petagen_bench_main(Datum main_arg)
 	pg_write_barrier();
 	pg_atomic_write_u32(&ctx->slot->state, BENCH_W_DONE);
 	proc_exit(0);
+}
+
+
+/*-------------------------------------------------------------------------
+ *		A benchmark worker's measurement layer: the schedule of a paced
+ *		run, and the figures of every operation kind (counts, latency
+ *		histograms, a time series), kept in the worker's slot and merged
+ *		into the run's by bench().
+ *
+ * Pacing follows YCSB's target with measurement.interval = intended (and
+ * pgbench -R's schedule lag): the run's target_rate is split evenly over
+ * the workers, worker w's operation i is intended at start + (i + w / n)
+ * * n / target_rate (the workers' schedules interleave), a worker ahead
+ * of its schedule sleeps until the intended time, a worker behind it
+ * does not sleep and catches up.  An operation's latency is measured from
+ * its intended start, so a stall of the server counts for every operation
+ * it delayed (no coordinated omission); its service time, from its actual
+ * start, is kept beside it.  In a closed loop (no target_rate) an
+ * operation is intended when it starts: the two are the same, and only
+ * the latency histogram is filled (measure_finish() copies it).
+ *
+ * Per operation the worker reads the clock twice (bench_worker.c) and
+ * adds to one or two histograms and one time series interval, all in its
+ * own slot; nothing is shared until the worker has exited.  The time
+ * series' interval is one second until BENCH_SAMPLES of them are used;
+ * then adjacent intervals merge and the interval doubles, so a run of any
+ * length keeps a bounded series; merging runs' series brings them to the
+ * coarsest interval.  When an operation ends in a new interval, the worker
+ * publishes the last one it used (its figures, and the operations so far)
+ * in atomics of its slot for bench_status() (bench.c): at most one
+ * publication per interval, and none while no operation ends.
+ *-------------------------------------------------------------------------
+ */
+
+StaticAssertDecl(BENCH_MEASURE_NOPS == BENCH_NOPS,
+				 "BENCH_MEASURE_NOPS must be the number of BenchOps");
+
+/* Sleep in one go at most this long, to stay responsive to interrupts. */
+#define MEASURE_MAX_SLEEP_MS	100
+
+static void measure_sample_add(BenchSample *to, const BenchSample *from);
+
+/* Empty a measurement. */
+void
+measure_init(BenchMeasure *m)
+{
+	memset(m, 0, sizeof(BenchMeasure));
+	for (int op = 0; op < BENCH_NOPS; op++)
+	{
+		hist_init(&m->ops[op].latency);
+		hist_init(&m->ops[op].service);
+	}
+	pg_atomic_init_u64(&m->live.operations, 0);
+	pg_atomic_init_u64(&m->live.interval_ns, 0);
+	pg_atomic_init_u64(&m->live.until_ns, 0);
+	pg_atomic_init_u64(&m->live.count, 0);
+	pg_atomic_init_u64(&m->live.latency_ns, 0);
+	pg_atomic_init_u64(&m->live.max_ns, 0);
+}
+
+/* Publish the last whole interval, number last, for bench_status(). */
+static void
+measure_publish(BenchMeasure *m, int last)
+{
+	BenchSample total = {0};
+	uint64		operations = 0;
+
+	for (int op = 0; op < BENCH_NOPS; op++)
+	{
+		measure_sample_add(&total, &m->samples[last][op]);
+		operations += m->ops[op].count;
+	}
+	pg_atomic_write_u64(&m->live.operations, operations);
+	pg_atomic_write_u64(&m->live.count, total.count);
+	pg_atomic_write_u64(&m->live.latency_ns, total.latency_ns);
+	pg_atomic_write_u64(&m->live.max_ns, total.max_ns);
+	pg_atomic_write_u64(&m->live.until_ns, (last + 1) * (BENCH_SAMPLE_NS << m->sample_shift));
+	pg_atomic_write_u64(&m->live.interval_ns, BENCH_SAMPLE_NS << m->sample_shift);
+}
+
+/* The schedule of worker index of nworkers at target_rate (0: closed loop). */
+static void
+measure_pace_init(BenchPace *pace, double target_rate, uint64 start_ns,
+				  int index, int nworkers)
+{
+	memset(pace, 0, sizeof(BenchPace));
+	if (target_rate <= 0)
+		return;
+	pace->period_ns = 1e9 * nworkers / target_rate;
+	pace->first_ns = start_ns + pace->period_ns * index / nworkers;
+}
+
+/* Sleep until the monotonic clock reaches until_ns. */
+static void
+measure_sleep_until(uint64 until_ns)
+{
+	for (;;)
+	{
+		uint64		now = bench_now_ns();
+		uint64		left_us;
+
+		if (now >= until_ns)
+			return;
+		left_us = (until_ns - now) / 1000;
+		if (left_us < 1000)
+		{
+			pg_usleep((long) left_us);
+			return;
+		}
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 (long) Min(left_us / 1000, MEASURE_MAX_SLEEP_MS),
+						 compat_wait_event("PetagenBenchPace"));
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
+ * Wait for the next operation's intended start and set *intended to it;
+ * false if that is at or after end_ns.  In a closed loop, return at once
+ * with *intended 0 (the operation is intended when it starts).
+ */
+static bool
+measure_wait(BenchPace *pace, uint64 end_ns, uint64 *intended)
+{
+	double		at;
+
+	*intended = 0;
+	if (pace->period_ns <= 0)
+		return true;
+	at = pace->first_ns + pace->period_ns * (double) pace->next;
+	if (at >= (double) end_ns)
+		return false;
+	pace->next++;
+	*intended = (uint64) at;
+	measure_sleep_until(*intended);
+	return true;
+}
+
+/* Add one interval's figures to another's. */
+static void
+measure_sample_add(BenchSample *to, const BenchSample *from)
+{
+	to->count += from->count;
+	to->errors += from->errors;
+	to->latency_ns += from->latency_ns;
+	to->service_ns += from->service_ns;
+	to->max_ns = Max(to->max_ns, from->max_ns);
+}
+
+/* Double the time series' interval: merge each pair of intervals. */
+static void
+measure_coarsen(BenchMeasure *m)
+{
+	int			n = (m->nsamples + 1) / 2;
+
+	/* interval d takes 2d and 2d + 1, both read before d is written */
+	for (int d = 0; d < n; d++)
+		for (int op = 0; op < BENCH_NOPS; op++)
+		{
+			BenchSample pair = m->samples[2 * d][op];
+
+			if (2 * d + 1 < m->nsamples)
+				measure_sample_add(&pair, &m->samples[2 * d + 1][op]);
+			m->samples[d][op] = pair;
+		}
+	memset(m->samples[n], 0, sizeof(m->samples[0]) * (m->nsamples - n));
+	m->nsamples = n;
+	m->sample_shift++;
+}
+
+/* The time series interval an operation ending at offset_ns falls in. */
+static BenchSample *
+measure_sample(BenchMeasure *m, int op, uint64 offset_ns)
+{
+	uint64		i = offset_ns / (BENCH_SAMPLE_NS << m->sample_shift);
+
+	if (i >= (uint64) m->nsamples && m->nsamples > 0)
+		measure_publish(m, m->nsamples - 1);
+	while (i >= BENCH_SAMPLES)
+	{
+		measure_coarsen(m);
+		i = offset_ns / (BENCH_SAMPLE_NS << m->sample_shift);
+	}
+	m->nsamples = Max(m->nsamples, (int32) i + 1);
+	return &m->samples[i][op];
+}
+
+/*
+ * Record a measured operation of kind op, intended at intended, started
+ * at t0, ended at t1; since_ns is the measurement's start.
+ */
+static void
+measure_record(BenchMeasure *m, bool paced, int op, uint64 since_ns,
+			   uint64 intended, uint64 t0, uint64 t1, bool found)
+{
+	BenchOpFigures *f = &m->ops[op];
+	BenchSample *s = measure_sample(m, op, t1 - since_ns);
+	uint64		latency = t1 - intended;
+
+	f->count++;
+	f->not_found += found ? 0 : 1;
+	hist_add(&f->latency, latency);
+	if (paced)
+		hist_add(&f->service, t1 - t0);
+	s->count++;
+	s->latency_ns += latency;
+	s->service_ns += t1 - t0;
+	s->max_ns = Max(s->max_ns, latency);
+}
+
+/* Record a measured operation of kind op that failed at t1. */
+static void
+measure_error(BenchMeasure *m, int op, uint64 since_ns, uint64 t1)
+{
+	m->ops[op].errors++;
+	measure_sample(m, op, t1 - since_ns)->errors++;
+}
+
+/* Add a worker's figures to the run's (the time series at the coarser interval). */
+void
+measure_merge(BenchMeasure *into, const BenchMeasure *from)
+{
+	int			step;
+
+	while (into->sample_shift < from->sample_shift)
+		measure_coarsen(into);
+	step = 1 << (into->sample_shift - from->sample_shift);
+	for (int op = 0; op < BENCH_NOPS; op++)
+	{
+		into->ops[op].count += from->ops[op].count;
+		into->ops[op].errors += from->ops[op].errors;
+		into->ops[op].not_found += from->ops[op].not_found;
+		hist_merge(&into->ops[op].latency, &from->ops[op].latency);
+		hist_merge(&into->ops[op].service, &from->ops[op].service);
+	}
+	for (int i = 0; i < from->nsamples; i++)
+		for (int op = 0; op < BENCH_NOPS; op++)
+			measure_sample_add(&into->samples[i / step][op], &from->samples[i][op]);
+	into->nsamples = Max(into->nsamples, (from->nsamples + step - 1) / step);
+}
+
+/* After merging: in a closed loop, the service times are the latencies. */
+void
+measure_finish(BenchMeasure *m, bool paced)
+{
+	if (paced)
+		return;
+	for (int op = 0; op < BENCH_NOPS; op++)
+		m->ops[op].service = m->ops[op].latency;
+}
+
+
+/*-------------------------------------------------------------------------
+ *		YCSB's dataintegrity for petagen.bench(): a worker compares the
+ *		fields of each row it reads with what the generator gives for the
+ *		row's key number, and its updates write the generator's value, so
+ *		that a row stays checkable after it was updated.
+ *
+ * YCSB does the same (CoreWorkload's buildDeterministicValue: with
+ * dataintegrity, inserts and updates write a function of key and field,
+ * and reads compare with it).  petagen's function is the load's own
+ * (rowgen.c, with the run's generation spec), so a freshly loaded table
+ * reads with no mismatch, and one changed by anyone but petagen counts.
+ * A read checks the row of its key; a scan checks its first row, when
+ * that is the row of the key the scan starts at: the generator's values
+ * are a function of the key number, which the other rows' keys do not
+ * reveal (ycsb and go-ycsb keys are hashes).  A row counts once, however
+ * many of its fields differ; a missing row is not_found, not a mismatch.
+ * Workers call this only with dataintegrity on: off costs nothing.  A
+ * scan whose first row is not its start key's did not find that key
+ * (not_found), with or without dataintegrity.
+ *-------------------------------------------------------------------------
+ */
+
+/* Longest name of a field column, "field" and a number. */
+#define BENCH_FIELD_NAME_LEN	32
+
+/* Column name of a row read into *value; false if it is missing or NULL. */
+static bool
+bench_column(HeapTuple tuple, TupleDesc desc, const char *name, Datum *value)
+{
+	int			fnum = SPI_fnumber(desc, name);
+	bool		isnull = true;
+
+	*value = fnum > 0 ? SPI_getbinval(tuple, desc, fnum, &isnull) : (Datum) 0;
+	return !isnull;
+}
+
+/* Does text column name of a row read hold the bytes of value (not null)? */
+static bool
+bench_column_is(HeapTuple tuple, TupleDesc desc, const char *name, Datum value)
+{
+	Datum		got;
+
+	return bench_column(tuple, desc, name, &got) &&
+		keys_equal(KEYKIND_TEXT, got, value);
+}
+
+/* Does a row read hold the generator's fields of row seq? */
+static bool
+bench_row_matches(RowGen *rg, int64 seq, HeapTuple tuple, TupleDesc desc)
+{
+	char		name[BENCH_FIELD_NAME_LEN];
+
+	rowgen_build_fields(rg, seq);
+	for (int f = 0; f < rg->shape->nfields; f++)
+	{
+		snprintf(name, sizeof(name), "field%d", rg->shape->field_base + f);
+		if (!bench_column_is(tuple, desc, name,
+							 rg->values[rg->shape->field_att[f]]))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Is the first of the nrows rows just read the row of the key in rg->key?
+ * A scan that does not start at its key did not find it.
+ */
+static bool
+bench_first_row_is_key(RowGen *rg, SPITupleTable *tuptable, uint64 nrows)
+{
+	Datum		got;
+
+	if (nrows == 0 ||
+		!bench_column(tuptable->vals[0], tuptable->tupdesc, "ycsb_key", &got))
+		return false;
+	return keys_equal(rg->spec.keys.kind, got, rg->key);
+}
+
+/*
+ * 1 if the first of the nrows rows just read is row seq (its key is in
+ * rg->key) and its fields differ from the generator's, else 0.
+ */
+int
+bench_integrity_check(RowGen *rg, int64 seq, SPITupleTable *tuptable,
+					  uint64 nrows)
+{
+	if (!bench_first_row_is_key(rg, tuptable, nrows))
+		return 0;
+	return bench_row_matches(rg, seq, tuptable->vals[0], tuptable->tupdesc) ? 0 : 1;
+}
+
+/* The generator's value of one field of row seq, what an update writes. */
+static Datum
+bench_integrity_value(RowGen *rg, int64 seq, int field)
+{
+	rowgen_build_fields(rg, seq);
+	return rg->values[rg->shape->field_att[field]];
 }

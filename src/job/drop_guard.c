@@ -12,7 +12,7 @@
  * would drop petagen, refuses while a load job has a live run.  Other DDL
  * does not fire it, and the statements that drop something else return at
  * once.  A drop it lets through removes the database's routing files of
- * leaf jobs when its transaction commits (leafdir.c).
+ * leaf jobs when its transaction commits (leafroute.c).
  *
  * The same trigger fires for DROP TABLE and refuses, while a job's workers
  * run, every DROP TABLE, DROP SCHEMA and DROP OWNED that would drop the
@@ -43,8 +43,7 @@
 #include "catalog.h"
 #include "job/ledger.h"
 #include "job/live.h"
-#include "load/leafdir.h"
-#include "load/leafroute.h"
+#include "load/load.h"
 
 /* What a statement must name to drop petagen. */
 typedef struct DropGuardTarget

@@ -37,12 +37,7 @@
 #include "job/live.h"
 #include "job/preflight.h"
 #include "launch.h"
-#include "load/frozen.h"
-#include "load/indexes.h"
-#include "load/leafdir.h"
-#include "load/leafload.h"
-#include "load/leafstorage.h"
-#include "load/loadmethod.h"
+#include "load/load.h"
 #include "petagen.h"
 
 static void job_check_operator(void);
@@ -171,8 +166,8 @@ job_launch(const JobDef *def)
 }
 
 /*
- * Remove the routing files no job can use any more (leafdir.c) and the
- * records of leaves in flight of dropped databases (leafstorage.c); after
+ * Remove the routing files no job can use any more (leafroute.c) and the
+ * records of leaves in flight of dropped databases (leafload.c); after
  * check_no_other_job(), so that no start() or resume() commits meanwhile.
  */
 static void
@@ -290,7 +285,7 @@ job_check_not_running(const JobDef *def)
 
 /*
  * Let def's method clean what a crash left (a leaf job: the files of the
- * leaves it interrupted, leafstorage.c): resume() and forget() run when
+ * leaves it interrupted, leafload.c): resume() and forget() run when
  * no worker of the job is left.  Units are counted from the ledger, not
  * the table, which may be gone.
  */
@@ -580,7 +575,7 @@ job_check_forgettable(const JobDef *def)
  * the job's row goes (a leaf job's): the records of its leaves in flight,
  * dropping the files a crash left that no relation uses (as resume() does:
  * nobody else would), and its routing files.  The files a crash left go
- * when this transaction commits, with their records (leafstorage.c: the
+ * when this transaction commits, with their records (leafload.c: the
  * commit record drops them on standbys too); the routing files go now:
  * they are used by no relation and by no other job, so a rollback costs
  * only routing again (resume() starts over from the ledger).

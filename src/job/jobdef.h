@@ -6,7 +6,7 @@
  *
  * A job's key space first .. first+rows-1 (first: YCSB's insertstart,
  * usually 0) is cut into chunks of chunk_rows key numbers, chunk c from
- * first + c * chunk_rows (method_chunk.c).  A chunk is loaded in one
+ * first + c * chunk_rows (methods.c).  A chunk is loaded in one
  * transaction that also inserts its row into the ledger petagen.chunks, so
  * the record of finished work commits atomically with the data; resume()
  * redoes exactly the chunks without a ledger row.
@@ -41,7 +41,7 @@
 #include "storage/spin.h"
 
 #include "gen/spec.h"
-#include "load/loadmethod.h"
+#include "load/load.h"
 
 #define JOB_MAGIC			0x50475455	/* "PGTU": the layout with the unit being written */
 /*
@@ -155,9 +155,9 @@ typedef struct JobDef
 	GenSpec		spec;
 	int64		disk_reserve;	/* bytes, or -1: the GUC alone (job_reserve) */
 	int64		max_rate;		/* bytes per second, or 0 for no cap */
-	bool		frozen;			/* rows written frozen: see frozen.h */
+	bool		frozen;			/* rows written frozen: see load.h */
 	bool		indexes_after;	/* indexes set aside, built at the end */
-	const LoadMethod *method;	/* chunk or leaf: see loadmethod.h */
+	const LoadMethod *method;	/* chunk or leaf: see load.h */
 	bool		method_auto;	/* start() chose it (options.c) */
 	char	   *method_reason;	/* why this method, as start() chose it; NULL
 								 * if read from the catalog or called through

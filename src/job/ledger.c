@@ -24,7 +24,7 @@
 #include "catalog.h"
 #include "gen/keys.h"
 #include "job/ledger.h"
-#include "load/loadmethod.h"
+#include "load/load.h"
 #include "route/citus_meta.h"
 
 /*
@@ -41,8 +41,8 @@
  * pinned, and reads its result columns and fills its parameters by name
  * (the Anum_ and Arg_ enums beside it).  The other catalog tables have one
  * owner each as well: chunk_intents is frozen.c's, job_indexes
- * indexes.c's, job_shards this file's (the last part), bench_results bench_results.c's
- * and bench_forget.c's.
+ * table.c's, job_shards this file's (the last part), bench_results bench_results.c's
+ * and bench.c's.
  * --------------------------------------------------------------------
  */
 

@@ -20,12 +20,7 @@
 #include "job/job.h"
 #include "job/preflight.h"
 #include "launch.h"
-#include "load/disk.h"
-#include "load/frozen.h"
-#include "load/indexes.h"
-#include "load/leafload.h"
-#include "load/leafroute.h"
-#include "load/loadmethod.h"
+#include "load/load.h"
 #include "petagen.h"
 
 static int64 job_default_chunk_rows(const JobDef *def);
@@ -35,7 +30,7 @@ static void method_resolve(JobDef *def, JobMethod method, int64 chunk_rows);
 /*
  * --------------------------------------------------------------------
  * Reading petagen.start()'s and petagen.check()'s arguments into a
- * JobDef: each argument by its name (options.h), each checked with an
+ * JobDef: each argument by its name (job.h), each checked with an
  * error that names it, the generation arguments through spec.c's
  * reader (spec_read_args()), and the rules for the settings a caller
  * may leave out (chunk size, disk reserve).  petagen.disk_reserve is
@@ -347,7 +342,7 @@ job_default_chunk_rows(const JobDef *def)
  * each leaf empty again under its lock (leafload.c), so a row committed
  * after start() fails the leaf as it would with method => 'leaf'.
  *
- * The methods themselves are in src/load/ (loadmethod.h): def->method is
+ * The methods themselves are in src/load/ (load.h): def->method is
  * one of them, chosen here, or looked up by name when a job is read
  * (ledger.c); method_load_job() gives a method the job as it sees it.
  * --------------------------------------------------------------------

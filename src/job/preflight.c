@@ -46,9 +46,6 @@
 #include "job/ledger.h"
 #include "job/preflight.h"
 #include "launch.h"
-#include "load/disk.h"
-#include "load/keyindex.h"
-#include "load/leafload.h"
 #include "load/load.h"
 #include "route/route.h"
 
@@ -89,7 +86,7 @@ static void check_leaves_nonempty(CheckCtx *ctx);
  *	  shares a factor with their parent's);
  *	- keys: whether the table already holds keys of this load, probed
  *	  with up to 65 key numbers (spread evenly, and the last) looked up in
- *	  their local leaves' btree indexes on ycsb_key (keyindex.c), only for
+ *	  their local leaves' btree indexes on ycsb_key (leafload.c), only for
  *	  a role with SELECT on the table or ycsb_key; leaves with rows and no
  *	  such index are a warning.  For a leaf job the keys found are told by
  *	  its error on leaves that hold rows, not as a second error;
@@ -1125,7 +1122,7 @@ check_unit_bytes(const UnitSpaces *spaces, int s, Oid leaf, int64 keys)
  * its leaves hold rows at all.
  *
  * The probe looks up to 65 key numbers (spread evenly, and the last) up in
- * their local leaves' btree indexes on ycsb_key (keyindex.c), only for a
+ * their local leaves' btree indexes on ycsb_key (leafload.c), only for a
  * role with SELECT on the table or ycsb_key; leaves with rows and no such
  * index are a warning.  For a leaf job the keys found are told by its
  * error on leaves that hold rows (named and counted only for a role that

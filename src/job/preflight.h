@@ -16,7 +16,7 @@
 
 #include "gen/keys.h"
 #include "job/jobdef.h"
-#include "load/disk.h"
+#include "load/load.h"
 #include "route/route.h"
 
 /* Room for what a reason calls a filesystem: its tablespaces and pg_wal. */

@@ -22,7 +22,7 @@
 #include "job/job.h"
 #include "job/ledger.h"
 #include "job/live.h"
-#include "load/indexes.h"
+#include "load/load.h"
 
 /* The phases of a job, in the order they run. */
 typedef enum ProgressStep

@@ -34,10 +34,7 @@
 #include "job/live.h"
 #include "job/preflight.h"
 #include "launch.h"
-#include "load/disk.h"
-#include "load/indexes.h"
 #include "load/load.h"
-#include "load/loadmethod.h"
 #include "petagen.h"
 
 /* Everything one worker knows. */
@@ -121,10 +118,10 @@ static void sampling_phase_changed(JobShared *shared);
  * the worker itself runs as the job's owner.
  *
  * What a unit is and how it is written is the job's load method's
- * (src/load/loadmethod.h, looked up once when the job is read): a chunk
- * of key numbers loaded into every local leaf (method_chunk.c; a frozen
+ * (src/load/load.h, looked up once when the job is read): a chunk
+ * of key numbers loaded into every local leaf (methods.c; a frozen
  * job records each chunk's intent in a transaction of its own before the
- * chunk), or a local leaf written whole (method_leaf.c).  This file holds
+ * chunk), or a local leaf written whole (methods.c).  This file holds
  * no branch on the method: it runs every method's phases alike, calling
  * the callbacks it has.  A method with a preparing phase (a leaf job
  * routes its ranges of key numbers into routing files first) has its
@@ -132,7 +129,7 @@ static void sampling_phase_changed(JobShared *shared);
  * out lets the method finish the job (a leaf job's routing files are
  * removed) unless the run was interrupted.
  *
- * A job with indexes after (indexes.c) has a last phase: when no worker
+ * A job with indexes after (table.c) has a last phase: when no worker
  * is loading any more and the ledger is complete, each worker builds one
  * set-aside index at a time, and the last worker out builds the
  * partitioned indexes that attach them.
@@ -590,7 +587,7 @@ petagen_worker_main(Datum main_arg)
 /*
  * --------------------------------------------------------------------
  * The preparing phase of a load job's worker (worker.c), for a method
- * that has one (loadmethod.h: a leaf job routes its key space's
+ * that has one (load.h: a leaf job routes its key space's
  * ranges into routing files): prepare the units not prepared yet,
  * then wait for the other workers' units.
  *
@@ -713,7 +710,7 @@ worker_prepare_phase(WorkerCtx *ctx)
 
 /*
  * --------------------------------------------------------------------
- * The indexing phase of a job with indexes after (indexes.c): once no
+ * The indexing phase of a job with indexes after (table.c): once no
  * worker is loading any more and the ledger is complete, each worker
  * builds one set-aside leaf index at a time; the last worker out
  * (worker.c) builds the partitioned indexes that attach them.

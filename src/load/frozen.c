@@ -22,7 +22,7 @@
  * inserting its ledger row, so an intent exists exactly while the chunk is
  * in flight or was interrupted.  This costs one more XID per chunk.
  *
- * Why the blocks bound holds: writer.c inserts with HEAP_INSERT_FROZEN |
+ * Why the blocks bound holds: load.c inserts with HEAP_INSERT_FROZEN |
  * HEAP_INSERT_SKIP_FSM, a fresh BulkInsertState per leaf and chunk, and
  * resets the relation's cached insertion target block before the first
  * insert.  RelationGetBufferForTuple (hio.c) then never asks the free space
@@ -90,7 +90,7 @@
 
 #include "catalog.h"
 #include "compat.h"
-#include "load/frozen.h"
+#include "load/load.h"
 #include "route/route.h"
 
 /* The verdict on the last XID looked at: rows of a chunk share one. */

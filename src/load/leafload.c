@@ -1,5 +1,61 @@
 /*-------------------------------------------------------------------------
  * leafload.c
+ *		Leaf-at-a-time loads: each local leaf written whole into new storage,
+ *		its new files recorded, its heap pages built in memory, its key index.
+ *-------------------------------------------------------------------------
+ */
+
+#include "postgres.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "access/genam.h"
+#include "access/heapam.h"
+#include "access/heaptoast.h"
+#include "access/htup_details.h"
+#include "access/nbtree.h"
+#include "access/relation.h"
+#include "access/relscan.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/visibilitymapdefs.h"
+#include "access/xact.h"
+#include "access/xlogrecord.h"
+#include "access/xlogutils.h"
+#include "catalog/index.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_index.h"
+#include "catalog/storage.h"
+#include "commands/tablecmds.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/bufmgr.h"
+#include "storage/bufpage.h"
+#include "storage/fd.h"
+#include "storage/lmgr.h"
+#include "storage/md.h"
+#include "storage/predicate.h"
+#include "storage/smgr.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+
+#include "compat.h"
+#include "gen/keys.h"
+#include "gen/rowgen.h"
+#include "load/load.h"
+#include "load/load_int.h"
+#include "route/route.h"
+
+static void leaf_storage_record(int64 job, int leafno, Oid leafrelid);
+
+
+/*-------------------------------------------------------------------------
  *		Leaf-at-a-time loads (start(..., method => 'leaf')): route first,
  *		then write each local leaf whole, in one transaction, into new
  *		storage.
@@ -24,11 +80,11 @@
  * transaction's first snapshot predates the wait for the lock, and would
  * miss rows committed meanwhile).  It gives the leaf, its TOAST table and
  * all their indexes new storage as TRUNCATE does (ExecuteTruncateGuts)
- * and records the new files (leafstorage.c), writes the leaf's
+ * and records the new files (below), writes the leaf's
  * rows frozen (as COPY FREEZE after a TRUNCATE: nobody sees the new
  * storage before commit) through the writer's direct mode, which builds
  * the heap pages and the visibility map in backend memory and hands them
- * to storage in bulk (leafpages.c), each key first checked against the
+ * to storage in bulk (below), each key first checked against the
  * leaf's partition bounds as they are now (route_open_leaf(): a key
  * routed elsewhere raises PostgreSQL's partition constraint error,
  * 23514), CHECK constraints as the writer checks them, and builds its
@@ -92,32 +148,6 @@
  * not involved.
  *-------------------------------------------------------------------------
  */
-#include "postgres.h"
-
-#include "access/genam.h"
-#include "access/heapam.h"
-#include "access/table.h"
-#include "access/tableam.h"
-#include "catalog/index.h"
-#include "commands/tablecmds.h"
-#include "miscadmin.h"
-#include "storage/lmgr.h"
-#include "storage/predicate.h"
-#include "utils/acl.h"
-#include "utils/builtins.h"
-#include "utils/lsyscache.h"
-#include "utils/memutils.h"
-#include "utils/rel.h"
-#include "utils/snapmgr.h"
-
-#include "compat.h"
-#include "gen/keys.h"
-#include "gen/rowgen.h"
-#include "load/leafload.h"
-#include "load/leafroute.h"
-#include "load/leafstorage.h"
-#include "load/writer.h"
-#include "route/route.h"
 
 /* Report progress at least every this many keys. */
 #define LEAF_PROGRESS_KEYS	10000
@@ -270,7 +300,7 @@ leaf_lock_checked(const LeafRouting *routing, Oid leafrelid)
 }
 
 /*
-Give every index of rel new, empty storage, each locked LEAF_BUILD_LOCK
+ * Give every index of rel new, empty storage, each locked LEAF_BUILD_LOCK
  * and checked as REINDEX checks it; leaf_build_indexes() builds them.
  */
 static void
@@ -456,4 +486,761 @@ leaf_write(const LeafRouting *routing, Oid leafrelid, int leafno,
 	leaf_lock_for_commit(leafrelid);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
+}
+
+
+/*-------------------------------------------------------------------------
+ *		The new files of a leaf being written by a leaf load, recorded on
+ *		disk before its commit, so that the files a crash leaves behind are
+ *		dropped by resume(), on the primary and on its standbys.
+ *
+ * A leaf load gives a leaf, its TOAST table and all their indexes new
+ * storage in the leaf's transaction (as TRUNCATE does).  An abort removes
+ * the new files, but a crash does not: PostgreSQL forgets files created
+ * by a transaction that never ended, and they stay on disk, outside every
+ * relation, on the primary and on every standby that replayed their
+ * creation, a whole leaf's heap and indexes per worker per crash.  So,
+ * once the leaf and its indexes have their new, empty files and before
+ * anything is written into them, the worker records their locations in
+ * $PGDATA/pg_petagen/storage/<database>_<job>_<leaf> (written under a
+ * temporary name and renamed durably); it removes the record after the
+ * leaf's transaction commits or aborts.
+ *
+ * A record found by resume() or forget() (no worker of the job is alive
+ * then) was left by a crash.  If the ledger holds the leaf, its
+ * transaction committed and the files are the leaf's.  Otherwise every
+ * recorded file that exists and that no pg_class row uses is dropped in
+ * the calling transaction as DROP TABLE drops a relation's files
+ * (RelationDropStorage()): when it commits, its commit record lists them,
+ * the files go, and a standby replaying the record drops its copies
+ * (xact_redo_commit()).  Crash recovery replays the record too: the main
+ * fork of a dropped file is only truncated at commit and unlinked by the
+ * next checkpoint, and a crash before that checkpoint leaves the unlink to
+ * the redo of the commit record.  The record is renamed to
+ * <name>.drop first, so that a new record of the leaf, written by a
+ * worker the same resume() launches, never has its name, and is removed
+ * only when the dropping transaction commits: if it rolls back, the next
+ * resume() or forget() drops the files again.  A recorded file cannot
+ * belong to anyone else: its relfilenumber is not given to a new relation
+ * while the file exists, and the record goes at the commit that drops it.
+ * Records of a database that no longer exists (its files went with it)
+ * are removed by start() and resume() in any database.
+ *
+ * What a crash can still leave: the empty files of a leaf between their
+ * creation and its record (microseconds, nothing written yet).
+ *-------------------------------------------------------------------------
+ */
+
+#define LEAF_STORAGE_PARENT	"pg_petagen"
+#define LEAF_STORAGE_DIR	LEAF_STORAGE_PARENT "/storage"
+#define LEAF_STORAGE_MAGIC	0x5047534C	/* "PGSL" */
+#define LEAF_STORAGE_DROP	".drop"
+
+/* The head of a record; nfiles CompatRelFile follow. */
+typedef struct LeafStorageHeader
+{
+	uint32		magic;
+	uint32		nfiles;
+	int64		job;
+	int32		leafno;
+	Oid			database;
+} LeafStorageHeader;
+
+/* The files being collected for a record. */
+typedef struct LeafFiles
+{
+	int			n;
+	int			max;
+	CompatRelFile *files;
+} LeafFiles;
+
+/* A record to remove when the transaction that dropped its files commits. */
+typedef struct LeafRecordAtCommit
+{
+	int			nestLevel;		/* of the (sub)transaction that dropped them */
+	char		path[MAXPGPATH];
+} LeafRecordAtCommit;
+
+/* The records to remove at commit (in TopMemoryContext). */
+static List *leaf_records_at_commit = NIL;
+
+/* The path of the record of leaf leafno of job in this database. */
+static void
+leaf_storage_path(char *path, size_t size, int64 job, int leafno, bool tmp)
+{
+	snprintf(path, size, LEAF_STORAGE_DIR "/%u_" INT64_FORMAT "_%d%s",
+			 MyDatabaseId, job, leafno, tmp ? ".tmp" : "");
+}
+
+/* Append the files of relation relid and of its indexes to lf. */
+static void
+leaf_storage_add_rel(LeafFiles *lf, Oid relid)
+{
+	Relation	rel = relation_open(relid, NoLock);
+	List	   *indexes = RelationGetIndexList(rel);
+	ListCell   *lc;
+
+	if (lf->n + list_length(indexes) + 1 > lf->max)
+	{
+		lf->max = (lf->n + list_length(indexes) + 1) * 2;
+		lf->files = repalloc(lf->files, sizeof(CompatRelFile) * lf->max);
+	}
+	lf->files[lf->n++] = compat_rel_file(rel);
+	foreach(lc, indexes)
+	{
+		Relation	index = index_open(lfirst_oid(lc), AccessShareLock);
+
+		lf->files[lf->n++] = compat_rel_file(index);
+		index_close(index, NoLock);
+	}
+	relation_close(rel, NoLock);
+}
+
+/*
+ * Record the files leaf leafrelid (locked ACCESS EXCLUSIVE in the current
+ * transaction) has now, its TOAST table's and all their indexes', as leaf
+ * leafno of job; replaces an earlier record of the leaf.
+ */
+static void
+leaf_storage_record(int64 job, int leafno, Oid leafrelid)
+{
+	LeafFiles	lf = {0, 8, palloc(sizeof(CompatRelFile) * 8)};
+	LeafStorageHeader hdr = {LEAF_STORAGE_MAGIC, 0, job, leafno, MyDatabaseId};
+	Relation	leaf = relation_open(leafrelid, NoLock);
+	Oid			toastrelid = leaf->rd_rel->reltoastrelid;
+	char		tmp[MAXPGPATH];
+	char		path[MAXPGPATH];
+	int			fd;
+
+	relation_close(leaf, NoLock);
+	leaf_storage_add_rel(&lf, leafrelid);
+	if (OidIsValid(toastrelid))
+		leaf_storage_add_rel(&lf, toastrelid);
+	hdr.nfiles = lf.n;
+	leaf_make_dir(LEAF_STORAGE_PARENT);
+	leaf_make_dir(LEAF_STORAGE_DIR);
+	leaf_storage_path(tmp, sizeof(tmp), job, leafno, true);
+	leaf_storage_path(path, sizeof(path), job, leafno, false);
+	fd = OpenTransientFile(tmp, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
+	if (fd < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not create file \"%s\": %m", tmp)));
+	leaf_write_all(fd, &hdr, sizeof(hdr), tmp);
+	leaf_write_all(fd, lf.files, sizeof(CompatRelFile) * lf.n, tmp);
+	if (CloseTransientFile(fd) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not close file \"%s\": %m", tmp)));
+	/* fsyncs the file, renames it, fsyncs the directory */
+	durable_rename(tmp, path, ERROR);
+	pfree(lf.files);
+}
+
+/* Remove the record of leaf leafno of job, if there is one. */
+void
+leaf_storage_forget(int64 job, int leafno)
+{
+	char		path[MAXPGPATH];
+	struct stat st;
+
+	leaf_storage_path(path, sizeof(path), job, leafno, false);
+	if (stat(path, &st) == 0)
+		(void) durable_unlink(path, WARNING);
+}
+
+/*
+ * Read the record at path into *hdr and a palloc'd array of its files;
+ * NULL if it is not a whole record of job in this database.
+ */
+static CompatRelFile *
+leaf_storage_read(const char *path, int64 job, LeafStorageHeader *hdr)
+{
+	int			fd = OpenTransientFile(path, O_RDONLY | PG_BINARY);
+	CompatRelFile *files = NULL;
+	size_t		len;
+
+	if (fd < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not open file \"%s\": %m", path)));
+	if (read(fd, hdr, sizeof(*hdr)) == sizeof(*hdr) &&
+		hdr->magic == LEAF_STORAGE_MAGIC && hdr->job == job &&
+		hdr->database == MyDatabaseId && hdr->leafno >= 0 &&
+		hdr->nfiles <= MaxAllocSize / sizeof(CompatRelFile))
+	{
+		len = sizeof(CompatRelFile) * hdr->nfiles;
+		files = palloc(Max(len, 1));
+		if (read(fd, files, len) != (ssize_t) len)
+		{
+			pfree(files);
+			files = NULL;
+		}
+	}
+	CloseTransientFile(fd);
+	return files;
+}
+
+/*
+ * Drop file when this transaction commits, if it exists, as DROP TABLE
+ * drops a relation's files: its commit record lists the file, so that
+ * standbys and crash recovery drop it too.  Returns whether it exists.
+ */
+static bool
+leaf_storage_drop_at_commit(CompatRelFile file)
+{
+	Relation	fake = CreateFakeRelcacheEntry(file);
+	bool		exists;
+
+	/*
+	 * On 17 and later the entry comes with an unpinned smgr handle, which
+	 * RelationCloseSmgr() would unpin: open a pinned one of our own.
+	 */
+	fake->rd_smgr = NULL;
+	exists = smgrexists(RelationGetSmgr(fake), MAIN_FORKNUM);
+	if (exists)
+	{
+		/* a commit record lists dropped files only with an XID */
+		(void) GetCurrentTransactionId();
+		RelationDropStorage(fake);
+	}
+	RelationCloseSmgr(fake);
+	FreeFakeRelcacheEntry(fake);
+	return exists;
+}
+
+/*
+ * Have the files of one record left by a crash dropped at commit, unless
+ * the ledger (done, a bit per leaf) holds its leaf: those that exist and
+ * that no pg_class row uses.  Returns how many.
+ */
+static int
+leaf_storage_drop_record(const char *path, int64 job, const uint8 *done,
+						 int nleaves)
+{
+	LeafStorageHeader hdr;
+	CompatRelFile *files = leaf_storage_read(path, job, &hdr);
+	int			ndrop = 0;
+
+	if (files == NULL)
+		return 0;
+	if (hdr.leafno >= nleaves || !(done[hdr.leafno / 8] & (1 << (hdr.leafno % 8))))
+	{
+		for (uint32 i = 0; i < hdr.nfiles; i++)
+			if (COMPAT_FILE_DB(files[i]) == MyDatabaseId &&
+				!OidIsValid(compat_relid_by_file(COMPAT_FILE_SPC(files[i]),
+												 COMPAT_FILE_NUMBER(files[i]))) &&
+				leaf_storage_drop_at_commit(files[i]))
+				ndrop++;
+	}
+	pfree(files);
+	return ndrop;
+}
+
+/* At the end of a transaction: remove the records whose files it dropped. */
+static void
+leaf_storage_xact_callback(XactEvent event, void *arg)
+{
+	ListCell   *lc;
+
+	if (event == XACT_EVENT_COMMIT)
+		foreach(lc, leaf_records_at_commit)
+			(void) durable_unlink(((LeafRecordAtCommit *) lfirst(lc))->path, WARNING);
+	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
+		event == XACT_EVENT_PREPARE)
+	{
+		list_free_deep(leaf_records_at_commit);
+		leaf_records_at_commit = NIL;
+	}
+}
+
+/*
+ * At the end of a subtransaction: its records pass to its parent, or stay
+ * (with the files they list) if it rolled back.
+ */
+static void
+leaf_storage_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+							  SubTransactionId parentSubid, void *arg)
+{
+	int			level = GetCurrentTransactionNestLevel();
+	ListCell   *lc;
+
+	foreach(lc, leaf_records_at_commit)
+	{
+		LeafRecordAtCommit *rec = lfirst(lc);
+
+		if (rec->nestLevel < level)
+			continue;
+		if (event == SUBXACT_EVENT_COMMIT_SUB)
+			rec->nestLevel = level - 1;
+		else if (event == SUBXACT_EVENT_ABORT_SUB)
+		{
+			leaf_records_at_commit = foreach_delete_current(leaf_records_at_commit, lc);
+			pfree(rec);
+		}
+	}
+}
+
+/* Remove the record at path when this transaction commits. */
+static void
+leaf_storage_remove_at_commit(const char *path)
+{
+	static bool registered = false;
+	MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+	LeafRecordAtCommit *rec = palloc(sizeof(LeafRecordAtCommit));
+
+	if (!registered)
+	{
+		RegisterXactCallback(leaf_storage_xact_callback, NULL);
+		RegisterSubXactCallback(leaf_storage_subxact_callback, NULL);
+		registered = true;
+	}
+	rec->nestLevel = GetCurrentTransactionNestLevel();
+	strlcpy(rec->path, path, sizeof(rec->path));
+	leaf_records_at_commit = lappend(leaf_records_at_commit, rec);
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * At resume() or forget() of job, whose workers are all gone: have the
+ * files of its leaves that a crash interrupted (done: a bit per leaf the
+ * ledger holds, nleaves of them) dropped, and every record of the job
+ * removed, when this transaction commits; returns how many files.
+ */
+int
+leaf_storage_remove_orphans(int64 job, const uint8 *done, int nleaves)
+{
+	char		prefix[64];
+	char		path[MAXPGPATH];
+	DIR		   *dir;
+	struct dirent *de;
+	int			ndropped = 0;
+
+	snprintf(prefix, sizeof(prefix), "%u_" INT64_FORMAT "_", MyDatabaseId, job);
+	dir = AllocateDir(LEAF_STORAGE_DIR);
+	if (dir == NULL && errno == ENOENT)
+		return 0;
+	while ((de = ReadDirExtended(dir, LEAF_STORAGE_DIR, ERROR)) != NULL)
+	{
+		const char *dot = strchr(de->d_name, '.');
+
+		if (strncmp(de->d_name, prefix, strlen(prefix)) != 0)
+			continue;
+		snprintf(path, sizeof(path), LEAF_STORAGE_DIR "/%s", de->d_name);
+		/* a record still being written (".tmp") names nothing yet */
+		if (dot != NULL && strcmp(dot, LEAF_STORAGE_DROP) != 0)
+		{
+			(void) durable_unlink(path, WARNING);
+			continue;
+		}
+		if (dot == NULL)
+		{
+			char		drop[MAXPGPATH];
+
+			snprintf(drop, sizeof(drop), "%s" LEAF_STORAGE_DROP, path);
+			durable_rename(path, drop, ERROR);
+			strlcpy(path, drop, sizeof(path));
+		}
+		ndropped += leaf_storage_drop_record(path, job, done, nleaves);
+		leaf_storage_remove_at_commit(path);
+	}
+	FreeDir(dir);
+	return ndropped;
+}
+
+/*
+ * Remove the records of databases that no longer exist: their files went
+ * with the database.
+ */
+void
+leaf_storage_sweep_dropped(void)
+{
+	char		path[MAXPGPATH];
+	DIR		   *dir = AllocateDir(LEAF_STORAGE_DIR);
+	struct dirent *de;
+
+	if (dir == NULL && errno == ENOENT)
+		return;
+	while ((de = ReadDirExtended(dir, LEAF_STORAGE_DIR, ERROR)) != NULL)
+	{
+		char	   *end;
+		unsigned long dboid = strtoul(de->d_name, &end, 10);
+
+		if (!isdigit((unsigned char) de->d_name[0]) || *end != '_' ||
+			SearchSysCacheExists1(DATABASEOID, ObjectIdGetDatum((Oid) dboid)))
+			continue;
+		snprintf(path, sizeof(path), LEAF_STORAGE_DIR "/%s", de->d_name);
+		(void) durable_unlink(path, WARNING);
+	}
+	FreeDir(dir);
+}
+
+
+/*-------------------------------------------------------------------------
+ *		The direct writer of a leaf load: a leaf's rows placed into heap
+ *		pages built in backend memory, which go to storage in bulk, and its
+ *		visibility map built alongside, as CLUSTER and VACUUM FULL write a
+ *		new heap (rewriteheap.c's raw_heap_insert).
+ *
+ * The leaf has new, empty storage of this transaction (leafload.c: the
+ * leaf locked against every writer), which nobody else sees before commit
+ * (readers keep reading the old storage), so its rows can
+ * be written frozen, as COPY FREEZE after a TRUNCATE writes them, and
+ * bypass shared buffers: no buffer holds a page of the new files.  Each
+ * tuple gets the header heap_insert(..., HEAP_INSERT_FROZEN) gives it
+ * (xmin the transaction's XID, marked frozen; cmin; xmax invalid; t_ctid
+ * its own TID), values over TOAST_TUPLE_THRESHOLD are toasted first as
+ * raw_heap_insert does (the TOAST rows go through shared buffers, frozen),
+ * and pages fill up to the leaf's fillfactor as heap_multi_insert fills
+ * them.  Every page is PD_ALL_VISIBLE and the visibility map has both bits
+ * set for every page, as heap_multi_insert sets them for frozen rows; the
+ * map's pages are built here, with visibilitymap.c's layout.
+ *
+ * Pages go to storage through compat.h's bulk writer: PostgreSQL's
+ * bulk_write.h from 17, the same steps by hand before.  Where the leaf
+ * needs WAL (RelationNeedsWAL: wal_level above minimal, or storage not new
+ * in this transaction), every page, of the map too, is WAL-logged as a
+ * full-page image, so standbys and point-in-time recovery get the rows; at
+ * wal_level = minimal nothing is logged and the new files are synced at
+ * commit (or logged then, if smaller than wal_skip_threshold) by
+ * PostgreSQL's pending syncs.  An abort or a crash before commit leaves the
+ * files unreferenced (the leaf load above deals with them).
+ *
+ * Every checkpoint_flush_after pages of the main fork written, the kernel
+ * is asked to start writing them back (smgrwriteback(), as the
+ * checkpointer asks for the pages it writes before it syncs them), so the
+ * sync at commit, or the checkpoint's, waits for less.  It is a hint: it
+ * changes when the kernel writes the pages, never what is written.
+ *
+ * The caller forms the rows and checks them (load.c) and builds the
+ * leaf's indexes afterwards (leafload.c).
+ *-------------------------------------------------------------------------
+ */
+
+/*
+ * The visibility map's layout, as visibilitymap.c lays it out (its macros
+ * are private to that file): after the page header, BITS_PER_HEAPBLOCK
+ * bits per heap block, the low bits of a byte for the lowest block.
+ */
+#define LEAF_VM_MAPSIZE		(BLCKSZ - MAXALIGN(SizeOfPageHeaderData))
+#define LEAF_VM_BLOCKS_PER_BYTE	(BITS_PER_BYTE / BITS_PER_HEAPBLOCK)
+#define LEAF_VM_BLOCKS_PER_PAGE	(LEAF_VM_MAPSIZE * LEAF_VM_BLOCKS_PER_BYTE)
+#define LEAF_VM_FLAGS		(VISIBILITYMAP_ALL_VISIBLE | VISIBILITYMAP_ALL_FROZEN)
+
+/*
+ * The TOAST options of a row: frozen like the leaf's rows; not decoded by
+ * logical decoding, which cannot decode the leaf's pages (full-page
+ * images) either, as rewriteheap.c toasts.
+ */
+#define LEAF_TOAST_OPTIONS	\
+	(HEAP_INSERT_FROZEN | HEAP_INSERT_SKIP_FSM | HEAP_INSERT_NO_LOGICAL)
+
+/*
+ * How many of the pages last handed to the bulk writer the writeback hint
+ * leaves out: the writer holds up to a WAL record's worth of pages
+ * (XLR_MAX_BLOCK_ID) before it writes them, so the pages further back are
+ * in the file.
+ */
+#define LEAF_WRITEBACK_LAG	(2 * XLR_MAX_BLOCK_ID)
+
+struct LeafPages
+{
+	Relation	rel;
+	TransactionId xid;			/* every row's xmin */
+	CommandId	cid;			/* and cmin */
+	Size		save_free;		/* room the fillfactor keeps free per page */
+	CompatBulkWrite *bulk;		/* the main fork */
+	Page		page;			/* the page being filled, or NULL */
+	BlockNumber blkno;			/* its block number: pages written so far */
+	BlockNumber writeback_from; /* first page not yet hinted for writeback */
+	int64		ntuples;		/* rows written */
+};
+
+/* Raise an error unless rel stores its rows in heap pages. */
+static void
+leafpages_check_heap(Relation rel)
+{
+	if (rel->rd_tableam != GetHeapamTableAmRoutine())
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("method => 'leaf' cannot load leaf \"%s\"",
+						RelationGetRelationName(rel)),
+				 errdetail("The leaf uses a table access method other than heap; a leaf load writes heap pages."),
+				 errhint("Use method => 'chunk'.")));
+}
+
+/*
+ * Start writing the rows of leaf rel, locked against writers by a leaf
+ * load, with new and empty storage of the current transaction.
+ */
+LeafPages *
+leafpages_begin(Relation rel)
+{
+	LeafPages  *lp = palloc0(sizeof(LeafPages));
+
+	leafpages_check_heap(rel);
+	lp->rel = rel;
+	lp->xid = GetCurrentTransactionId();
+	lp->cid = GetCurrentCommandId(true);
+	lp->save_free = RelationGetTargetPageFreeSpace(rel, HEAP_DEFAULT_FILLFACTOR);
+	lp->bulk = compat_bulk_start(rel, MAIN_FORKNUM);
+	return lp;
+}
+
+/* Give tuple the header heap_insert(..., HEAP_INSERT_FROZEN) gives it. */
+static void
+leafpages_set_header(LeafPages *lp, HeapTuple tuple)
+{
+	HeapTupleHeader hdr = tuple->t_data;
+
+	hdr->t_infomask &= ~HEAP_XACT_MASK;
+	hdr->t_infomask2 &= ~HEAP2_XACT_MASK;
+	hdr->t_infomask |= HEAP_XMAX_INVALID;
+	HeapTupleHeaderSetXmin(hdr, lp->xid);
+	HeapTupleHeaderSetXminFrozen(hdr);
+	HeapTupleHeaderSetCmin(hdr, lp->cid);
+	HeapTupleHeaderSetXmax(hdr, 0);
+	tuple->t_tableOid = RelationGetRelid(lp->rel);
+}
+
+/*
+ * Ask the kernel to start writing back the pages of the main fork in the
+ * file since the last hint, once checkpoint_flush_after of them are there.
+ */
+static void
+leafpages_writeback(LeafPages *lp)
+{
+	BlockNumber written;
+
+	if (checkpoint_flush_after <= 0 || lp->blkno < LEAF_WRITEBACK_LAG)
+		return;
+	written = lp->blkno - LEAF_WRITEBACK_LAG;
+	if (written - lp->writeback_from < (BlockNumber) checkpoint_flush_after)
+		return;
+	smgrwriteback(RelationGetSmgr(lp->rel), MAIN_FORKNUM, lp->writeback_from,
+				  written - lp->writeback_from);
+	lp->writeback_from = written;
+}
+
+/* Hand the page being filled to storage. */
+static void
+leafpages_write_page(LeafPages *lp)
+{
+	compat_bulk_write(lp->bulk, lp->blkno, lp->page, true);
+	lp->page = NULL;
+	lp->blkno++;
+	leafpages_writeback(lp);
+}
+
+/* Store stored (tuple, toasted if needed) on the page, TIDs set. */
+static void
+leafpages_place(LeafPages *lp, HeapTuple tuple, HeapTuple stored)
+{
+	Size		len = MAXALIGN(stored->t_len);
+	OffsetNumber off;
+	HeapTupleHeader onpage;
+
+	if (len > MaxHeapTupleSize)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("row is too big: size %zu, maximum size %zu",
+						len, (Size) MaxHeapTupleSize)));
+	/* A page always holds a row: enforce the fillfactor unconditionally. */
+	if (lp->page != NULL && len + lp->save_free > PageGetHeapFreeSpace(lp->page))
+		leafpages_write_page(lp);
+	if (lp->page == NULL)
+	{
+		lp->page = compat_bulk_get_buf(lp->bulk);
+		PageInit(lp->page, BLCKSZ, 0);
+		PageSetAllVisible(lp->page);
+	}
+	off = PageAddItem(lp->page, (Item) stored->t_data, stored->t_len,
+					  InvalidOffsetNumber, false, true);
+	if (off == InvalidOffsetNumber)
+		elog(ERROR, "failed to add tuple to page %u of \"%s\"",
+			 lp->blkno, RelationGetRelationName(lp->rel));
+	ItemPointerSet(&tuple->t_self, lp->blkno, off);
+	onpage = (HeapTupleHeader) PageGetItem(lp->page, PageGetItemId(lp->page, off));
+	onpage->t_ctid = tuple->t_self;
+}
+
+/*
+ * Write tuple, a row of the leaf formed by heap_form_tuple, frozen; its
+ * t_self is set to where it went.  tuple itself is not kept.
+ */
+void
+leafpages_add(LeafPages *lp, HeapTuple tuple)
+{
+	HeapTuple	stored = tuple;
+
+	leafpages_set_header(lp, tuple);
+	if (HeapTupleHasExternal(tuple) || tuple->t_len > TOAST_TUPLE_THRESHOLD)
+		stored = heap_toast_insert_or_update(lp->rel, tuple, NULL,
+											 LEAF_TOAST_OPTIONS);
+	leafpages_place(lp, tuple, stored);
+	lp->ntuples++;
+	if (stored != tuple)
+		heap_freetuple(stored);
+}
+
+/* Set the visibility map bits of heap blocks [first, end) on map page map. */
+static void
+leafpages_vm_fill(char *map, BlockNumber first, BlockNumber end)
+{
+	uint32		nblocks = end - first;
+	uint32		full = nblocks / LEAF_VM_BLOCKS_PER_BYTE;
+	uint32		rest = nblocks % LEAF_VM_BLOCKS_PER_BYTE;
+
+	/* first is the first block of a map page, so of a byte */
+	Assert(first % LEAF_VM_BLOCKS_PER_PAGE == 0);
+	for (uint32 i = 0; i < full; i++)
+		map[i] = (char) 0xFF;	/* LEAF_VM_FLAGS for each of its blocks */
+	for (uint32 i = 0; i < rest; i++)
+		map[full] |= LEAF_VM_FLAGS << (i * BITS_PER_HEAPBLOCK);
+}
+
+/*
+ * Write the leaf's visibility map: both bits set for every one of its
+ * npages heap pages.  The bits lie between pd_lower and pd_upper, so the
+ * pages are not standard for WAL (page_std = false).
+ */
+static void
+leafpages_write_vm(Relation rel, BlockNumber npages)
+{
+	CompatBulkWrite *bulk;
+	BlockNumber first = 0;
+
+	StaticAssertStmt(LEAF_VM_FLAGS == 0x03 && BITS_PER_HEAPBLOCK == 2,
+					 "leafpages_vm_fill() writes 0xFF for four blocks");
+	if (npages == 0)
+		return;
+	if (!smgrexists(RelationGetSmgr(rel), VISIBILITYMAP_FORKNUM))
+		smgrcreate(RelationGetSmgr(rel), VISIBILITYMAP_FORKNUM, false);
+	bulk = compat_bulk_start(rel, VISIBILITYMAP_FORKNUM);
+	for (BlockNumber mapblk = 0; first < npages; mapblk++)
+	{
+		Page		page = compat_bulk_get_buf(bulk);
+		BlockNumber end = Min(npages, first + LEAF_VM_BLOCKS_PER_PAGE);
+
+		PageInit(page, BLCKSZ, 0);
+		leafpages_vm_fill(PageGetContents(page), first, end);
+		compat_bulk_write(bulk, mapblk, page, false);
+		first = end;
+	}
+	compat_bulk_finish(bulk);
+}
+
+/*
+ * Write the last page and the visibility map; make the files durable.
+ * Count the rows as inserted in the leaf's statistics, as
+ * heap_multi_insert counts them.
+ */
+void
+leafpages_finish(LeafPages *lp)
+{
+	pgstat_count_heap_insert(lp->rel, lp->ntuples);
+	if (lp->page != NULL)
+		leafpages_write_page(lp);
+	compat_bulk_finish(lp->bulk);
+	leafpages_write_vm(lp->rel, lp->blkno);
+	pfree(lp);
+}
+
+
+/*-------------------------------------------------------------------------
+ *		A leaf's btree index on ycsb_key, and lookups of single keys in it.
+ *
+ * Two callers look keys up in a leaf: the writer, for the duplicates of
+ * hashed key modes (load.c: the unique index on exactly ycsb_key, with
+ * SnapshotSelf), and check()'s probe of whether a load's key space is
+ * already in the table (preflight.c: any valid btree index whose first
+ * column is ycsb_key, with the statement's snapshot).  An index that
+ * qualifies holds every row of the leaf: no expression, no predicate.  The
+ * lookup compares with the equality operator of the index's own operator
+ * family and collation, as the index itself does.  Callers lock the leaf;
+ * row-level security is not applied, so callers refuse (or do not probe)
+ * tables where it would hide rows.
+ *-------------------------------------------------------------------------
+ */
+
+/*
+ * Is index a btree whose first column is attribute key_att (0-based) of
+ * its table, covering every row (no expression, no predicate)?
+ */
+bool
+keyindex_leads_with_key(Relation index, int key_att)
+{
+	return index->rd_rel->relam == BTREE_AM_OID &&
+		index->rd_index->indkey.values[0] == key_att + 1 &&
+		RelationGetIndexExpressions(index) == NIL &&
+		RelationGetIndexPredicate(index) == NIL;
+}
+
+/*
+ * A valid btree index of heap leading with key_att, opened with
+ * AccessShareLock, or NULL if it has none.
+ */
+Relation
+keyindex_open_any(Relation heap, int key_att)
+{
+	List	   *indexes = RelationGetIndexList(heap);
+	ListCell   *lc;
+
+	foreach(lc, indexes)
+	{
+		Relation	index = index_open(lfirst_oid(lc), AccessShareLock);
+
+		if (index->rd_index->indisvalid &&
+			keyindex_leads_with_key(index, key_att))
+		{
+			list_free(indexes);
+			return index;
+		}
+		index_close(index, AccessShareLock);
+	}
+	list_free(indexes);
+	return NULL;
+}
+
+/* Begin lookups of keys of heap in index, seeing rows as snapshot does. */
+KeyLookup *
+keyindex_begin(Relation heap, Relation index, Snapshot snapshot)
+{
+	KeyLookup  *lookup = palloc0(sizeof(KeyLookup));
+	Oid			eqop = get_opfamily_member(index->rd_opfamily[0],
+										   index->rd_opcintype[0],
+										   index->rd_opcintype[0],
+										   BTEqualStrategyNumber);
+
+	if (!OidIsValid(eqop))
+		elog(ERROR, "missing equality operator for index \"%s\"",
+			 RelationGetRelationName(index));
+	ScanKeyInit(&lookup->key, 1, BTEqualStrategyNumber, get_opcode(eqop),
+				(Datum) 0);
+	lookup->key.sk_collation = index->rd_indcollation[0];
+	lookup->slot = table_slot_create(heap, NULL);
+	lookup->scan = compat_index_beginscan(heap, index, snapshot, 1, 0);
+	return lookup;
+}
+
+/* Does the index hold key (keys_datum()) in a row the snapshot sees? */
+bool
+keyindex_contains(KeyLookup *lookup, Datum key)
+{
+	bool		found;
+
+	lookup->key.sk_argument = key;
+	index_rescan(lookup->scan, &lookup->key, 1, NULL, 0);
+	found = index_getnext_slot(lookup->scan, ForwardScanDirection, lookup->slot);
+	ExecClearTuple(lookup->slot);
+	return found;
+}
+
+/* End the lookups and free them. */
+void
+keyindex_end(KeyLookup *lookup)
+{
+	index_endscan(lookup->scan);
+	ExecDropSingleTupleTableSlot(lookup->slot);
+	pfree(lookup);
 }

@@ -1,4 +1,4 @@
-# The direct writer of leaf loads (leafpages.c): a leaf's heap pages are
+# The direct writer of leaf loads (leafload.c): a leaf's heap pages are
 # built in backend memory and go to storage in bulk, with the visibility
 # map built alongside.  On a cluster with data checksums, at wal_level =
 # minimal and at wal_level = replica:

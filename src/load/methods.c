@@ -1,7 +1,143 @@
 /*-------------------------------------------------------------------------
- * method_leaf.c
+ * methods.c
+ *		The load methods petagen knows and the two behind the interface of
+ *		load.h: the chunk method and the leaf method.
+ *-------------------------------------------------------------------------
+ */
+
+#include "postgres.h"
+
+#include "utils/lsyscache.h"
+
+#include "load/load.h"
+#include "load/load_int.h"
+
+
+/*-------------------------------------------------------------------------
+ *		The load methods petagen knows, looked up by the name
+ *		petagen.jobs.method holds; see load.h for the interface.
+ *-------------------------------------------------------------------------
+ */
+
+/* The chunk and leaf methods, below. */
+extern const LoadMethod load_method_chunk;
+extern const LoadMethod load_method_leaf;
+
+/* Every method, by name. */
+static const LoadMethod *const load_methods[] = {
+	&load_method_chunk,
+	&load_method_leaf,
+};
+
+/* The method called name; an error if none is. */
+const LoadMethod *
+load_method_find(const char *name)
+{
+	for (int i = 0; i < lengthof(load_methods); i++)
+		if (strcmp(load_methods[i]->name, name) == 0)
+			return load_methods[i];
+	elog(ERROR, "unknown load method \"%s\"", name);
+	return NULL;				/* keep the compiler quiet */
+}
+
+/* The number of chunks of chunk_rows key numbers in 0 .. rows-1. */
+int64
+load_nchunks(int64 rows, int64 chunk_rows)
+{
+	return rows / chunk_rows + (rows % chunk_rows != 0);
+}
+
+
+/*-------------------------------------------------------------------------
+ *		The chunk method (start(..., method => 'chunk')) behind the load
+ *		method interface (load.h): a job's key space cut into chunks
+ *		of chunk_rows key numbers, each loaded into every local leaf in one
+ *		transaction (load.c).
+ *
+ * It has no preparing phase and keeps nothing on disk outside relations.
+ * Chunk c holds key numbers first + c * chunk_rows on (first: YCSB's
+ * insertstart, usually 0).  A frozen job (frozen.c) records each chunk's intent in a transaction of
+ * its own before the chunk, after removing what earlier attempts left;
+ * the chunk's transaction locks the leaves first and removes the intent
+ * with the chunk's commit.
+ *-------------------------------------------------------------------------
+ */
+
+/* The job's chunks. */
+static int64
+chunk_plan_units(const LoadJob *job)
+{
+	return load_nchunks(job->rows, job->chunk_rows);
+}
+
+/* A worker's start: the intent of the frozen chunk being written. */
+static void
+chunk_begin(LoadJob *job)
+{
+	job->state = MemoryContextAllocZero(job->cxt, sizeof(FrozenIntent));
+}
+
+/* The key numbers of chunk `unit`. */
+static int64
+chunk_unit_keys(const LoadJob *job, int64 unit)
+{
+	return Min(job->chunk_rows, job->rows - unit * job->chunk_rows);
+}
+
+/* A chunk writes into every local leaf: none whole. */
+static Oid
+chunk_unit_leaf(const LoadJob *job, int64 unit)
+{
+	return InvalidOid;
+}
+
+/* In a transaction of its own: repair a frozen chunk and record its intent. */
+static void
+chunk_begin_unit(LoadJob *job, int64 unit)
+{
+	FrozenIntent *intent = job->state;
+
+	if (!job->frozen)
+		return;
+	frozen_free_intent(intent);
+	frozen_prepare_chunk(job->job, unit, job->relid, job->worker, job->run,
+						 job->cxt, intent);
+}
+
+/* Load chunk `unit` in the current transaction. */
+static void
+chunk_write_unit(LoadJob *job, int64 unit, LoadStats *stats,
+				 const LoadHost *host)
+{
+	if (job->frozen)
+		frozen_lock_leaves((FrozenIntent *) job->state);
+	load_range(job->relid, &job->spec, job->frozen,
+			   job->first + unit * job->chunk_rows, chunk_unit_keys(job, unit),
+			   stats, host->progress, host->arg);
+	/* the intent goes with the chunk's commit */
+	if (job->frozen)
+		frozen_forget_chunk(job->job, unit);
+}
+
+/* The chunk method, found by methods.c. */
+extern const LoadMethod load_method_chunk;
+const LoadMethod load_method_chunk = {
+	.name = "chunk",
+	.unit_name = "chunk",
+	.units_name = "chunks",
+	.whole_leaves = false,
+	.plan_units = chunk_plan_units,
+	.begin = chunk_begin,
+	.unit_keys = chunk_unit_keys,
+	.unit_leaf = chunk_unit_leaf,
+	.begin_unit = chunk_begin_unit,
+	.write_unit = chunk_write_unit,
+};
+
+
+/*-------------------------------------------------------------------------
  *		The leaf method (start(..., method => 'leaf')) behind the load
- *		method interface (loadmethod.h): its preparing phase routes the key
+ *		method interface (load.h): its preparing phase routes the key
  *		space's ranges into routing files (leafroute.c), one range of
  *		chunk_rows keys per unit; its units are the table's local leaves,
  *		each written whole into new storage in one transaction
@@ -10,20 +146,11 @@
  * A range whose file is the job's current routing (as the worker began)
  * is not routed again; a leaf is written only when every range has its
  * file.  A leaf's new files are recorded until its transaction ends
- * (leafstorage.c): end_unit() forgets the record after a commit or an
+ * (leafload.c): end_unit() forgets the record after a commit or an
  * abort, recover() drops what a crash left.  finish() removes the routing
  * files when a run ends other than interrupted.
  *-------------------------------------------------------------------------
  */
-#include "postgres.h"
-
-#include "utils/lsyscache.h"
-
-#include "load/leafdir.h"
-#include "load/leafload.h"
-#include "load/leafroute.h"
-#include "load/leafstorage.h"
-#include "load/loadmethod.h"
 
 /* What a worker of a leaf job keeps. */
 typedef struct LeafJobState
@@ -58,7 +185,7 @@ leaf_plan_units(const LoadJob *job)
 
 /*
  * Have the files of leaves a crash interrupted dropped when this
- * transaction commits (leafstorage.c): done holds the leaves in the
+ * transaction commits (leafload.c): done holds the leaves in the
  * ledger, nunits of them at most.
  */
 static void
@@ -164,7 +291,7 @@ leaf_end_unit(const LoadJob *job, int64 unit)
 	leaf_storage_forget(job->job, (int) unit);
 }
 
-/* The leaf method, found by loadmethod.c. */
+/* The leaf method, found by methods.c. */
 extern const LoadMethod load_method_leaf;
 const LoadMethod load_method_leaf = {
 	.name = "leaf",
