@@ -20,7 +20,8 @@
 #   MAX_FAULTS=60 TIME_LIMIT=3600 bash test/bench/soak.sh
 #
 # The seed is printed: the same seed draws the same faults at the same
-# gaps (what they hit depends on the run).  Writes
+# gaps (what they hit depends on the run).  Disk: about 3 kB per row
+# (the primary, the standby and their WAL), 6 GB for 2e6 rows.  Writes
 # test/bench/results/soak.md.  PGBIN and the rest as in lib.sh.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -46,9 +47,10 @@ FAULTS=(kill_worker term_worker kill_postmaster immediate_stop fast_restart
 declare -A injected=()
 manual_resumes=0
 
-# pg_ctl of the primary ($1: the action, more options after it).
+# pg_ctl of the primary ($1: the action, more options after it); a crash
+# recovery on a busy machine can take minutes.
 primary_ctl() {
-    as_owner "$PGBIN/pg_ctl" -D "$BENCH_DIR/data" -l "$BENCH_DIR/server.log" -w "$@" >/dev/null
+    as_owner "$PGBIN/pg_ctl" -D "$BENCH_DIR/data" -l "$BENCH_DIR/server.log" -w -t 600 "$@" >/dev/null
 }
 
 # psql into the standby.
@@ -85,7 +87,7 @@ soak_start() {
 port = $STANDBY_PORT
 hot_standby = on
 CONF
-    as_owner "$PGBIN/pg_ctl" -D "$STANDBY_DIR" -l "$BENCH_DIR/standby.log" -w start >/dev/null
+    as_owner "$PGBIN/pg_ctl" -D "$STANDBY_DIR" -l "$BENCH_DIR/standby.log" -w -t 600 start >/dev/null
     trap soak_stop EXIT
 }
 
@@ -186,7 +188,7 @@ inject() {
         fault_log "leaf $leaf locked for 5 s" ;;
     standby_restart)
         as_owner "$PGBIN/pg_ctl" -D "$STANDBY_DIR" -m immediate -w stop >/dev/null
-        as_owner "$PGBIN/pg_ctl" -D "$STANDBY_DIR" -l "$BENCH_DIR/standby.log" -w start >/dev/null
+        as_owner "$PGBIN/pg_ctl" -D "$STANDBY_DIR" -l "$BENCH_DIR/standby.log" -w -t 600 start >/dev/null
         fault_log "standby restarted (immediate)" ;;
     esac
     injected[$1]=$((${injected[$1]:-0} + 1))
