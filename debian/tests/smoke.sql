@@ -12,5 +12,5 @@ SELECT :'state' = 'done' AND :'verified' AND :loaded = 1000 AS smoke_ok \gset
 \echo 'petagen smoke test: 1000 rows loaded and verified'
 \else
 \echo 'petagen smoke test FAILED: state' :'state' 'verified' :'verified' 'rows' :loaded
-\quit 1
+DO $$BEGIN RAISE EXCEPTION 'petagen smoke test failed'; END$$;
 \endif
