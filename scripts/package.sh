@@ -119,7 +119,13 @@ test_private() {
 }
 
 start=$SECONDS
-check_dist
+in_git=0
+git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1 && in_git=1
+if [ "$in_git" = 1 ]; then
+    check_dist
+else
+    echo "== SKIPPED the PGXN zip: not a git checkout (make dist packs HEAD)"
+fi
 
 missing=$(missing_deps)
 if [ -n "$missing" ]; then
@@ -142,8 +148,11 @@ tree=$work/build/petagen
 mkdir -p "$tree"
 if [ -n "${1:-}" ]; then
     cp -a "$1/." "$tree/"
-else
+elif [ "$in_git" = 1 ]; then
     git -C "$src" archive HEAD | tar -C "$tree" -xf -
+else
+    echo "FAILED: not a git checkout: name a source tree to build (bash $0 DIR)"
+    exit 1
 fi
 build_deb "$tree"
 deb=$(ls "$work"/build/${PKG}_*.deb)
