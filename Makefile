@@ -67,3 +67,14 @@ sql/petagen--0.1--0.2.sql: sql/updates/petagen--0.1--0.2.sql.in $(sql_objects)
 
 # The src/*.h headers are internal to the module.
 $(OBJS): $(wildcard src/*.h src/*/*.h)
+
+# The PGXN release zip of the committed tree at HEAD, petagen-<version>.zip
+# with every file under petagen-<version>/: the version is the extension's
+# (petagen.control), made three-part as PGXN wants (0.2 -> 0.2.0), as in
+# META.json.
+dist_version = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" \
+	$(srcdir)/petagen.control | sed 's/^[0-9]*\.[0-9]*$$/&.0/')
+.PHONY: dist
+dist:
+	git -C $(srcdir) archive --format=zip --prefix=petagen-$(dist_version)/ \
+		-o $(abspath petagen-$(dist_version).zip) HEAD

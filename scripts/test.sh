@@ -17,6 +17,10 @@
 #   PG_CONFIG=...       test only this server instead (any PGXS-capable 15+)
 #   ONLY_REGRESS="01_keys 03_rows", ONLY_TAP="test/t/010_load.pl"  a subset
 #                       (00_setup, the regress files' shared helpers, always runs first)
+#   PETAGEN_TEST_PACKAGE=1  also check the release packages (scripts/package.sh:
+#                       the PGXN zip, the Debian package built, installed and
+#                       used), in parallel with the majors; =0 never. Default:
+#                       when 15 is among PG_MAJORS and no subset is asked for.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
@@ -206,6 +210,26 @@ for i in "${!configs[@]}"; do
     pids+=($!)
     if [ "${PETAGEN_TEST_SERIAL:-0}" = 1 ]; then wait "${pids[-1]}"; fi
 done
+# The release packages, from a copy of the tree of their own.
+package=${PETAGEN_TEST_PACKAGE:-}
+if [ -z "$package" ]; then
+    package=0
+    case " $PG_MAJORS " in
+        *" 15 "*) [ -n "${ONLY_REGRESS:-}${ONLY_TAP:-}" ] || package=1 ;;
+    esac
+fi
+if [ "$package" = 1 ]; then
+    (
+        start=$SECONDS
+        tree=$(mktemp -d "${TMPDIR:-/tmp}/petagen-package-src.XXXXXX")
+        copy_tree "$tree"
+        if bash scripts/package.sh "$tree" >"$logs/package.log" 2>&1; then r=passed; else r=FAILED; fi
+        rm -rf "$tree"
+        echo "release packages (scripts/package.sh): $r ($((SECONDS - start)) s)" >"$logs/package.result"
+    ) &
+    pids+=($!)
+    if [ "${PETAGEN_TEST_SERIAL:-0}" = 1 ]; then wait "${pids[-1]}"; fi
+fi
 wait "${pids[@]}"
 
 failed=0
@@ -213,11 +237,19 @@ for i in "${!configs[@]}"; do
     echo "==== $("${configs[i]}" --version) (${configs[i]})"
     cat "$logs/$i.log"
 done
+if [ "$package" = 1 ]; then
+    echo "==== release packages"
+    cat "$logs/package.log"
+fi
 echo "==== summary"
 for i in "${!configs[@]}"; do
     cat "$logs/$i.result"
     grep -q ': passed' "$logs/$i.result" || failed=1
 done
+if [ "$package" = 1 ]; then
+    cat "$logs/package.result"
+    grep -q ': passed' "$logs/package.result" || failed=1
+fi
 rm -rf "$logs"
 if [ "$failed" -ne 0 ]; then
     echo "SOME MAJORS FAILED"
