@@ -63,6 +63,10 @@ GRANT SELECT ON @extschema@.bench_results TO pg_monitor;
 
 --#include objects/bench_samples/0.2.sql
 
+--#include objects/bench_percentiles/0.2.sql
+
+--#include objects/bench_histogram/0.2.sql
+
 --#include objects/bench_json/0.2.sql
 
 --#include objects/bench_status/0.2.sql

@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  * bench_results.c
  *		What a benchmark run reports: its row of petagen.bench_results, its
- *		figures by operation kind and its time series.
+ *		figures by operation kind and its time series, and its latency
+ *		histograms read back and merged on demand.
  *-------------------------------------------------------------------------
  */
 
@@ -18,11 +19,13 @@
 #include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/float.h"
 #include "utils/json.h"
 #include "utils/lsyscache.h"
 #include "utils/regproc.h"
 
 #include "catalog.h"
+#include "compat.h"
 #include "gen/keys.h"
 #include "route/citus_meta.h"
 
@@ -401,7 +404,8 @@ bench_return_row(FunctionCallInfo fcinfo, const BenchDef *def,
 /*-------------------------------------------------------------------------
  *		A run's figures by operation kind and its time series, as the JSON
  *		petagen.bench_results keeps (operation_stats, samples), which
- *		bench_operations(), bench_samples() and bench_json() read.
+ *		bench_operations(), bench_samples(), bench_json(),
+ *		bench_percentiles() and bench_histogram() read.
  *
  * operation_stats has one object per kind the run's mix has or that
  * completed or failed an operation: count, errors, not_found, the latency
@@ -573,4 +577,239 @@ bench_samples_json(const BenchWorkload *w, const BenchMeasure *m, double seconds
 	}
 	appendStringInfoString(&buf, "}}");
 	return buf.data;
+}
+
+
+/*-------------------------------------------------------------------------
+ *		A run's latency histograms read back from operation_stats:
+ *		bench_percentiles() and bench_histogram().
+ *
+ * Each kind's histogram is rebuilt from its stored buckets (bounds are
+ * exact nanoseconds), the kinds merged by summing bucket counts, and a
+ * percentile found in the merged counts as bench_results' are (the middle
+ * of its bucket, never above the largest latency), rounded the same way:
+ * bench_percentiles(run, '{50,95,99,99.9}', 'all') gives the run's p50_us
+ * .. p999_us (but where the largest latency's rounding caps one).  The largest latency is known to 3 significant digits only
+ * (operation_stats' max_us); percentile 100 is it.  "all" names the
+ * merged histogram of every kind.  A run recorded without operation_stats
+ * has no histograms, and no rows.
+ *-------------------------------------------------------------------------
+ */
+
+/* Columns of bench_percentiles() and bench_histogram(). */
+#define BENCH_PERCENTILE_COLS	4
+#define BENCH_HISTOGRAM_COLS	3
+
+/* The merged histogram's index and name, after the kinds'. */
+#define BENCH_ALL		BENCH_NOPS
+#define BENCH_ALL_NAME	"all"
+
+/* A run's histograms: each kind's, and at BENCH_ALL their merge. */
+typedef struct BenchHists
+{
+	bool		present[BENCH_NOPS + 1];	/* the run reports it */
+	Hist		hists[BENCH_NOPS + 1];
+} BenchHists;
+
+/* The kind operation_stats and the operation arguments name name, or -1. */
+static int
+bench_op_named(const char *name)
+{
+	for (int op = 0; op < BENCH_NOPS; op++)
+		if (strcmp(name, bench_op_names[op]) == 0)
+			return op;
+	return -1;
+}
+
+/*
+ * The histogram an operation argument names: a kind, BENCH_ALL for
+ * "all", -1 for NULL (all of them).
+ */
+static int
+bench_hist_named(FunctionCallInfo fcinfo, int argno, const char *caller)
+{
+	char	   *name;
+	int			op;
+
+	if (PG_ARGISNULL(argno))
+		return -1;
+	name = text_to_cstring(PG_GETARG_TEXT_PP(argno));
+	if (strcmp(name, BENCH_ALL_NAME) == 0)
+		return BENCH_ALL;
+	op = bench_op_named(name);
+	if (op < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown operation \"%s\" for %s", name, caller),
+				 errhint("Pass one of \"read\", \"update\", \"insert\", \"scan\", \"readmodifywrite\", \"all\" (every kind merged), or NULL.")));
+	return op;
+}
+
+/*
+ * Read run's histograms from petagen.bench_results (palloc'd: they are too
+ * big for the stack), after the checks every function taking a run id
+ * makes (_check_run: NULL, no such run).
+ */
+static BenchHists *
+bench_read_hists(FunctionCallInfo fcinfo, const char *caller)
+{
+	BenchHists *h = palloc0(sizeof(BenchHists));
+	Oid			types[2] = {INT8OID, TEXTOID};
+	Datum		values[2] = {PG_GETARG_DATUM(0), CStringGetTextDatum(caller)};
+	char		nulls[2] = {PG_ARGISNULL(0) ? 'n' : ' ', ' '};
+	CatalogScope scope;
+	uint64		nrows;
+
+	catalog_connect(&scope, false);
+	catalog_exec("SELECT petagen._check_run($1, $2)", 2, types, values, nulls,
+				 SPI_OK_SELECT);
+	nrows = catalog_read("SELECT o.key, round((b.value->>0)::numeric * 1000)::int8,"
+						 " (b.value->>2)::int8, round((o.value->>'max_us')::numeric * 1000)::int8"
+						 " FROM petagen.bench_results AS r"
+						 " CROSS JOIN LATERAL jsonb_each(r.operation_stats) AS o"
+						 " LEFT JOIN LATERAL jsonb_array_elements(o.value->'histogram') AS b ON true"
+						 " WHERE r.id = $1",
+						 1, types, values, 0);
+	for (uint64 row = 0; row < nrows; row++)
+	{
+		char	   *name = catalog_text(row, 1, CurrentMemoryContext);
+		int			op = bench_op_named(name);
+		bool		isnull;
+		Datum		low = catalog_value(row, 2, &isnull);
+		Datum		max;
+
+		if (op < 0)
+			elog(ERROR, "unknown operation kind \"%s\" in operation_stats of benchmark run " INT64_FORMAT,
+				 name, PG_GETARG_INT64(0));
+		h->present[op] = h->present[BENCH_ALL] = true;
+		if (isnull)
+			continue;
+		hist_add_count(&h->hists[op], (uint64) DatumGetInt64(low),
+					   (uint64) DatumGetInt64(catalog_value(row, 3, &isnull)));
+		max = catalog_value(row, 4, &isnull);
+		if (!isnull)
+			h->hists[op].max = Max(h->hists[op].max, (uint64) DatumGetInt64(max));
+	}
+	catalog_finish(&scope);
+	for (int op = 0; op < BENCH_NOPS; op++)
+		hist_merge(&h->hists[BENCH_ALL], &h->hists[op]);
+	return h;
+}
+
+/* The name of histogram i of a BenchHists. */
+static const char *
+bench_hist_name(int i)
+{
+	return i == BENCH_ALL ? BENCH_ALL_NAME : bench_op_names[i];
+}
+
+/* Percentiles (0 .. 100] from a float8[], checked. */
+static double *
+bench_read_percentiles(FunctionCallInfo fcinfo, int argno, int *n)
+{
+	Datum	   *elems;
+	bool	   *nulls;
+	double	   *percentiles;
+
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("argument \"percentiles\" of petagen.bench_percentiles() must not be null")));
+	deconstruct_array(PG_GETARG_ARRAYTYPE_P(argno), FLOAT8OID, sizeof(float8),
+					  FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &elems, &nulls, n);
+	percentiles = palloc(sizeof(double) * Max(*n, 1));
+	for (int i = 0; i < *n; i++)
+	{
+		percentiles[i] = nulls[i] ? NAN : DatumGetFloat8(elems[i]);
+		if (!(percentiles[i] > 0 && percentiles[i] <= 100))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("percentile %s of petagen.bench_percentiles() is not in (0, 100]",
+							nulls[i] ? "NULL" : float8out_internal(percentiles[i])),
+					 errhint("Pass percentiles greater than 0 and at most 100, such as '{50,99,99.9,100}'; 100 is the largest latency.")));
+	}
+	return percentiles;
+}
+
+/* A percentile (0 .. 100] of a histogram in microseconds, rounded as bench_results'. */
+static double
+bench_hist_percentile_us(const Hist *hist, double percentile)
+{
+	double		ns = percentile >= 100 ? (double) hist->max : hist_percentile(hist, percentile / 100);
+
+	return bench_round_latency(ns / 1000.0);
+}
+
+/* The rows of bench_percentiles() for histogram i. */
+static void
+bench_put_percentiles(ReturnSetInfo *rsinfo, const BenchHists *h, int i,
+					  const double *percentiles, int n)
+{
+	Datum		values[BENCH_PERCENTILE_COLS];
+	bool		nulls[BENCH_PERCENTILE_COLS] = {0};
+
+	if (!h->present[i])
+		return;
+	values[0] = CStringGetTextDatum(bench_hist_name(i));
+	values[3] = Int64GetDatum((int64) h->hists[i].count);
+	nulls[2] = h->hists[i].count == 0;
+	for (int k = 0; k < n; k++)
+	{
+		values[1] = Float8GetDatum(percentiles[k]);
+		values[2] = Float8GetDatum(bench_hist_percentile_us(&h->hists[i], percentiles[k]));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+}
+
+PG_FUNCTION_INFO_V1(petagen_bench_percentiles);
+/* petagen.bench_percentiles(run, percentiles, operation): from the stored histograms. */
+Datum
+petagen_bench_percentiles(PG_FUNCTION_ARGS)
+{
+	const char *caller = "petagen.bench_percentiles()";
+	int			named = bench_hist_named(fcinfo, 2, caller);
+	int			n;
+	double	   *percentiles = bench_read_percentiles(fcinfo, 1, &n);
+	BenchHists *h = bench_read_hists(fcinfo, caller);
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (named >= 0)
+		bench_put_percentiles(rsinfo, h, named, percentiles, n);
+	else
+	{
+		bench_put_percentiles(rsinfo, h, BENCH_ALL, percentiles, n);
+		for (int op = 0; op < BENCH_NOPS; op++)
+			bench_put_percentiles(rsinfo, h, op, percentiles, n);
+	}
+	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(petagen_bench_histogram);
+/* petagen.bench_histogram(run, operation): the non-empty buckets of a histogram. */
+Datum
+petagen_bench_histogram(PG_FUNCTION_ARGS)
+{
+	int			named = bench_hist_named(fcinfo, 1, "petagen.bench_histogram()");
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	BenchHists *h = bench_read_hists(fcinfo, "petagen.bench_histogram()");
+	const Hist *hist = &h->hists[named >= 0 ? named : BENCH_ALL];
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (int i = 0; i < HIST_BUCKETS; i++)
+	{
+		Datum		values[BENCH_HISTOGRAM_COLS];
+		bool		nulls[BENCH_HISTOGRAM_COLS] = {0};
+		uint64		low;
+		uint64		width;
+
+		if (hist->buckets[i] == 0)
+			continue;
+		hist_bucket_range(i, &low, &width);
+		values[0] = Float8GetDatum(low / 1000.0);
+		values[1] = Float8GetDatum((low + width) / 1000.0);
+		values[2] = Int64GetDatum((int64) hist->buckets[i]);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
 }

@@ -59,8 +59,15 @@ hist_bucket_range(int bucket, uint64 *low, uint64 *width)
 void
 hist_add(Hist *hist, uint64 value)
 {
-	hist->buckets[hist_bucket(value)]++;
-	hist->count++;
+	hist_add_count(hist, value, 1);
+}
+
+/* Record n times the same value: rebuilds a histogram from its buckets. */
+void
+hist_add_count(Hist *hist, uint64 value, uint64 n)
+{
+	hist->buckets[hist_bucket(value)] += n;
+	hist->count += n;
 	if (value > hist->max)
 		hist->max = value;
 }

@@ -23,6 +23,7 @@ typedef struct Hist
 
 extern void hist_init(Hist *hist);
 extern void hist_add(Hist *hist, uint64 value);
+extern void hist_add_count(Hist *hist, uint64 value, uint64 n);
 extern void hist_merge(Hist *into, const Hist *from);
 extern double hist_percentile(const Hist *hist, double fraction);
 extern void hist_bucket_range(int bucket, uint64 *low, uint64 *width);
