@@ -189,3 +189,10 @@ catalog_has_column(const char *table, const char *column)
 
 	return get_attnum(relid, column) != InvalidAttrNumber;
 }
+
+/* The version of petagen's catalog in this database. */
+PetagenCatalogVersion
+catalog_version(void)
+{
+	return catalog_has_column("jobs", "first") ? CATALOG_V0_2 : CATALOG_V0_1;
+}
