@@ -52,7 +52,6 @@ extern uint64 catalog_read(const char *sql, int nargs, Oid *types,
 extern Datum catalog_value(uint64 row, int col, bool *isnull);
 extern char *catalog_text(uint64 row, int col, MemoryContext cxt);
 extern int64 catalog_int8(uint64 row, int col);
-extern bool catalog_has_column(const char *table, const char *column);
 extern PetagenCatalogVersion catalog_version(void);
 
 #endif							/* PETAGEN_CATALOG_H */

@@ -30,6 +30,7 @@
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
+#include "catalog.h"
 #include "compat.h"
 #include "guard.h"
 #include "job/job.h"
@@ -329,7 +330,7 @@ job_finish(const JobDef *def)
 static bool
 job_resume_force(FunctionCallInfo fcinfo)
 {
-	if (PG_NARGS() < 3)
+	if (catalog_version() == CATALOG_V0_1)
 		return false;
 	if (PG_ARGISNULL(2))
 		ereport(ERROR,

@@ -292,11 +292,15 @@ ledger_resumable_tokens(int *ntokens)
 	int64	   *tokens;
 	CatalogScope scope;
 
+	/* a 0.1 catalog has no leaf jobs: no route_token column */
+	if (catalog_version() == CATALOG_V0_1)
+	{
+		*ntokens = 0;
+		return ledger_int8_rows(0, cxt);
+	}
 	catalog_connect(&scope, false);
-	/* a 0.1 catalog has no route_token column: to_jsonb() reads NULL */
-	*ntokens = (int) catalog_exec("SELECT t FROM petagen.jobs j,"
-								  " LATERAL (SELECT (to_jsonb(j) ->> 'route_token')::int8) r(t)"
-								  " WHERE t IS NOT NULL"
+	*ntokens = (int) catalog_exec("SELECT route_token FROM petagen.jobs j"
+								  " WHERE route_token IS NOT NULL"
 								  " AND state IN ('running', 'failed', 'stopped')"
 								  " AND EXISTS (SELECT FROM pg_catalog.pg_class c"
 								  " WHERE c.oid = j.\"table\")",
@@ -517,7 +521,7 @@ ledger_set_handle(int64 job, dsm_handle handle)
 	Datum		values[2] = {Int64GetDatum(job), Int64GetDatum((int64) handle)};
 
 	/* started_at keeps the first run's start; a 0.1 catalog has no run_started_at */
-	ledger_update_job(catalog_has_column("jobs", "run_started_at") ?
+	ledger_update_job(catalog_version() >= CATALOG_V0_2 ?
 					  "UPDATE petagen.jobs SET dsm_handle = $2,"
 					  " started_at = coalesce(started_at, pg_catalog.now()),"
 					  " run_started_at = pg_catalog.now() WHERE job = $1" :
@@ -648,7 +652,7 @@ ledger_record_end(int64 job, int32 run, const char *state, const char *error)
 				 " WHERE job = $1 AND run = $2",
 				 4, types, values, nulls, SPI_OK_UPDATE);
 	/* a last progress_log row, so the history ends where the job did, and how */
-	phases = catalog_has_column("progress_log", "phase");
+	phases = catalog_version() >= CATALOG_V0_2;
 	catalog_exec(psprintf("INSERT INTO petagen.progress_log (job, keys_done,"
 						  " rows_written, bytes, logged_at%s)"
 						  " SELECT $1, coalesce(sum(keys), 0), coalesce(sum(rows_written), 0),"
@@ -740,7 +744,7 @@ ledger_record_interruption(int64 job, const char *reason)
 	char	   *at = NULL;
 	CatalogScope scope;
 
-	if (!catalog_has_column("jobs", "interrupted_reason"))
+	if (catalog_version() == CATALOG_V0_1)
 		return NULL;
 	catalog_connect(&scope, true);
 	if (catalog_exec("UPDATE petagen.jobs j SET interrupted_at = " LEDGER_LAST_PROGRESS ","
@@ -765,13 +769,14 @@ ledger_interruption(int64 job, char *buf, Size len)
 	CatalogScope scope;
 
 	buf[0] = '\0';
+	/* a 0.1 catalog records no interruption */
+	if (catalog_version() == CATALOG_V0_1)
+		return;
 	catalog_connect(&scope, false);
-	/* a 0.1 catalog has no such columns: to_jsonb() reads NULL */
-	if (catalog_exec("SELECT r.reason || ', last progress at ' || r.at::timestamptz(0)"
-					 " FROM petagen.jobs j, LATERAL (SELECT"
-					 " to_jsonb(j) ->> 'interrupted_reason',"
-					 " (to_jsonb(j) ->> 'interrupted_at')::timestamptz) r(reason, at)"
-					 " WHERE j.job = $1 AND r.at >= " LEDGER_LAST_PROGRESS,
+	if (catalog_exec("SELECT j.interrupted_reason || ', last progress at '"
+					 " || j.interrupted_at::timestamptz(0)"
+					 " FROM petagen.jobs j"
+					 " WHERE j.job = $1 AND j.interrupted_at >= " LEDGER_LAST_PROGRESS,
 					 1, types, values, NULL, SPI_OK_SELECT) > 0 &&
 		(reason = catalog_text(0, CATALOG_ONLY_COLUMN, CurrentMemoryContext)) != NULL)
 		strlcpy(buf, reason, len);
@@ -840,19 +845,22 @@ ledger_summary(int64 job, LedgerSummary *sum)
 
 	memset(sum, 0, sizeof(*sum));
 	catalog_connect(&scope, false);
-	if (catalog_exec("SELECT coalesce(sum(c.keys), 0)::int8,"
-					 " coalesce(sum(c.rows_written), 0)::int8,"
-					 " coalesce(sum(c.bytes), 0)::int8,"
-					 " coalesce(sum(c.duplicates), 0)::int8,"
-					 " extract(epoch FROM j.finished_at - coalesce((to_jsonb(j)"
-					 " ->> 'run_started_at')::timestamptz, j.started_at))::float8,"
-					 " coalesce(sum(c.rows_written) FILTER (WHERE c.run = j.run), 0)::float8,"
-					 " coalesce(sum(c.bytes) FILTER (WHERE c.run = j.run), 0)::float8,"
-					 " j.last_error, j.last_error_at, j.started_at, j.finished_at,"
-					 " (SELECT coalesce(max(p.keys_done), 0) FROM petagen.progress_log p"
-					 " WHERE p.job = j.job)"
-					 " FROM petagen.jobs j LEFT JOIN petagen.chunks c USING (job)"
-					 " WHERE j.job = $1 GROUP BY j.job",
+	/* the last run's start: 0.1's catalog knows the first run's only */
+	if (catalog_exec(psprintf("SELECT coalesce(sum(c.keys), 0)::int8,"
+							  " coalesce(sum(c.rows_written), 0)::int8,"
+							  " coalesce(sum(c.bytes), 0)::int8,"
+							  " coalesce(sum(c.duplicates), 0)::int8,"
+							  " extract(epoch FROM j.finished_at - %s)::float8,"
+							  " coalesce(sum(c.rows_written) FILTER (WHERE c.run = j.run), 0)::float8,"
+							  " coalesce(sum(c.bytes) FILTER (WHERE c.run = j.run), 0)::float8,"
+							  " j.last_error, j.last_error_at, j.started_at, j.finished_at,"
+							  " (SELECT coalesce(max(p.keys_done), 0) FROM petagen.progress_log p"
+							  " WHERE p.job = j.job)"
+							  " FROM petagen.jobs j LEFT JOIN petagen.chunks c USING (job)"
+							  " WHERE j.job = $1 GROUP BY j.job",
+							  catalog_version() >= CATALOG_V0_2 ?
+							  "coalesce(j.run_started_at, j.started_at)" :
+							  "j.started_at"),
 					 1, types, values, NULL, SPI_OK_SELECT) > 0)
 	{
 		char	   *err = catalog_text(0, Anum_summary_last_error,
@@ -979,7 +987,7 @@ ledger_log_progress(int64 job, const LoadStats *live, const char *phase)
 
 	catalog_connect(&scope, true);
 	/* logged_at: the moment of these totals, not when the transaction began */
-	phases = catalog_has_column("progress_log", "phase");
+	phases = catalog_version() >= CATALOG_V0_2;
 	catalog_exec(psprintf("INSERT INTO petagen.progress_log (job, keys_done,"
 						  " rows_written, bytes, logged_at%s)"
 						  " VALUES ($1, $2, $3, $4, pg_catalog.clock_timestamp()%s)",

@@ -81,9 +81,8 @@ options_position(JobFunc func, JobSetting s)
 
 /*
  * The position of setting s in the declaration of func called, or -1
- * (SPEC_NO_ARG) if it has none: func takes no such argument, the catalog
- * (and so the declaration) predates it, or the declaration ends before it
- * (check_details() may lag behind check()).
+ * (SPEC_NO_ARG) if it has none: func takes no such argument, or the
+ * catalog, whose declarations are those of its version, predates it.
  */
 static int
 options_arg(FunctionCallInfo fcinfo, JobFunc func, JobSetting s)
@@ -91,9 +90,11 @@ options_arg(FunctionCallInfo fcinfo, JobFunc func, JobSetting s)
 	int			pos = options_position(func, s);
 
 	StaticAssertStmt(SPEC_NO_ARG == -1, "options_arg() returns SPEC_NO_ARG");
-	if (pos < 0 || job_settings[s].since > catalog_version() ||
-		pos >= PG_NARGS())
+	if (pos < 0 || job_settings[s].since > catalog_version())
 		return -1;
+	if (pos >= PG_NARGS())
+		elog(ERROR, "petagen: the function with OID %u has no argument \"%s\" at position %d",
+			 fcinfo->flinfo->fn_oid, job_settings[s].name, pos + 1);
 	return pos;
 }
 
