@@ -30,6 +30,12 @@
  *	- verify_scan.c: verify's probes of a remote leaf, a plan prepared once
  *	  and run per batch of keys.
  *
+ * catalog_version() says which version of the catalog the library runs
+ * on: a 0.2 library runs on a 0.1 catalog (its tables and declarations)
+ * until ALTER EXTENSION petagen UPDATE, and every statement or argument
+ * that differs between the two branches on it.  It is found once per
+ * backend and forgotten on a relcache invalidation of petagen.jobs.
+ *
  * catalog_finish() restores the user id, the security context and the
  * search_path; on an error the (sub)transaction abort restores all three
  * (AbortTransaction and AbortSubTransaction reset the user id to the one
@@ -44,6 +50,7 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
@@ -181,11 +188,47 @@ catalog_int8(uint64 row, int col)
 	return isnull ? 0 : DatumGetInt64(d);
 }
 
-/* Does petagen's table `table` have column `column` (a 0.1 catalog may not)? */
-bool
-catalog_has_column(const char *table, const char *column)
-{
-	Oid			relid = get_relname_relid(table, get_namespace_oid("petagen", false));
+/*
+ * The catalog version, found once per backend: petagen.jobs has a column
+ * each version added last (CATALOG_NEWEST_COLUMN), which a catalog not yet
+ * updated lacks.  ALTER EXTENSION petagen UPDATE adds it, and DROP or
+ * CREATE EXTENSION replaces the table: either sends a relcache
+ * invalidation of petagen.jobs, which every backend (workers and the
+ * auto-resume launcher, which no SQL call tells the version, included)
+ * takes at its next transaction, and which forgets the version found.
+ */
+#define CATALOG_NEWEST_COLUMN	"first"		/* of 0.2 */
 
-	return get_attnum(relid, column) != InvalidAttrNumber;
+static bool catalog_version_valid = false;
+static PetagenCatalogVersion catalog_version_found;
+static Oid	catalog_version_relid = InvalidOid;	/* petagen.jobs then */
+
+/* Forget the catalog version when petagen.jobs (or every relation) changes. */
+static void
+catalog_version_invalidate(Datum arg, Oid relid)
+{
+	if (relid == InvalidOid || relid == catalog_version_relid)
+		catalog_version_valid = false;
+}
+
+/* The version of petagen's catalog in this database. */
+PetagenCatalogVersion
+catalog_version(void)
+{
+	static bool registered = false;
+
+	if (catalog_version_valid)
+		return catalog_version_found;
+	if (!registered)
+	{
+		CacheRegisterRelcacheCallback(catalog_version_invalidate, (Datum) 0);
+		registered = true;
+	}
+	catalog_version_relid = get_relname_relid("jobs", get_namespace_oid("petagen", false));
+	catalog_version_found =
+		get_attnum(catalog_version_relid, CATALOG_NEWEST_COLUMN) != InvalidAttrNumber ?
+		CATALOG_V0_2 : CATALOG_V0_1;
+	/* no petagen.jobs (a statement of CREATE EXTENSION): ask again */
+	catalog_version_valid = OidIsValid(catalog_version_relid);
+	return catalog_version_found;
 }

@@ -21,6 +21,17 @@
  */
 #define CATALOG_ONLY_COLUMN 1
 
+/*
+ * The versions of petagen's catalog a 0.2 library runs on: 0.1's until
+ * ALTER EXTENSION petagen UPDATE, which brings the columns and the
+ * declarations of 0.2.
+ */
+typedef enum PetagenCatalogVersion
+{
+	CATALOG_V0_1,
+	CATALOG_V0_2
+} PetagenCatalogVersion;
+
 /* What catalog_connect() changed, for catalog_finish() to restore. */
 typedef struct CatalogScope
 {
@@ -41,6 +52,6 @@ extern uint64 catalog_read(const char *sql, int nargs, Oid *types,
 extern Datum catalog_value(uint64 row, int col, bool *isnull);
 extern char *catalog_text(uint64 row, int col, MemoryContext cxt);
 extern int64 catalog_int8(uint64 row, int col);
-extern bool catalog_has_column(const char *table, const char *column);
+extern PetagenCatalogVersion catalog_version(void);
 
 #endif							/* PETAGEN_CATALOG_H */

@@ -220,9 +220,9 @@ bench_read_args(FunctionCallInfo fcinfo, BenchDef *def)
 				 errmsg("warmup must not be negative")));
 	def->label = !bench_arg_given(fcinfo, BENCH_ARG_LABEL) ? NULL :
 		text_to_cstring(PG_GETARG_TEXT_PP(BENCH_ARG_LABEL));
-	/* a declaration of 0.1 goes with 0.1's bench_results, without them */
-	def->record_settings = PG_NARGS() > BENCH_ARG_LABEL;
-	def->record_measure = PG_NARGS() > BENCH_ARG_TARGET_RATE;
+	/* 0.1's bench_results has neither */
+	def->record_settings = catalog_version() >= CATALOG_V0_2;
+	def->record_measure = catalog_version() >= CATALOG_V0_2;
 	def->relid = guard_table_name(PG_GETARG_TEXT_PP(BENCH_ARG_TABLE));
 	launch_check_login(GetUserId(), "petagen.bench()");
 	bench_key_space(def, fcinfo);

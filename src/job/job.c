@@ -30,6 +30,7 @@
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
+#include "catalog.h"
 #include "compat.h"
 #include "guard.h"
 #include "job/job.h"
@@ -191,11 +192,10 @@ petagen_start(PG_FUNCTION_ARGS)
 	guard_writable("petagen.start()");
 	job_check_operator();
 	launch_check_login(GetUserId(), "petagen.start()");
-	options_parse(fcinfo, "petagen.start()", START_ARG_METHOD, &def);
-	options_check_not_null(fcinfo, START_ARG_FORCE, "petagen.start()");
+	options_parse(fcinfo, "petagen.start()", JOB_FUNC_START, &def);
 	check_table_loadable(def.relid, &def.spec, job_last_seq(&def));
 	launch_check_workers(def.nworkers);
-	if (!PG_GETARG_BOOL(START_ARG_FORCE))
+	if (!PG_GETARG_BOOL(options_position(JOB_FUNC_START, JS_force)))
 		check_refuse_errors(&def);
 	check_no_other_job(def.relid, 0);
 	job_sweep_routing();
@@ -325,7 +325,7 @@ job_finish(const JobDef *def)
 static bool
 job_resume_force(FunctionCallInfo fcinfo)
 {
-	if (PG_NARGS() < 3)
+	if (catalog_version() == CATALOG_V0_1)
 		return false;
 	if (PG_ARGISNULL(2))
 		ereport(ERROR,

@@ -28,42 +28,19 @@ extern int64 job_last_seq(const JobDef *def);
 extern int64 job_reserve(const JobDef *def);
 
 /* options.c: the arguments */
-/* start()'s arguments in SQL order; check() takes all but force. */
-typedef enum StartArg
+/* The functions that take a job's settings as arguments (jobsettings.h). */
+typedef enum JobFunc
 {
-	START_ARG_ROWS,
-	START_ARG_WORKERS,
-	START_ARG_TABLE,
-	START_ARG_KEYS,
-	START_ARG_SEED,
-	START_ARG_FIELDLENGTH,
-	START_ARG_PREFIX,
-	START_ARG_ZEROPADDING,
-	START_ARG_CHUNK_ROWS,		/* NULL: job_default_chunk_rows() */
-	START_ARG_DISK_RESERVE,		/* NULL: the petagen.disk_reserve setting;
-								 * else at least that */
-	START_ARG_MAX_RATE,			/* NULL: no cap */
-	START_ARG_FROZEN,
-	START_ARG_INDEXES,
-	START_ARG_FORCE,
-	START_ARG_METHOD,
-	START_ARG_FIELDLENGTHDISTRIBUTION,
-	START_ARG_MINFIELDLENGTH,
-	START_ARG_FIRST,			/* YCSB's insertstart */
-	START_NARGS
-} StartArg;
+	JOB_FUNC_START,
+	JOB_FUNC_CHECK				/* check() and check_details(): no force */
+} JobFunc;
 
-/*
- * check() takes no force: its method argument is where start() has force,
- * and each argument after it one place earlier than start()'s.
- */
-#define CHECK_ARG_METHOD START_ARG_FORCE
+extern const JobSettingDesc job_settings[JOB_NSETTINGS];
 
+extern int	options_position(JobFunc func, JobSetting s);
 extern void options_parse(FunctionCallInfo fcinfo, const char *funcname,
-						  StartArg method_arg, JobDef *def);
+						  JobFunc func, JobDef *def);
 extern void options_check_method(const JobDef *def);
-extern void options_check_not_null(FunctionCallInfo fcinfo, StartArg arg,
-								   const char *funcname);
 extern void options_check_job_arg(FunctionCallInfo fcinfo, const char *funcname);
 extern int64 options_size_bytes(text *arg, const char *argname);
 

@@ -41,6 +41,7 @@
 #include "storage/spin.h"
 
 #include "gen/spec.h"
+#include "job/jobsettings.h"
 #include "load/load.h"
 
 #define JOB_MAGIC			0x50475455	/* "PGTU": the layout with the unit being written */
@@ -167,6 +168,8 @@ typedef struct JobDef
 	char		state[16];		/* as in the catalog */
 	bool		ours;			/* row written by this transaction */
 	dsm_handle	handle;
+	/* the settings jobsettings.h declares itself */
+	JOB_SETTINGS(JS_DECL)
 } JobDef;
 
 /* What a worker gets in bgw_extra. */

@@ -23,6 +23,7 @@
 
 #include "catalog.h"
 #include "gen/keys.h"
+#include "job/job.h"
 #include "job/ledger.h"
 #include "load/load.h"
 #include "route/citus_meta.h"
@@ -57,74 +58,167 @@ ledger_int8_rows(int n, MemoryContext cxt)
 	return values;
 }
 
-/* job_read()'s target list. */
+/* job_read()'s target list: these, then the settings (ledger_select_job()). */
 enum
 {
-	Anum_job_read_table = 1,
-	Anum_job_read_rows,
-	Anum_job_read_workers,
-	Anum_job_read_run,
-	Anum_job_read_chunk_rows,
-	Anum_job_read_keys,
-	Anum_job_read_seed,
-	Anum_job_read_fieldlength,
-	Anum_job_read_prefix,
-	Anum_job_read_zeropadding,
-	Anum_job_read_disk_reserve,
-	Anum_job_read_max_rate,
-	Anum_job_read_started_by,
+	Anum_job_read_run = 1,
 	Anum_job_read_state,
 	Anum_job_read_dsm_handle,
 	Anum_job_read_xmin,
-	Anum_job_read_frozen,
-	Anum_job_read_indexes_after,
-	Anum_job_read_method,
-	Anum_job_read_route_token,
-	Anum_job_read_fieldlengthdistribution,
-	Anum_job_read_minfieldlength,
-	Anum_job_read_first,
+	JOB_READ_FIXED = Anum_job_read_xmin
 };
 
-/* Fill def from the first result row of job_read()'s query. */
+/* Does setting s have a column in petagen.jobs? */
+static bool
+ledger_has_column(JobSetting s)
+{
+	return job_settings[s].kind != JS_KIND_ARG;
+}
+
+/* Does the catalog hold setting s's column (a 0.1 catalog lacks 0.2's)? */
+static bool
+ledger_column_present(JobSetting s)
+{
+	return ledger_has_column(s) &&
+		(int) job_settings[s].since <= (int) catalog_version();
+}
+
+/* The parameter type of setting s's column. */
+static Oid
+ledger_setting_type(JobSetting s)
+{
+	switch (job_settings[s].kind)
+	{
+		case JS_KIND_INT4:
+			return INT4OID;
+		case JS_KIND_INT8:
+		case JS_KIND_OPT8:
+			return INT8OID;
+		case JS_KIND_OID:
+			return OIDOID;
+		case JS_KIND_BOOL:
+			return BOOLOID;
+		default:
+			return TEXTOID;
+	}
+}
+
+/*
+ * job_read()'s query: the fixed columns, then each setting read back
+ * (its column, or on a catalog without it the column's default); col[s]
+ * is setting s's result column, 0 if none.
+ */
+static char *
+ledger_select_job(int *col)
+{
+	StringInfoData sql;
+	int			n = JOB_READ_FIXED;
+
+	initStringInfo(&sql);
+	appendStringInfoString(&sql, "SELECT run, state, dsm_handle, xmin");
+	for (int s = 0; s < JOB_NSETTINGS; s++)
+	{
+		col[s] = 0;
+		if (!ledger_has_column(s) || job_settings[s].kind == JS_KIND_NOTE)
+			continue;
+		col[s] = ++n;
+		if (ledger_column_present(s))
+			appendStringInfo(&sql, ", j.%s", quote_identifier(job_settings[s].name));
+		else
+			appendStringInfo(&sql, ", (%s)::%s", job_settings[s].dflt,
+							 format_type_be(ledger_setting_type(s)));
+	}
+	appendStringInfoString(&sql, " FROM petagen.jobs j WHERE job = $1");
+	return sql.data;
+}
+
+/*
+ * Setting s of def from column col of the first result row, by its kind;
+ * the generation settings are read whole by ledger_fill_spec().
+ */
 static void
-ledger_fill_def(int64 job, JobDef *def, MemoryContext cxt)
+ledger_get_setting(JobDef *def, JobSetting s, int col, MemoryContext cxt)
+{
+	const JobSettingDesc *d = &job_settings[s];
+	char	   *member = (char *) def + d->offset;
+	bool		isnull;
+	Datum		value = catalog_value(0, col, &isnull);
+
+	switch (d->kind)
+	{
+		case JS_KIND_INT4:
+			*(int32 *) member = isnull ? 0 : DatumGetInt32(value);
+			break;
+		case JS_KIND_INT8:
+			*(int64 *) member = isnull ? 0 : DatumGetInt64(value);
+			break;
+		case JS_KIND_OPT8:
+			*(int64 *) member = isnull ? d->none : DatumGetInt64(value);
+			break;
+		case JS_KIND_OID:
+			*(Oid *) member = isnull ? InvalidOid : DatumGetObjectId(value);
+			break;
+		case JS_KIND_BOOL:
+			*(bool *) member = !isnull && DatumGetBool(value);
+			break;
+		case JS_KIND_TEXT:
+			*(char **) member = catalog_text(0, col, cxt);
+			break;
+		case JS_KIND_INDEXES:
+			*(bool *) member = strcmp(catalog_text(0, col, cxt), "after") == 0;
+			break;
+		case JS_KIND_METHOD:
+			*(const LoadMethod **) member = load_method_find(catalog_text(0, col, cxt));
+			break;
+		case JS_KIND_ARG:
+		case JS_KIND_NOTE:
+		case JS_KIND_KEYS:
+		case JS_KIND_PREFIX:
+		case JS_KIND_FIELDDIST:
+			break;
+	}
+}
+
+/*
+ * def's generation spec, its numbers already read, validated whole with
+ * the texts of columns col[] of the first result row.
+ */
+static void
+ledger_fill_spec(JobDef *def, const int *col, MemoryContext cxt)
+{
+	int			minfieldlength = def->spec.minfieldlength;
+
+	spec_init(&def->spec, catalog_text(0, col[JS_keys], cxt),
+			  catalog_text(0, col[JS_prefix], cxt),
+			  def->spec.keys.zeropadding, (int64) def->spec.seed,
+			  def->spec.fieldlength);
+	spec_set_lengths(&def->spec,
+					 catalog_text(0, col[JS_fieldlengthdistribution], cxt),
+					 minfieldlength);
+	/* the key kind is the table's: its ycsb_key type decides it */
+	keys_adopt_kind(&def->spec.keys, shape_key_kind(def->relid));
+}
+
+/* Fill def from the first result row of job_read()'s query (col[] as it made). */
+static void
+ledger_fill_def(int64 job, JobDef *def, const int *col, MemoryContext cxt)
 {
 	bool		isnull;
 	char	   *state;
 
 	MemoryContextSwitchTo(cxt);
 	def->job = job;
-	def->relid = DatumGetObjectId(catalog_value(0, Anum_job_read_table, &isnull));
-	def->first = catalog_int8(0, Anum_job_read_first);
-	def->rows = catalog_int8(0, Anum_job_read_rows);
-	def->nworkers = DatumGetInt32(catalog_value(0, Anum_job_read_workers, &isnull));
+	for (int s = 0; s < JOB_NSETTINGS; s++)
+		if (col[s] > 0)
+			ledger_get_setting(def, s, col[s], cxt);
+	ledger_fill_spec(def, col, cxt);
 	def->run = DatumGetInt32(catalog_value(0, Anum_job_read_run, &isnull));
-	def->chunk_rows = catalog_int8(0, Anum_job_read_chunk_rows);
-	spec_init(&def->spec, catalog_text(0, Anum_job_read_keys, cxt),
-			  catalog_text(0, Anum_job_read_prefix, cxt),
-			  DatumGetInt32(catalog_value(0, Anum_job_read_zeropadding, &isnull)),
-			  catalog_int8(0, Anum_job_read_seed),
-			  DatumGetInt32(catalog_value(0, Anum_job_read_fieldlength, &isnull)));
-	spec_set_lengths(&def->spec,
-					 catalog_text(0, Anum_job_read_fieldlengthdistribution, cxt),
-					 DatumGetInt32(catalog_value(0, Anum_job_read_minfieldlength, &isnull)));
-	/* the key kind is the table's: its ycsb_key type decides it */
-	keys_adopt_kind(&def->spec.keys, shape_key_kind(def->relid));
-	def->disk_reserve = DatumGetInt64(catalog_value(0, Anum_job_read_disk_reserve, &isnull));
-	if (isnull)
-		def->disk_reserve = -1;
-	def->max_rate = catalog_int8(0, Anum_job_read_max_rate);
-	def->owner = DatumGetObjectId(catalog_value(0, Anum_job_read_started_by, &isnull));
 	state = catalog_text(0, Anum_job_read_state, cxt);
 	strlcpy(def->state, state ? state : "", sizeof(def->state));
 	def->handle = (dsm_handle) DatumGetInt64(catalog_value(0, Anum_job_read_dsm_handle, &isnull));
 	if (isnull)
 		def->handle = DSM_HANDLE_INVALID;
 	def->ours = TransactionIdIsCurrentTransactionId(DatumGetTransactionId(catalog_value(0, Anum_job_read_xmin, &isnull)));
-	def->frozen = DatumGetBool(catalog_value(0, Anum_job_read_frozen, &isnull));
-	def->indexes_after = DatumGetBool(catalog_value(0, Anum_job_read_indexes_after, &isnull));
-	def->method = load_method_find(catalog_text(0, Anum_job_read_method, cxt));
-	def->route_token = catalog_int8(0, Anum_job_read_route_token);
 }
 
 /* Read job `job` from petagen.jobs into def; false if missing and missing_ok. */
@@ -134,20 +228,12 @@ job_read(int64 job, JobDef *def, bool missing_ok)
 	MemoryContext cxt = CurrentMemoryContext;
 	Oid			types[1] = {INT8OID};
 	Datum		values[1] = {Int64GetDatum(job)};
+	int			col[JOB_NSETTINGS];
 	CatalogScope scope;
 
 	catalog_connect(&scope, false);
-	if (catalog_exec("SELECT \"table\"::oid, rows, workers, run, chunk_rows, keys, seed,"
-					 " fieldlength, prefix, zeropadding, disk_reserve, max_rate,"
-					 " started_by::oid, state, dsm_handle, xmin, frozen,"
-					 " indexes = 'after',"
-					 " coalesce(to_jsonb(j) ->> 'method', 'chunk'),"
-					 " (to_jsonb(j) ->> 'route_token')::int8,"
-					 " coalesce(to_jsonb(j) ->> 'fieldlengthdistribution', 'constant'),"
-					 " coalesce((to_jsonb(j) ->> 'minfieldlength')::int4, 1),"
-					 " coalesce((to_jsonb(j) ->> 'first')::int8, 0)"
-					 " FROM petagen.jobs j WHERE job = $1",
-					 1, types, values, NULL, SPI_OK_SELECT) == 0)
+	if (catalog_exec(ledger_select_job(col), 1, types, values, NULL,
+					 SPI_OK_SELECT) == 0)
 	{
 		catalog_finish(&scope);
 		if (missing_ok)
@@ -157,7 +243,7 @@ job_read(int64 job, JobDef *def, bool missing_ok)
 				 errmsg("load job " INT64_FORMAT " does not exist", job),
 				 errhint("SELECT job, \"table\", state FROM petagen.jobs lists the jobs.")));
 	}
-	ledger_fill_def(job, def, cxt);
+	ledger_fill_def(job, def, col, cxt);
 	catalog_finish(&scope);
 	return true;
 }
@@ -206,11 +292,15 @@ ledger_resumable_tokens(int *ntokens)
 	int64	   *tokens;
 	CatalogScope scope;
 
+	/* a 0.1 catalog has no leaf jobs: no route_token column */
+	if (catalog_version() == CATALOG_V0_1)
+	{
+		*ntokens = 0;
+		return ledger_int8_rows(0, cxt);
+	}
 	catalog_connect(&scope, false);
-	/* a 0.1 catalog has no route_token column: to_jsonb() reads NULL */
-	*ntokens = (int) catalog_exec("SELECT t FROM petagen.jobs j,"
-								  " LATERAL (SELECT (to_jsonb(j) ->> 'route_token')::int8) r(t)"
-								  " WHERE t IS NOT NULL"
+	*ntokens = (int) catalog_exec("SELECT route_token FROM petagen.jobs j"
+								  " WHERE route_token IS NOT NULL"
 								  " AND state IN ('running', 'failed', 'stopped')"
 								  " AND EXISTS (SELECT FROM pg_catalog.pg_class c"
 								  " WHERE c.oid = j.\"table\")",
@@ -318,115 +408,90 @@ ledger_written_since(Oid relid, int64 job, Oid *other_relid)
 }
 
 /*
- * The parameters of a job's INSERT: values[Arg_insert_job_x] is $(x + 1).
- * A job started through 0.2's start() names its method, route token (NULL
- * for a chunk job), why that method (def->method_reason), its field
- * lengths and its first key number; one started
- * through 0.1's start(), which a catalog still at 0.1 has (the library is
- * 0.2, ALTER EXTENSION UPDATE not yet run), names none: that catalog has
- * none of these columns, the last INSERT_JOB_NARGS - INSERT_JOB_NARGS_01.
+ * Setting s of def as its column's value, by its kind; *null set to 'n'
+ * for NULL, else ' '.
  */
-enum
+static Datum
+ledger_put_setting(const JobDef *def, JobSetting s, char *null)
 {
-	Arg_insert_job_table,
-	Arg_insert_job_rows,
-	Arg_insert_job_workers,
-	Arg_insert_job_chunk_rows,
-	Arg_insert_job_keys,
-	Arg_insert_job_seed,
-	Arg_insert_job_fieldlength,
-	Arg_insert_job_prefix,
-	Arg_insert_job_zeropadding,
-	Arg_insert_job_disk_reserve,
-	Arg_insert_job_max_rate,
-	Arg_insert_job_started_by,
-	Arg_insert_job_frozen,
-	Arg_insert_job_indexes,
-	INSERT_JOB_NARGS_01,
-	Arg_insert_job_method = INSERT_JOB_NARGS_01,
-	Arg_insert_job_route_token,
-	Arg_insert_job_method_reason,
-	Arg_insert_job_fieldlengthdistribution,
-	Arg_insert_job_minfieldlength,
-	Arg_insert_job_first,
-	INSERT_JOB_NARGS
-};
+	const JobSettingDesc *d = &job_settings[s];
+	const char *member = (const char *) def + d->offset;
+	const char *text;
 
-/* The INSERT of a job's row, with col and param the 0.2 columns or none. */
-#define LEDGER_INSERT_JOB(col, param) \
-	"INSERT INTO petagen.jobs (\"table\", rows, workers," \
-	" chunk_rows, keys, seed, fieldlength, prefix, zeropadding," \
-	" disk_reserve, max_rate, started_by, frozen, indexes" col ")" \
-	" VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11," \
-	" $12::pg_catalog.regrole, $13, $14" param ") RETURNING job"
+	*null = ' ';
+	switch (d->kind)
+	{
+		case JS_KIND_INT4:
+			return Int32GetDatum(*(const int32 *) member);
+		case JS_KIND_INT8:
+			return Int64GetDatum(*(const int64 *) member);
+		case JS_KIND_OPT8:
+			if (*(const int64 *) member == d->none)
+				*null = 'n';
+			return Int64GetDatum(*(const int64 *) member);
+		case JS_KIND_OID:
+			return ObjectIdGetDatum(*(const Oid *) member);
+		case JS_KIND_BOOL:
+			return BoolGetDatum(*(const bool *) member);
+		case JS_KIND_TEXT:
+		case JS_KIND_NOTE:
+			text = *(char *const *) member;
+			break;
+		case JS_KIND_KEYS:
+			text = keys_mode_name(*(const KeyMode *) member);
+			break;
+		case JS_KIND_PREFIX:
+			text = member;
+			break;
+		case JS_KIND_FIELDDIST:
+			text = spec_fielddist_name(*(const FieldLengthDist *) member);
+			break;
+		case JS_KIND_INDEXES:
+			text = *(const bool *) member ? "after" : "maintain";
+			break;
+		case JS_KIND_METHOD:
+			text = (*(const LoadMethod *const *) member)->name;
+			break;
+		default:
+			elog(ERROR, "petagen: setting \"%s\" has no column", d->name);
+	}
+	if (text == NULL)
+		*null = 'n';
+	return text ? CStringGetTextDatum(text) : (Datum) 0;
+}
 
-/* Insert def's row into petagen.jobs as its first run; sets def->job. */
+/*
+ * Insert def's row into petagen.jobs as its first run, every setting the
+ * catalog has a column for; sets def->job.
+ */
 void
 ledger_insert_job(JobDef *def)
 {
-	Oid			types[INSERT_JOB_NARGS] = {
-		[Arg_insert_job_table] = OIDOID,
-		[Arg_insert_job_rows] = INT8OID,
-		[Arg_insert_job_workers] = INT4OID,
-		[Arg_insert_job_chunk_rows] = INT8OID,
-		[Arg_insert_job_keys] = TEXTOID,
-		[Arg_insert_job_seed] = INT8OID,
-		[Arg_insert_job_fieldlength] = INT4OID,
-		[Arg_insert_job_prefix] = TEXTOID,
-		[Arg_insert_job_zeropadding] = INT4OID,
-		[Arg_insert_job_disk_reserve] = INT8OID,
-		[Arg_insert_job_max_rate] = INT8OID,
-		[Arg_insert_job_started_by] = OIDOID,
-		[Arg_insert_job_frozen] = BOOLOID,
-		[Arg_insert_job_indexes] = TEXTOID,
-		[Arg_insert_job_method] = TEXTOID,
-		[Arg_insert_job_route_token] = INT8OID,
-		[Arg_insert_job_method_reason] = TEXTOID,
-		[Arg_insert_job_fieldlengthdistribution] = TEXTOID,
-		[Arg_insert_job_minfieldlength] = INT4OID,
-		[Arg_insert_job_first] = INT8OID,
-	};
-	Datum		values[INSERT_JOB_NARGS] = {
-		[Arg_insert_job_table] = ObjectIdGetDatum(def->relid),
-		[Arg_insert_job_rows] = Int64GetDatum(def->rows),
-		[Arg_insert_job_workers] = Int32GetDatum(def->nworkers),
-		[Arg_insert_job_chunk_rows] = Int64GetDatum(def->chunk_rows),
-		[Arg_insert_job_keys] = CStringGetTextDatum(keys_mode_name(def->spec.keys.mode)),
-		[Arg_insert_job_seed] = Int64GetDatum((int64) def->spec.seed),
-		[Arg_insert_job_fieldlength] = Int32GetDatum(def->spec.fieldlength),
-		[Arg_insert_job_prefix] = CStringGetTextDatum(def->spec.keys.prefix),
-		[Arg_insert_job_zeropadding] = Int32GetDatum(def->spec.keys.zeropadding),
-		[Arg_insert_job_disk_reserve] = Int64GetDatum(def->disk_reserve),
-		[Arg_insert_job_max_rate] = Int64GetDatum(def->max_rate),
-		[Arg_insert_job_started_by] = ObjectIdGetDatum(def->owner),
-		[Arg_insert_job_frozen] = BoolGetDatum(def->frozen),
-		[Arg_insert_job_indexes] = CStringGetTextDatum(def->indexes_after ? "after" : "maintain"),
-		[Arg_insert_job_method] = CStringGetTextDatum(def->method->name),
-		[Arg_insert_job_route_token] = Int64GetDatum(def->route_token),
-		[Arg_insert_job_method_reason] = CStringGetTextDatum(def->method_reason ? def->method_reason : ""),
-		[Arg_insert_job_fieldlengthdistribution] = CStringGetTextDatum(spec_fielddist_name(def->spec.fielddist)),
-		[Arg_insert_job_minfieldlength] = Int32GetDatum(def->spec.minfieldlength),
-		[Arg_insert_job_first] = Int64GetDatum(def->first),
-	};
-	char		nulls[INSERT_JOB_NARGS];
+	Oid			types[JOB_NSETTINGS];
+	Datum		values[JOB_NSETTINGS];
+	char		nulls[JOB_NSETTINGS];
+	int			n = 0;
+	StringInfoData cols;
+	StringInfoData params;
 	CatalogScope scope;
 
-	memset(nulls, ' ', sizeof(nulls));
-	if (def->disk_reserve < 0)
-		nulls[Arg_insert_job_disk_reserve] = 'n';
-	if (def->max_rate <= 0)
-		nulls[Arg_insert_job_max_rate] = 'n';
-	if (def->method->prepare_unit == NULL)
-		nulls[Arg_insert_job_route_token] = 'n';
+	initStringInfo(&cols);
+	initStringInfo(&params);
+	for (int s = 0; s < JOB_NSETTINGS; s++)
+	{
+		if (!ledger_column_present(s))
+			continue;
+		types[n] = ledger_setting_type(s);
+		values[n] = ledger_put_setting(def, s, &nulls[n]);
+		appendStringInfo(&cols, "%s%s", n > 0 ? ", " : "",
+						 quote_identifier(job_settings[s].name));
+		appendStringInfo(&params, "%s$%d", n > 0 ? ", " : "", n + 1);
+		n++;
+	}
 	catalog_connect(&scope, true);
-	if (def->method_reason != NULL)
-		catalog_exec(LEDGER_INSERT_JOB(", method, route_token, method_reason,"
-									   " fieldlengthdistribution, minfieldlength, first",
-									   ", $15, $16, $17, $18, $19, $20"), INSERT_JOB_NARGS,
-					 types, values, nulls, SPI_OK_INSERT_RETURNING);
-	else
-		catalog_exec(LEDGER_INSERT_JOB("", ""), INSERT_JOB_NARGS_01, types,
-					 values, nulls, SPI_OK_INSERT_RETURNING);
+	catalog_exec(psprintf("INSERT INTO petagen.jobs (%s) VALUES (%s) RETURNING job",
+						  cols.data, params.data),
+				 n, types, values, nulls, SPI_OK_INSERT_RETURNING);
 	def->job = catalog_int8(0, CATALOG_ONLY_COLUMN);
 	catalog_finish(&scope);
 	def->run = 1;
@@ -456,7 +521,7 @@ ledger_set_handle(int64 job, dsm_handle handle)
 	Datum		values[2] = {Int64GetDatum(job), Int64GetDatum((int64) handle)};
 
 	/* started_at keeps the first run's start; a 0.1 catalog has no run_started_at */
-	ledger_update_job(catalog_has_column("jobs", "run_started_at") ?
+	ledger_update_job(catalog_version() >= CATALOG_V0_2 ?
 					  "UPDATE petagen.jobs SET dsm_handle = $2,"
 					  " started_at = coalesce(started_at, pg_catalog.now()),"
 					  " run_started_at = pg_catalog.now() WHERE job = $1" :
@@ -587,7 +652,7 @@ ledger_record_end(int64 job, int32 run, const char *state, const char *error)
 				 " WHERE job = $1 AND run = $2",
 				 4, types, values, nulls, SPI_OK_UPDATE);
 	/* a last progress_log row, so the history ends where the job did, and how */
-	phases = catalog_has_column("progress_log", "phase");
+	phases = catalog_version() >= CATALOG_V0_2;
 	catalog_exec(psprintf("INSERT INTO petagen.progress_log (job, keys_done,"
 						  " rows_written, bytes, logged_at%s)"
 						  " SELECT $1, coalesce(sum(keys), 0), coalesce(sum(rows_written), 0),"
@@ -679,7 +744,7 @@ ledger_record_interruption(int64 job, const char *reason)
 	char	   *at = NULL;
 	CatalogScope scope;
 
-	if (!catalog_has_column("jobs", "interrupted_reason"))
+	if (catalog_version() == CATALOG_V0_1)
 		return NULL;
 	catalog_connect(&scope, true);
 	if (catalog_exec("UPDATE petagen.jobs j SET interrupted_at = " LEDGER_LAST_PROGRESS ","
@@ -704,13 +769,14 @@ ledger_interruption(int64 job, char *buf, Size len)
 	CatalogScope scope;
 
 	buf[0] = '\0';
+	/* a 0.1 catalog records no interruption */
+	if (catalog_version() == CATALOG_V0_1)
+		return;
 	catalog_connect(&scope, false);
-	/* a 0.1 catalog has no such columns: to_jsonb() reads NULL */
-	if (catalog_exec("SELECT r.reason || ', last progress at ' || r.at::timestamptz(0)"
-					 " FROM petagen.jobs j, LATERAL (SELECT"
-					 " to_jsonb(j) ->> 'interrupted_reason',"
-					 " (to_jsonb(j) ->> 'interrupted_at')::timestamptz) r(reason, at)"
-					 " WHERE j.job = $1 AND r.at >= " LEDGER_LAST_PROGRESS,
+	if (catalog_exec("SELECT j.interrupted_reason || ', last progress at '"
+					 " || j.interrupted_at::timestamptz(0)"
+					 " FROM petagen.jobs j"
+					 " WHERE j.job = $1 AND j.interrupted_at >= " LEDGER_LAST_PROGRESS,
 					 1, types, values, NULL, SPI_OK_SELECT) > 0 &&
 		(reason = catalog_text(0, CATALOG_ONLY_COLUMN, CurrentMemoryContext)) != NULL)
 		strlcpy(buf, reason, len);
@@ -779,19 +845,22 @@ ledger_summary(int64 job, LedgerSummary *sum)
 
 	memset(sum, 0, sizeof(*sum));
 	catalog_connect(&scope, false);
-	if (catalog_exec("SELECT coalesce(sum(c.keys), 0)::int8,"
-					 " coalesce(sum(c.rows_written), 0)::int8,"
-					 " coalesce(sum(c.bytes), 0)::int8,"
-					 " coalesce(sum(c.duplicates), 0)::int8,"
-					 " extract(epoch FROM j.finished_at - coalesce((to_jsonb(j)"
-					 " ->> 'run_started_at')::timestamptz, j.started_at))::float8,"
-					 " coalesce(sum(c.rows_written) FILTER (WHERE c.run = j.run), 0)::float8,"
-					 " coalesce(sum(c.bytes) FILTER (WHERE c.run = j.run), 0)::float8,"
-					 " j.last_error, j.last_error_at, j.started_at, j.finished_at,"
-					 " (SELECT coalesce(max(p.keys_done), 0) FROM petagen.progress_log p"
-					 " WHERE p.job = j.job)"
-					 " FROM petagen.jobs j LEFT JOIN petagen.chunks c USING (job)"
-					 " WHERE j.job = $1 GROUP BY j.job",
+	/* the last run's start: 0.1's catalog knows the first run's only */
+	if (catalog_exec(psprintf("SELECT coalesce(sum(c.keys), 0)::int8,"
+							  " coalesce(sum(c.rows_written), 0)::int8,"
+							  " coalesce(sum(c.bytes), 0)::int8,"
+							  " coalesce(sum(c.duplicates), 0)::int8,"
+							  " extract(epoch FROM j.finished_at - %s)::float8,"
+							  " coalesce(sum(c.rows_written) FILTER (WHERE c.run = j.run), 0)::float8,"
+							  " coalesce(sum(c.bytes) FILTER (WHERE c.run = j.run), 0)::float8,"
+							  " j.last_error, j.last_error_at, j.started_at, j.finished_at,"
+							  " (SELECT coalesce(max(p.keys_done), 0) FROM petagen.progress_log p"
+							  " WHERE p.job = j.job)"
+							  " FROM petagen.jobs j LEFT JOIN petagen.chunks c USING (job)"
+							  " WHERE j.job = $1 GROUP BY j.job",
+							  catalog_version() >= CATALOG_V0_2 ?
+							  "coalesce(j.run_started_at, j.started_at)" :
+							  "j.started_at"),
 					 1, types, values, NULL, SPI_OK_SELECT) > 0)
 	{
 		char	   *err = catalog_text(0, Anum_summary_last_error,
@@ -918,7 +987,7 @@ ledger_log_progress(int64 job, const LoadStats *live, const char *phase)
 
 	catalog_connect(&scope, true);
 	/* logged_at: the moment of these totals, not when the transaction began */
-	phases = catalog_has_column("progress_log", "phase");
+	phases = catalog_version() >= CATALOG_V0_2;
 	catalog_exec(psprintf("INSERT INTO petagen.progress_log (job, keys_done,"
 						  " rows_written, bytes, logged_at%s)"
 						  " VALUES ($1, $2, $3, $4, pg_catalog.clock_timestamp()%s)",

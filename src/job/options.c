@@ -15,6 +15,7 @@
 #include "utils/fmgrprotos.h"
 #include "utils/lsyscache.h"
 
+#include "catalog.h"
 #include "gen/keys.h"
 #include "guard.h"
 #include "job/job.h"
@@ -30,58 +31,82 @@ static void method_resolve(JobDef *def, JobMethod method, int64 chunk_rows);
 /*
  * --------------------------------------------------------------------
  * Reading petagen.start()'s and petagen.check()'s arguments into a
- * JobDef: each argument by its name (job.h), each checked with an
- * error that names it, the generation arguments through spec.c's
- * reader (spec_read_args()), and the rules for the settings a caller
- * may leave out (chunk size, disk reserve).  petagen.disk_reserve is
- * a floor: a job's disk_reserve may raise it, not lower it.  alter()
- * parses its sizes here too.
+ * JobDef: each argument found by its line in jobsettings.h (its
+ * position in the function called, the catalog version that has it),
+ * each checked with an error that names it, the generation arguments
+ * through spec.c's reader (spec_read_args()), and the rules for the
+ * settings a caller may leave out (chunk size, disk reserve).
+ * petagen.disk_reserve is a floor: a job's disk_reserve may raise it,
+ * not lower it.  alter() parses its sizes here too.
  *
- * The SQL declarations (sql/objects/start.sql, check.sql) hold the
- * defaults a caller sees; the arguments that may be NULL are derived here.
- * The method is read after the disk reserve and before the chunk size,
- * whose default depends on it: method => 'auto' is resolved then (below).
+ * The SQL declarations (sql/objects/start, check) hold the defaults a
+ * caller sees; the arguments that may be NULL are derived here.  The
+ * method is read after the disk reserve and before the chunk size, whose
+ * default depends on it: method => 'auto' is resolved then (below).  A
+ * setting whose JobDef member jobsettings.h declares (O()) is read by its
+ * kind alone, after the others.
  * --------------------------------------------------------------------
  */
 
 /* Largest chunk_rows a caller may ask for. */
 #define JOB_CHUNK_ROWS_LIMIT	100000000
 
-/* The names of start()'s arguments, as errors name them. */
-static const char *const start_arg_names[START_NARGS] = {
-	[START_ARG_ROWS] = "rows",
-	[START_ARG_WORKERS] = "workers",
-	[START_ARG_TABLE] = "table",
-	[START_ARG_KEYS] = "keys",
-	[START_ARG_SEED] = "seed",
-	[START_ARG_FIELDLENGTH] = "fieldlength",
-	[START_ARG_PREFIX] = "prefix",
-	[START_ARG_ZEROPADDING] = "zeropadding",
-	[START_ARG_CHUNK_ROWS] = "chunk_rows",
-	[START_ARG_DISK_RESERVE] = "disk_reserve",
-	[START_ARG_MAX_RATE] = "max_rate",
-	[START_ARG_FROZEN] = "frozen",
-	[START_ARG_INDEXES] = "indexes",
-	[START_ARG_FORCE] = "force",
-	[START_ARG_METHOD] = "method",
-	[START_ARG_FIELDLENGTHDISTRIBUTION] = "fieldlengthdistribution",
-	[START_ARG_MINFIELDLENGTH] = "minfieldlength",
-	[START_ARG_FIRST] = "first",
+/* A line of JOB_SETTINGS as a JobSettingDesc. */
+#define JS_OWN_M(member) false
+#define JS_OWN_O(ctype, member) true
+#define JS_OWN_NONE false
+#define JS_OFFSET_M(member) offsetof(JobDef, member)
+#define JS_OFFSET_O(ctype, member) offsetof(JobDef, member)
+#define JS_OFFSET_NONE (-1)
+#define JS_DESC(name, start, check, since, kind, nulls, member, dflt, none) \
+	[JS_##name] = {#name, start, check, CATALOG_##since, JS_KIND_##kind, \
+				   nulls, JS_OWN_##member, JS_OFFSET_##member, dflt, none},
+
+/* Every setting of a job, as jobsettings.h declares them. */
+const JobSettingDesc job_settings[JOB_NSETTINGS] = {
+	JOB_SETTINGS(JS_DESC)
 };
 
-/* Where start() declares the generation arguments. */
-static const GenArgs start_gen_args = SPEC_ALL_ARGS(START_ARG_);
-
-/* Raise an error if argument arg is NULL. */
-void
-options_check_not_null(FunctionCallInfo fcinfo, StartArg arg,
-					   const char *funcname)
+/* A setting's position in func's declaration, or -1 if func takes none. */
+int
+options_position(JobFunc func, JobSetting s)
 {
-	if (PG_ARGISNULL(arg))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("argument \"%s\" of %s must not be null",
-						start_arg_names[arg], funcname)));
+	return func == JOB_FUNC_START ? job_settings[s].start : job_settings[s].check;
+}
+
+/*
+ * The position of setting s in the declaration of func called, or -1
+ * (SPEC_NO_ARG) if it has none: func takes no such argument, or the
+ * catalog, whose declarations are those of its version, predates it.
+ */
+static int
+options_arg(FunctionCallInfo fcinfo, JobFunc func, JobSetting s)
+{
+	int			pos = options_position(func, s);
+
+	StaticAssertStmt(SPEC_NO_ARG == -1, "options_arg() returns SPEC_NO_ARG");
+	if (pos < 0 || job_settings[s].since > catalog_version())
+		return -1;
+	if (pos >= PG_NARGS())
+		elog(ERROR, "petagen: the function with OID %u has no argument \"%s\" at position %d",
+			 fcinfo->flinfo->fn_oid, job_settings[s].name, pos + 1);
+	return pos;
+}
+
+/* Raise an error for the first argument of func given NULL that may not be. */
+static void
+options_check_nulls(FunctionCallInfo fcinfo, JobFunc func, const char *funcname)
+{
+	for (int s = 0; s < JOB_NSETTINGS; s++)
+	{
+		int			pos = options_arg(fcinfo, func, s);
+
+		if (!job_settings[s].nulls && pos >= 0 && PG_ARGISNULL(pos))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("argument \"%s\" of %s must not be null",
+							job_settings[s].name, funcname)));
+	}
 }
 
 /* Raise an error if the job argument (the first) of a function taking a job is NULL. */
@@ -117,13 +142,27 @@ options_size_bytes(text *arg, const char *argname)
 	return bytes;
 }
 
-/* Size argument arg of start() or check() in bytes, or `none` when NULL. */
+/* Size setting s of func in bytes, or its none when NULL. */
 static int64
-options_size(FunctionCallInfo fcinfo, StartArg arg, int64 none)
+options_size(FunctionCallInfo fcinfo, JobFunc func, JobSetting s)
 {
-	if (PG_ARGISNULL(arg))
-		return none;
-	return options_size_bytes(PG_GETARG_TEXT_PP(arg), start_arg_names[arg]);
+	int			pos = options_arg(fcinfo, func, s);
+
+	if (pos < 0 || PG_ARGISNULL(pos))
+		return job_settings[s].none;
+	return options_size_bytes(PG_GETARG_TEXT_PP(pos), job_settings[s].name);
+}
+
+/*
+ * chunk_rows as func was given it, or -1 if left out (NULL, or a
+ * declaration without it).
+ */
+static int64
+options_given_chunk_rows(FunctionCallInfo fcinfo, JobFunc func)
+{
+	int			pos = options_arg(fcinfo, func, JS_chunk_rows);
+
+	return pos < 0 || PG_ARGISNULL(pos) ? -1 : PG_GETARG_INT64(pos);
 }
 
 /* Raise an error if a leaf job's ranges would be too small: too many files. */
@@ -143,12 +182,13 @@ options_check_leaf_ranges(const JobDef *def)
 
 /* Read chunk_rows into def (after its method) and check the chunks it makes. */
 static void
-options_chunk_rows(FunctionCallInfo fcinfo, JobDef *def)
+options_chunk_rows(FunctionCallInfo fcinfo, JobFunc func, JobDef *def)
 {
 	int64		nchunks;
 
-	def->chunk_rows = PG_ARGISNULL(START_ARG_CHUNK_ROWS) ?
-		job_default_chunk_rows(def) : PG_GETARG_INT64(START_ARG_CHUNK_ROWS);
+	def->chunk_rows = options_given_chunk_rows(fcinfo, func);
+	if (def->chunk_rows < 0)
+		def->chunk_rows = job_default_chunk_rows(def);
 	if (def->chunk_rows < 1 || def->chunk_rows > JOB_CHUNK_ROWS_LIMIT)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -168,31 +208,23 @@ options_chunk_rows(FunctionCallInfo fcinfo, JobDef *def)
 }
 
 /*
- * Read and check the frozen and indexes options and the method (argument
- * method_arg) into def, resolving method => 'auto' (below).  A leaf job
- * writes frozen rows into new storage, safe without the frozen chunks'
- * ownership requirement (leafload.c).
+ * Read and check the frozen and indexes options and the method into def,
+ * resolving method => 'auto' (below).  A leaf job writes frozen rows into
+ * new storage, safe without the frozen chunks' ownership requirement
+ * (leafload.c).
  */
 static void
-options_load_method(FunctionCallInfo fcinfo, const char *funcname,
-					StartArg method_arg, JobDef *def)
+options_load_method(FunctionCallInfo fcinfo, JobFunc func, JobDef *def)
 {
-	options_check_not_null(fcinfo, START_ARG_FROZEN, funcname);
-	options_check_not_null(fcinfo, START_ARG_INDEXES, funcname);
-	def->frozen = PG_GETARG_BOOL(START_ARG_FROZEN);
-	def->indexes_after = indexes_option(text_to_cstring(PG_GETARG_TEXT_PP(START_ARG_INDEXES)));
+	int			method_arg = options_arg(fcinfo, func, JS_method);
+
+	def->frozen = PG_GETARG_BOOL(options_arg(fcinfo, func, JS_frozen));
+	def->indexes_after = indexes_option(text_to_cstring(PG_GETARG_TEXT_PP(options_arg(fcinfo, func, JS_indexes))));
 	/* the 0.1 declarations of start() and check() have no method: chunk */
 	def->method = load_method_find("chunk");
-	if (PG_NARGS() > method_arg)
-	{
-		if (PG_ARGISNULL(method_arg))
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("argument \"method\" of %s must not be null", funcname)));
+	if (method_arg >= 0)
 		method_resolve(def, method_option(text_to_cstring(PG_GETARG_TEXT_PP(method_arg))),
-					   PG_ARGISNULL(START_ARG_CHUNK_ROWS) ? -1 :
-					   PG_GETARG_INT64(START_ARG_CHUNK_ROWS));
-	}
+					   options_given_chunk_rows(fcinfo, func));
 	options_check_method(def);
 }
 
@@ -208,61 +240,91 @@ options_check_method(const JobDef *def)
 		indexes_check(def->relid, &def->spec);
 }
 
-/*
- * Read the generation arguments and the first key number into def; those
- * after method (argument method_arg) are one place earlier in check(),
- * which takes no force.
- */
+/* Read the generation arguments and the first key number into def. */
 static void
-options_gen_args(FunctionCallInfo fcinfo, const char *funcname,
-				 StartArg method_arg, JobDef *def)
+options_gen_args(FunctionCallInfo fcinfo, JobFunc func, JobDef *def)
 {
-	int			shift = method_arg - START_ARG_METHOD;
-	int			first_arg = START_ARG_FIRST + shift;
-	GenArgs		args = start_gen_args;
+	GenArgs		args = {
+		.keys = options_arg(fcinfo, func, JS_keys),
+		.seed = options_arg(fcinfo, func, JS_seed),
+		.fieldlength = options_arg(fcinfo, func, JS_fieldlength),
+		.prefix = options_arg(fcinfo, func, JS_prefix),
+		.zeropadding = options_arg(fcinfo, func, JS_zeropadding),
+		.fieldlengthdistribution = options_arg(fcinfo, func, JS_fieldlengthdistribution),
+		.minfieldlength = options_arg(fcinfo, func, JS_minfieldlength),
+	};
+	int			first_arg = options_arg(fcinfo, func, JS_first);
 
-	args.fieldlengthdistribution += shift;
-	args.minfieldlength += shift;
-	for (int arg = START_ARG_FIELDLENGTHDISTRIBUTION; arg < START_NARGS; arg++)
-		if (arg + shift < PG_NARGS() && PG_ARGISNULL(arg + shift))
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("argument \"%s\" of %s must not be null",
-							start_arg_names[arg], funcname)));
 	spec_read_args(fcinfo, &args, NULL, &def->spec);
 	keys_set_kind(&def->spec.keys, shape_key_kind(def->relid),
 				  get_rel_name(def->relid));
-	if (first_arg < PG_NARGS())
+	if (first_arg >= 0)
 		def->first = spec_count_arg(PG_GETARG_NUMERIC(first_arg), "first");
 	spec_check_range(def->first, def->rows);
 }
 
 /*
- * Read and validate the arguments start() and check() share, rows ..
- * indexes and method (argument method_arg) and those after it, into def;
+ * Read the settings whose JobDef member jobsettings.h declares (O()) into
+ * def, each by its kind; one not given keeps zero.
+ */
+static void
+options_own_args(FunctionCallInfo fcinfo, JobFunc func, JobDef *def)
+{
+	for (int s = 0; s < JOB_NSETTINGS; s++)
+	{
+		const JobSettingDesc *d = &job_settings[s];
+		int			pos = options_arg(fcinfo, func, s);
+		char	   *member = (char *) def + d->offset;
+
+		if (!d->own || pos < 0 || PG_ARGISNULL(pos))
+			continue;
+		switch (d->kind)
+		{
+			case JS_KIND_INT4:
+				*(int32 *) member = PG_GETARG_INT32(pos);
+				break;
+			case JS_KIND_INT8:
+			case JS_KIND_OPT8:
+				*(int64 *) member = PG_GETARG_INT64(pos);
+				break;
+			case JS_KIND_BOOL:
+				*(bool *) member = PG_GETARG_BOOL(pos);
+				break;
+			case JS_KIND_TEXT:
+				*(char **) member = text_to_cstring(PG_GETARG_TEXT_PP(pos));
+				break;
+			default:
+				elog(ERROR, "petagen: setting \"%s\" has a kind only options.c reads",
+					 d->name);
+		}
+	}
+}
+
+/*
+ * Read and validate the arguments of func (start() or check()) into def;
  * funcname reads "petagen.f()".
  */
 void
 options_parse(FunctionCallInfo fcinfo, const char *funcname,
-			  StartArg method_arg, JobDef *def)
+			  JobFunc func, JobDef *def)
 {
-	spec_check_nulls(fcinfo, START_ARG_ROWS, start_arg_names,
-					 START_ARG_CHUNK_ROWS, funcname);
+	options_check_nulls(fcinfo, func, funcname);
 	memset(def, 0, sizeof(*def));
-	def->rows = spec_count_arg(PG_GETARG_NUMERIC(START_ARG_ROWS), "rows");
+	def->rows = spec_count_arg(PG_GETARG_NUMERIC(options_arg(fcinfo, func, JS_rows)), "rows");
 	if (def->rows < 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 				 errmsg("rows must be at least 1")));
-	def->nworkers = PG_GETARG_INT32(START_ARG_WORKERS);
+	def->nworkers = PG_GETARG_INT32(options_arg(fcinfo, func, JS_workers));
 	launch_check_worker_count(def->nworkers);
-	def->relid = guard_table_name(PG_GETARG_TEXT_PP(START_ARG_TABLE));
-	options_gen_args(fcinfo, funcname, method_arg, def);
+	def->relid = guard_table_name(PG_GETARG_TEXT_PP(options_arg(fcinfo, func, JS_table)));
+	options_gen_args(fcinfo, func, def);
 	/* the disk reserve before the method: 'auto' weighs the routing files */
-	def->disk_reserve = options_size(fcinfo, START_ARG_DISK_RESERVE, -1);
-	def->max_rate = options_size(fcinfo, START_ARG_MAX_RATE, 0);
-	options_load_method(fcinfo, funcname, method_arg, def);
-	options_chunk_rows(fcinfo, def);
+	def->disk_reserve = options_size(fcinfo, func, JS_disk_reserve);
+	def->max_rate = options_size(fcinfo, func, JS_max_rate);
+	options_load_method(fcinfo, func, def);
+	options_chunk_rows(fcinfo, func, def);
+	options_own_args(fcinfo, func, def);
 }
 
 /*

@@ -431,7 +431,7 @@ check_return(FunctionCallInfo fcinfo, bool details)
 	ListCell   *lc;
 
 	options_parse(fcinfo, details ? "petagen.check_details()" : "petagen.check()",
-				  CHECK_ARG_METHOD, &def);
+				  JOB_FUNC_CHECK, &def);
 	findings = check_run(&def);
 	InitMaterializedSRF(fcinfo, 0);
 	foreach(lc, findings)

@@ -355,9 +355,10 @@ status_phase_starts(int64 job, PhaseStarts starts)
 
 	memset(starts, 0, sizeof(PhaseStarts));
 	catalog_connect(&scope, false);
-	/* a 0.1 catalog's progress_log has no phase: to_jsonb() reads NULL */
-	n = catalog_exec("SELECT to_jsonb(l) ->> 'phase', min(logged_at)"
-					 " FROM petagen.progress_log l WHERE job = $1 GROUP BY 1",
+	/* a 0.1 catalog's progress_log has no phase */
+	n = catalog_exec(psprintf("SELECT %s, min(logged_at)"
+							  " FROM petagen.progress_log l WHERE job = $1 GROUP BY 1",
+							  catalog_version() >= CATALOG_V0_2 ? "phase" : "NULL::text"),
 					 1, types, values, NULL, SPI_OK_SELECT);
 	for (uint64 row = 0; row < n; row++)
 	{

@@ -453,7 +453,7 @@ petagen_verify(PG_FUNCTION_ARGS)
 	KeySpec		keys;
 
 	range.rows = spec_count_arg(PG_GETARG_NUMERIC(VERIFY_ARG_ROWS), "rows");
-	if (PG_NARGS() > VERIFY_ARG_FIRST)
+	if (catalog_version() >= CATALOG_V0_2)
 		range.first = spec_count_arg(PG_GETARG_NUMERIC(VERIFY_ARG_FIRST), "first");
 	spec_check_range(range.first, range.rows);
 	spec_read_keys(fcinfo, &verify_gen_args, NULL, &keys);
@@ -481,7 +481,8 @@ petagen_verify_job(PG_FUNCTION_ARGS)
 	bool		ignore;
 
 	spec_check_nulls(fcinfo, 0, names, lengthof(names), "petagen.verify()");
-	ignore = PG_NARGS() > 1 && verify_bench_ignore_arg(PG_GETARG_TEXT_PP(1));
+	ignore = catalog_version() >= CATALOG_V0_2 &&
+		verify_bench_ignore_arg(PG_GETARG_TEXT_PP(1));
 	job_read(PG_GETARG_INT64(0), &def, false);
 	if (!OidIsValid(get_rel_namespace(def.relid)))
 		ereport(ERROR,
