@@ -16,14 +16,10 @@ skip_unless_contrib(qw(amcheck));
 
 my $rows = 300000;
 
-my $node = PostgreSQL::Test::Cluster->new('load');
-$node->init;
-$node->start;
+my $node = usertable_node('load');
 
 $node->safe_psql(
 	'postgres', q{
-CREATE EXTENSION petagen;
-SELECT petagen.create_table('usertable');
 CREATE EXTENSION amcheck;
 CREATE ROLE watcher LOGIN IN ROLE pg_monitor;
 CREATE ROLE outsider LOGIN;

@@ -22,15 +22,7 @@ use PetagenTest;
 
 my $rows = 1500000;
 
-my $node = PostgreSQL::Test::Cluster->new('reserve');
-$node->init;
-$node->start;
-
-$node->safe_psql(
-	'postgres', q{
-CREATE EXTENSION petagen;
-SELECT petagen.create_table('usertable');
-});
+my $node = usertable_node('reserve');
 
 # Let chunks 0 and 1 commit and hold the workers before chunks 2 and 3
 # (petagen.debug_pause), so that the reserve is raised mid-load on any

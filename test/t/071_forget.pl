@@ -29,13 +29,10 @@ use PetagenTest;
 my $rows = 200000;
 my $chunk_rows = 25000;
 
-my $node = PostgreSQL::Test::Cluster->new('forget');
-$node->init;
-$node->append_conf('postgresql.conf', qq{
+my $node = petagen_node('forget', qq{
 restart_after_crash = on
 autovacuum = off
 });
-$node->start;
 $node->safe_psql('postgres', q{CREATE EXTENSION petagen;
 CREATE ROLE alice LOGIN IN ROLE petagen_operator;
 CREATE ROLE bob LOGIN IN ROLE petagen_operator;

@@ -29,9 +29,7 @@ skip_unless_contrib(qw(pg_visibility amcheck));
 my $rows = 200000;
 my $chunk_rows = 25000;
 
-my $node = PostgreSQL::Test::Cluster->new('leaf');
-$node->init;
-$node->append_conf('postgresql.conf', qq{
+my $node = petagen_node('leaf', qq{
 restart_after_crash = on
 autovacuum = off
 wal_level = minimal
@@ -40,7 +38,6 @@ max_wal_senders = 0
 # default logs files under 2MB, which a real load's leaves are far over)
 wal_skip_threshold = 0
 });
-$node->start;
 $node->safe_psql('postgres',
 	'CREATE EXTENSION petagen; CREATE EXTENSION pg_visibility; CREATE EXTENSION amcheck'
 );
