@@ -70,8 +70,7 @@ like($stderr, qr/ERROR:\s+42501:/,
 	'stop() by a non-operator fails with insufficient_privilege');
 
 set_debug_pause($node, '');
-is($node->safe_psql('postgres', "SELECT petagen.wait($job, '120s')"),
-	'done', 'wait() returns done');
+wait_done($node, $job, 'wait() returns done');
 
 is( $node->safe_psql(
 		'postgres', 'SELECT count(*), count(DISTINCT ycsb_key) FROM usertable'),

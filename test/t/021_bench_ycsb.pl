@@ -100,8 +100,7 @@ $node->safe_psql('postgres',
 my $spelled = $node->safe_psql('postgres',
 	q{SELECT petagen.start(2000, workers => 1, "table" => 'spelled', keys => 'ordered',
 	  prefix => 'k', zeropadding => 12, fieldlength => 20, seed => 7)});
-is($node->safe_psql('postgres', "SELECT petagen.wait($spelled, '120s')"),
-	'done', 'load of spelled done');
+wait_done($node, $spelled, 'load of spelled done');
 ($out, $err) = bench(q{'ycsb-a', workers => 1, operationcount => 1000, "table" => 'spelled'},
 	'operations, errors, not_found');
 is("$out|$err", '1000|0|0|',

@@ -112,8 +112,7 @@ sub check_exact
 # (a) An uninterrupted leaf load: almost no WAL.
 my $lsn = $node->safe_psql('postgres', 'SELECT pg_current_wal_lsn()');
 my $job_a = start_leaf('leaf_a');
-is($node->safe_psql('postgres', "SELECT petagen.wait($job_a, '180s')"),
-	'done', 'clean: the job is done');
+wait_done($node, $job_a, 'clean: the job is done', '180s');
 my $wal_per_row = $node->safe_psql('postgres',
 	"SELECT round(pg_wal_lsn_diff(pg_current_wal_lsn(), '$lsn') / $rows, 1)");
 cmp_ok($wal_per_row, '<', 10,
