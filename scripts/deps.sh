@@ -154,7 +154,7 @@ pgtap_into() {
     ext=$("$1" --sharedir)/extension
     [ -f "$ext/pgtap.control" ] && return
     echo "deps: installing pgTAP into $ext"
-    install_files "$ext" /usr/share/postgresql/15/extension/pgtap*
+    install_files "$ext" "$("$(bash scripts/pg_config.sh 15)" --sharedir)"/extension/pgtap*
 }
 
 debian_deps

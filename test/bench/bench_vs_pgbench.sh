@@ -4,7 +4,7 @@
 #   test/bench/bench_vs_pgbench.sh
 #   N=20000 SECONDS_PER_RUN=2 REPS=1 test/bench/bench_vs_pgbench.sh   # a smoke run
 #
-# Starts its own throwaway instance (see lib.sh: PGBIN, BENCH_DIR, BENCH_PORT
+# Starts its own throwaway instance (see lib.sh: PG_CONFIG, BENCH_DIR, BENCH_PORT
 # default 5462, PETAGEN_BUILD=1), creates the canonical usertable, loads N
 # rows once with keys => 'ordered' (so pgbench can spell a key as
 # 'user' || n without calling a function), then REPS times, alternating:
@@ -93,7 +93,7 @@ done
     echo "# petagen.bench() vs pgbench"
     echo
     bench_env
-    echo "- command: \`PGBIN=$PGBIN N=$N SECONDS_PER_RUN=$D REPS=$REPS test/bench/bench_vs_pgbench.sh\`"
+    echo "- command: \`PG_CONFIG=$PG_CONFIG N=$N SECONDS_PER_RUN=$D REPS=$REPS test/bench/bench_vs_pgbench.sh\`"
     echo "- $N rows (keys ordered), 2 workers / 2 clients, ${D} s per run, $REPS repetitions, medians; uniform keys; pgbench -n -M prepared -c 2 -j 2"
     echo
     echo "| kind | petagen.bench TPS | pgbench TPS | ratio | petagen p99 µs | pgbench p99 µs |"

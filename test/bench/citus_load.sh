@@ -112,7 +112,7 @@ mkdir -p "$(dirname "$OUT")"
     echo
     echo "- $(nproc) cores, $(awk '/MemTotal/{printf "%.0f GB", $2 / 1048576}' /proc/meminfo) RAM; $(val 0 "SELECT split_part(version(), ' on ', 1)"), Citus $(val 0 "SELECT extversion FROM pg_extension WHERE extname = 'citus'")"
     echo "- $(date -u '+%Y-%m-%d %H:%M UTC'); load average at the end: $load (the 3 instances and the loaders share the cores)"
-    echo "- command: \`N=$N REPS=$REPS WORKERS=$WORKERS METHODS='$METHODS' test/bench/citus_load.sh\` (PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config})"
+    echo "- command: \`N=$N REPS=$REPS WORKERS=$WORKERS METHODS='$METHODS' test/bench/citus_load.sh\` (PG_CONFIG=${PG_CONFIG:-$(bash scripts/pg_config.sh)})"
     echo "- coordinator + 2 workers on one machine (scripts/citus_cluster.sh), usertable hash-distributed on ycsb_key, $(val 0 "SELECT count(*) FROM pg_dist_shard WHERE logicalrelid = 'usertable'::regclass") shards, primary key maintained; TRUNCATE + CHECKPOINT before each load; methods interleaved; medians"
     echo
     echo "| method | runs (s) | median s | rows/s | × COPY through the coordinator |"

@@ -3,7 +3,7 @@
 # costs: the leaf method into the canonical table with its primary key and
 # without any index, interleaved.
 #
-#   PGBIN=/path/to/pg18/bin PETAGEN_BUILD=1 bash test/bench/leaf_index_cost.sh
+#   PG_CONFIG=/path/to/pg18/bin/pg_config PETAGEN_BUILD=1 bash test/bench/leaf_index_cost.sh
 #   N=2000000 ROUNDS=3 WAL_LEVEL=replica OUT=/tmp/cost.md bash test/bench/leaf_index_cost.sh
 #
 # A leaf load writes a leaf's heap pages, then rebuilds the leaf's indexes
@@ -18,7 +18,7 @@
 #               (ALTER SYSTEM + reload; the job's workers start after it)
 #   none        the primary key dropped (ALTER TABLE … DROP CONSTRAINT;
 #               ADD PRIMARY KEY again on the empty table)
-# Starts its own throwaway instance (lib.sh: PGBIN, BENCH_DIR, BENCH_PORT
+# Starts its own throwaway instance (lib.sh: PG_CONFIG, BENCH_DIR, BENCH_PORT
 # default 5473, PETAGEN_BUILD=1) at WAL_LEVEL (default minimal); ROUNDS
 # rounds (default 3) of the three, interleaved; each load after TRUNCATE +
 # CHECKPOINT (not measured) and measured to the end of a CHECKPOINT after
@@ -90,7 +90,7 @@ mkdir -p "$RESULTS_DIR" "$(dirname "$OUT")"
     echo "# What a leaf load's index rebuild costs — $N rows, wal_level = $WAL_LEVEL, $ROUNDS interleaved rounds, medians"
     echo
     bench_env | sed "s/wal_level replica/wal_level $WAL_LEVEL/"
-    echo "- command: \`PGBIN=$PGBIN N=$N ROUNDS=$ROUNDS WAL_LEVEL=$WAL_LEVEL bash test/bench/leaf_index_cost.sh\`"
+    echo "- command: \`PG_CONFIG=$PG_CONFIG N=$N ROUNDS=$ROUNDS WAL_LEVEL=$WAL_LEVEL bash test/bench/leaf_index_cost.sh\`"
     echo "- \`petagen.start($N, 2, method => 'leaf')\` + \`wait()\` into the canonical usertable with its primary key (parallel index builds as configured, then none), and with no index; TRUNCATE + CHECKPOINT before (not measured), measured to the end of a CHECKPOINT after; server CPU: utime + stime of the postmaster and all its children, from /proc"
     echo
     echo "| table | runs (s) | rows/s | server CPU µs/row (runs) | median µs/row | written MB |"

@@ -2,10 +2,10 @@
 # test/bench/leaf_scaling.sh — the leaf method at growing sizes and worker
 # counts: rows/s, server CPU per row and the workers' wait events.
 #
-#   PGBIN=/path/to/pg18/bin bash test/bench/leaf_scaling.sh
+#   PG_CONFIG=/path/to/pg18/bin/pg_config bash test/bench/leaf_scaling.sh
 #   SIZES="2000000 10000000" WORKERS="1 2" WAL_LEVEL=replica bash test/bench/leaf_scaling.sh
 #
-# Starts its own throwaway instance (lib.sh: PGBIN, BENCH_DIR, BENCH_PORT
+# Starts its own throwaway instance (lib.sh: PG_CONFIG, BENCH_DIR, BENCH_PORT
 # default 5472, PETAGEN_BUILD=1) at WAL_LEVEL (default minimal) with the
 # canonical usertable (8-way hash, varchar(64) PK + 10 varchar(100)), and
 # runs petagen.start(rows, workers, method => 'leaf') + wait(), one run each,
@@ -90,7 +90,7 @@ mkdir -p "$RESULTS_DIR" "$(dirname "$OUT")"
     echo "# The leaf method at scale — wal_level = $WAL_LEVEL, one run each"
     echo
     bench_env | sed "s/wal_level replica/wal_level $WAL_LEVEL/"
-    echo "- command: \`PGBIN=$PGBIN SIZES=\"$SIZES\" WORKERS=\"$WORKERS\" WAL_LEVEL=$WAL_LEVEL bash test/bench/leaf_scaling.sh\`"
+    echo "- command: \`PG_CONFIG=$PG_CONFIG SIZES=\"$SIZES\" WORKERS=\"$WORKERS\" WAL_LEVEL=$WAL_LEVEL bash test/bench/leaf_scaling.sh\`"
     echo "- canonical usertable (8-way hash, varchar(64) PK + 10 varchar(100)), keys 'scrambled', \`petagen.start(rows, workers, method => 'leaf')\` + \`wait()\`; TRUNCATE + CHECKPOINT before (not measured), measured to the end of a CHECKPOINT after"
     echo "- server CPU: utime + stime of the postmaster and all its children, from /proc; waits: the petagen workers' \`wait_event_type:wait_event\` in \`pg_stat_activity\` every 0.1 s, share of the samples (CPU = none)"
     echo

@@ -6,7 +6,7 @@
 #   N=2000000 REPS=3 SCALE_WORKERS="1 2 4 8 16" test/bench/leaf_vs_chunk.sh
 #   METHODS="chunk_fa leaf" SCALE_WORKERS=16 test/bench/leaf_vs_chunk.sh  # a subset
 #
-# Starts its own throwaway instance (lib.sh: PGBIN, BENCH_DIR, BENCH_PORT
+# Starts its own throwaway instance (lib.sh: PG_CONFIG, BENCH_DIR, BENCH_PORT
 # default 5467, PETAGEN_BUILD=1) with wal_level = minimal, max_wal_senders
 # = 0, creates the canonical usertable (8-way hash, varchar(64) PK + 10
 # varchar(100)) and loads N rows (keys => 'ordered') REPS times with each
@@ -155,7 +155,7 @@ mkdir -p "$RESULTS_DIR"
     echo "# Leaf loads vs chunk loads and COPY — $(fmt "$N") rows, wal_level = minimal, $REPS runs each"
     echo
     bench_env | sed 's/wal_level replica/wal_level minimal, max_wal_senders 0/; s/max_worker_processes 16/max_worker_processes 40/'
-    echo "- command: \`PGBIN=$PGBIN N=$N REPS=$REPS test/bench/leaf_vs_chunk.sh\`"
+    echo "- command: \`PG_CONFIG=$PG_CONFIG N=$N REPS=$REPS test/bench/leaf_vs_chunk.sh\`"
     echo "- canonical usertable (8-way hash, varchar(64) PK + 10 varchar(100)), keys 'ordered'; TRUNCATE + CHECKPOINT before each load; methods interleaved; medians"
     echo
     echo "| method | runs (s) | median s | rows/s | WAL bytes/row | % heap pages all-frozen | XIDs |"

@@ -3,34 +3,29 @@
 # bulk-load settings, runs SQL in it, times statements, takes medians.
 #
 # Environment (all optional):
-#   PGBIN       PostgreSQL 15 bin dir      (default /usr/lib/postgresql/15/bin)
+#   PG_CONFIG   the PostgreSQL to use      (default: scripts/pg_config.sh)
 #   BENCH_DIR   instance + scratch dir     (default /tmp/bench-pg/<script name>)
 #   BENCH_PORT  port                       (default set by each script, 5460+)
-#   PETAGEN_BUILD=1  build and install petagen into PGBIN's tree first
+#   PETAGEN_BUILD=1  build and install petagen into PG_CONFIG's tree first
 #   BENCH_MWM   maintenance_work_mem       (default 64MB, PostgreSQL's default)
 #   BENCH_INITDB_OPTS  more initdb options (e.g. --no-data-checksums)
 #   PG_BULKLOAD_TGZ  the pg_bulkload source archive bench_pg_bulkload builds
 #                    (default ../shared/vendor/pg_bulkload-3.1.23.tar.gz)
 #   PG_BULKLOAD_BUILD=1  let it install into a server under /usr
 #
-# As root the instance is owned and run by the `postgres` OS user (initdb
-# refuses root); as a normal user it runs as that user.
+# The instance is one of scripts/instance.sh, which sets PGBIN to
+# PG_CONFIG's programs (as root, it is run by the `postgres` OS user).
 
-PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 BENCH_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 RESULTS_DIR=$BENCH_REPO/test/bench/results
-
-if [ "$(id -u)" -eq 0 ]; then
-    as_owner() { runuser -u postgres -- "$@"; }
-else
-    as_owner() { "$@"; }
-fi
+# shellcheck source=scripts/instance.sh
+. "$BENCH_REPO/scripts/instance.sh"
 
 log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 
-# Make sure petagen is installed into the tree of PGBIN (optionally build it).
+# Make sure petagen is installed into the tree of PG_CONFIG (optionally build it).
 bench_check_install() {
-    local pgc=$PGBIN/pg_config
+    local pgc=$PG_CONFIG
     if [ "${PETAGEN_BUILD:-0}" = 1 ]; then
         log "building petagen into $($pgc --pkglibdir)"
         make -s -C "$BENCH_REPO" PG_CONFIG="$pgc" >/dev/null
@@ -47,18 +42,10 @@ bench_check_install() {
 bench_start() {
     bench_check_install
     rm -rf "$BENCH_DIR"
-    mkdir -p "$BENCH_DIR"
-    if [ "$(id -u)" -eq 0 ]; then chown postgres: "$BENCH_DIR"; fi
-    if ! as_owner test -w "$BENCH_DIR"; then
-        echo "$BENCH_DIR is not writable by the instance owner" >&2; exit 1
-    fi
-    # shellcheck disable=SC2086
-    as_owner "$PGBIN/initdb" -D "$BENCH_DIR/data" -U postgres -A trust -E UTF8 --no-sync \
-        --no-locale ${BENCH_INITDB_OPTS:-} >"$BENCH_DIR/initdb.log"
-    cat >>"$BENCH_DIR/data/postgresql.conf" <<CONF
-port = $BENCH_PORT
-listen_addresses = ''
-unix_socket_directories = '$BENCH_DIR'
+    instance_dir "$BENCH_DIR"
+    {
+        instance_listen_conf "$BENCH_PORT" "$BENCH_DIR"
+        cat <<CONF
 # bulk-load settings of the benchmark
 max_worker_processes = 16
 shared_buffers = 1GB
@@ -70,19 +57,16 @@ synchronous_commit = on
 # no autovacuum/analyze between runs: it would skew times, XIDs and WAL
 autovacuum = off
 CONF
-    as_owner "$PGBIN/pg_ctl" -D "$BENCH_DIR/data" -l "$BENCH_DIR/server.log" -w start >/dev/null
+    # shellcheck disable=SC2086
+    } | instance_init "$BENCH_DIR/data" "$BENCH_DIR/initdb.log" ${BENCH_INITDB_OPTS:-}
+    instance_start "$BENCH_DIR/data" "$BENCH_DIR/server.log"
     trap bench_stop EXIT
 }
 
-bench_stop() {
-    as_owner "$PGBIN/pg_ctl" -D "$BENCH_DIR/data" -m fast -w stop >/dev/null 2>&1 || true
-}
+bench_stop() { instance_stop "$BENCH_DIR/data" 2>/dev/null || true; }
 
 # psql into the instance; extra args passed through.
-bpsql() {
-    as_owner "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$BENCH_DIR" -p "$BENCH_PORT" \
-        -U postgres -d postgres "$@"
-}
+bpsql() { instance_psql "$BENCH_DIR" "$BENCH_PORT" -v ON_ERROR_STOP=1 "$@"; }
 
 # One value from a query.
 bval() { bpsql -At -c "$1"; }
@@ -144,7 +128,7 @@ bench_wal_level() {
     local senders=10
     if [ "$1" = minimal ]; then senders=0; fi
     bpsql -c "ALTER SYSTEM SET wal_level = $1" -c "ALTER SYSTEM SET max_wal_senders = $senders"
-    as_owner "$PGBIN/pg_ctl" -D "$BENCH_DIR/data" -l "$BENCH_DIR/server.log" -w restart >/dev/null
+    instance_restart "$BENCH_DIR/data" "$BENCH_DIR/server.log"
 }
 
 # Server CPU time used so far, in microseconds: utime + stime + cutime +
@@ -184,13 +168,13 @@ waits_stop() {
              END {for (i = 1; i <= NR && i <= 6; i++) printf "%s%s %.0f%%", (i > 1 ? ", " : ""), e[i], 100 * n[i] / t}'
 }
 
-# Build and install pg_bulkload into the tree of PGBIN unless it is there
+# Build and install pg_bulkload into the tree of PG_CONFIG unless it is there
 # (into a server under /usr, a shared package, only with PG_BULKLOAD_BUILD=1).
 # The server's CFLAGS less those this compiler does not know (the wheels'
 # servers were built by a newer gcc), -no-pie (their libpgcommon.a is not
 # position-independent) and AWK=awk (their PGXS names gawk).
 bench_pg_bulkload() {
-    local pgc=$PGBIN/pg_config build f cflags=()
+    local pgc=$PG_CONFIG build f cflags=()
     local tgz=${PG_BULKLOAD_TGZ:-$BENCH_REPO/../shared/vendor/pg_bulkload-3.1.23.tar.gz}
     if [ -x "$PGBIN/pg_bulkload" ] && [ -f "$($pgc --sharedir)/extension/pg_bulkload.control" ]; then
         return 0
@@ -198,7 +182,7 @@ bench_pg_bulkload() {
     [ -f "$tgz" ] || { echo "pg_bulkload is not installed and $tgz is missing" >&2; exit 1; }
     case $("$pgc" --pkglibdir) in /usr/*)
         if [ "${PG_BULKLOAD_BUILD:-0}" != 1 ]; then
-            echo "pg_bulkload is not installed in the system's PostgreSQL ($PGBIN): point PGBIN" \
+            echo "pg_bulkload is not installed in the system's PostgreSQL ($PGBIN): point PG_CONFIG" \
                  "at a private server, or set PG_BULKLOAD_BUILD=1 to install it there" >&2
             exit 1
         fi ;;

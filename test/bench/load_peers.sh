@@ -4,12 +4,12 @@
 # wal_level = minimal and replica, in one run, against the leaf method's
 # targets.
 #
-#   PGBIN=/path/to/pg18/bin PETAGEN_BUILD=1 bash test/bench/load_peers.sh
+#   PG_CONFIG=/path/to/pg18/bin/pg_config PETAGEN_BUILD=1 bash test/bench/load_peers.sh
 #   N=2000000 ROUNDS=3 WAL_LEVELS="minimal replica" OUT=/tmp/peers.md bash test/bench/load_peers.sh
 #   METHODS="leaf trunc_copy2" WAL_LEVELS=minimal bash test/bench/load_peers.sh   # a subset
 #
-# Starts its own throwaway instance (lib.sh: PGBIN, BENCH_DIR, BENCH_PORT
-# default 5471, PETAGEN_BUILD=1), builds pg_bulkload 3.1.23 into PGBIN's
+# Starts its own throwaway instance (lib.sh: PG_CONFIG, BENCH_DIR, BENCH_PORT
+# default 5471, PETAGEN_BUILD=1), builds pg_bulkload 3.1.23 into PG_CONFIG's
 # tree if it is not there (bench_pg_bulkload in lib.sh), creates the
 # canonical usertable (8-way hash, varchar(64) PK + 10 varchar(100)), loads
 # N rows (default keys, 'scrambled') once and writes each leaf's rows to a
@@ -180,7 +180,7 @@ mkdir -p "$RESULTS_DIR" "$(dirname "$OUT")"
     echo "# petagen against its peers — $(fmt "$N") rows, $ROUNDS interleaved rounds, medians"
     echo
     bench_env | sed 's/, wal_level replica//'
-    echo "- command: \`PGBIN=$PGBIN N=$N ROUNDS=$ROUNDS WARMUP=$WARMUP WAL_LEVELS=\"$WAL_LEVELS\" bash test/bench/load_peers.sh\`; $WARMUP unmeasured round(s) of every method after each restart"
+    echo "- command: \`PG_CONFIG=$PG_CONFIG N=$N ROUNDS=$ROUNDS WARMUP=$WARMUP WAL_LEVELS=\"$WAL_LEVELS\" bash test/bench/load_peers.sh\`; $WARMUP unmeasured round(s) of every method after each restart"
     echo "- canonical usertable (8-way hash, varchar(64) PK + 10 varchar(100)), keys 'scrambled'; input files (CSV for pg_bulkload, binary for COPY) in \`$FILE_DIR\`, written before the loads"
     echo "- each load: TRUNCATE + CHECKPOINT before (not measured); measured from the command to the end of a CHECKPOINT after it"
     echo "- server CPU: utime + stime of the postmaster and all its children (ended ones through the postmaster's cutime/cstime), from /proc, difference around the load; clients not counted"

@@ -2,10 +2,10 @@
 # test/bench/load_vs_copy.sh — petagen loads vs COPY, same machine, same run.
 #
 #   test/bench/load_vs_copy.sh
-#   PGBIN=/path/to/pg15/bin test/bench/load_vs_copy.sh
+#   PG_CONFIG=/path/to/pg15/bin/pg_config test/bench/load_vs_copy.sh
 #   RSS_1E7=1 test/bench/load_vs_copy.sh      # also a worker's RSS at 1e7 rows (minutes)
 #
-# Starts its own throwaway instance (see lib.sh: PGBIN, BENCH_DIR, BENCH_PORT
+# Starts its own throwaway instance (see lib.sh: PG_CONFIG, BENCH_DIR, BENCH_PORT
 # default 5461, PETAGEN_BUILD=1), creates the canonical usertable (8-way
 # hash partitioned, varchar(64) PRIMARY KEY + 10 varchar(100)), writes the
 # identical rows (keys => 'ordered') to a binary and a text COPY file (not
@@ -158,7 +158,7 @@ mkdir -p "$RESULTS_DIR"
     echo "# petagen load vs COPY — $(fmt "$N") rows, keys 'ordered', PK maintained, $REPS runs each"
     echo
     bench_env
-    echo "- command: \`PGBIN=$PGBIN N=$N REPS=$REPS test/bench/load_vs_copy.sh\`"
+    echo "- command: \`PG_CONFIG=$PG_CONFIG N=$N REPS=$REPS test/bench/load_vs_copy.sh\`"
     echo "- canonical usertable (8-way hash, varchar(64) PK + 10 varchar(100)); TRUNCATE + CHECKPOINT before each load; methods interleaved; medians; one untimed warm-up load first"
     echo "- raw sequential write, \`dd if=/dev/zero of=<data dir fs> bs=1M count=2048 oflag=direct\`: ${DD[*]} MB/s, median **$DD_MED MB/s**"
     echo

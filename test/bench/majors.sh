@@ -26,9 +26,11 @@ PG_MAJORS=${PG_MAJORS:-15 18}
 OUT=$REPO/test/bench/results/majors.md
 PG_MAJORS=$PG_MAJORS bash "$REPO/scripts/deps.sh" >&2
 
-# Point lib.sh's PGBIN, BENCH_DIR and BENCH_PORT at major $1's instance.
+# Point lib.sh's PG_CONFIG (and PGBIN), BENCH_DIR and BENCH_PORT at major
+# $1's instance.
 use_major() {
-    PGBIN=$("$(bash "$REPO/scripts/pg_config.sh" "$1")" --bindir)
+    PG_CONFIG=$(bash "$REPO/scripts/pg_config.sh" "$1")
+    PGBIN=$("$PG_CONFIG" --bindir)
     BENCH_DIR=/tmp/bench-pg/majors-$1
     BENCH_PORT=$((5468 + $1))
 }

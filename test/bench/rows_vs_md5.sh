@@ -2,9 +2,9 @@
 # test/bench/rows_vs_md5.sh — generator speed: petagen.rows() vs md5() in SQL.
 #
 #   test/bench/rows_vs_md5.sh
-#   PGBIN=/path/to/pg15/bin test/bench/rows_vs_md5.sh
+#   PG_CONFIG=/path/to/pg15/bin/pg_config test/bench/rows_vs_md5.sh
 #
-# Starts its own throwaway instance (see lib.sh: PGBIN, BENCH_DIR, BENCH_PORT
+# Starts its own throwaway instance (see lib.sh: PG_CONFIG, BENCH_DIR, BENCH_PORT
 # default 5460, PETAGEN_BUILD=1), creates the canonical usertable (8-way hash
 # partitioned, varchar(64) PK + 10 varchar(100)) and times, REPS times each,
 # interleaved, on one backend with parallel query off, each generator into
@@ -97,7 +97,7 @@ row() {   # label, key, md5 key of the same sink
     echo "# petagen.rows() vs md5() in SQL — $(fmt "$N") rows, $REPS runs each"
     echo
     bench_env
-    echo "- command: \`PGBIN=$PGBIN N=$N REPS=$REPS test/bench/rows_vs_md5.sh\`"
+    echo "- command: \`PG_CONFIG=$PG_CONFIG N=$N REPS=$REPS test/bench/rows_vs_md5.sh\`"
     echo "- one backend, max_parallel_workers_per_gather = 0; runs interleaved; medians"
     echo
     echo "- load average (1/5/15 min) before the runs: $LOAD_START; after them: $LOAD_END (absolute figures vary between runs, the ratios within one interleaved run less)"

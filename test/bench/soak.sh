@@ -22,7 +22,7 @@
 # The seed is printed: the same seed draws the same faults at the same
 # gaps (what they hit depends on the run).  Disk: about 3 kB per row
 # (the primary, the standby and their WAL), 6 GB for 2e6 rows.  Writes
-# test/bench/results/soak.md.  PGBIN and the rest as in lib.sh.
+# test/bench/results/soak.md.  PG_CONFIG and the rest as in lib.sh.
 set -euo pipefail
 cd "$(dirname "$0")"
 # shellcheck source=lib.sh

@@ -5,9 +5,9 @@
 #   N=200000 REPS=1 N_BIG=400000 REPS_BIG=1 test/bench/suite.sh   # a smoke run
 #   ONLY="w2_scrambled copy_bin" REPS_BIG=0 test/bench/suite.sh  # some methods, no large case
 #   OUT=test/bench/results/other.md BENCH_MWM=512MB test/bench/suite.sh  # elsewhere; lib.sh settings
-#   PGBIN=/path/to/pg15/bin PETAGEN_BUILD=1 test/bench/suite.sh
+#   PG_CONFIG=/path/to/pg15/bin/pg_config PETAGEN_BUILD=1 test/bench/suite.sh
 #
-# Starts its own throwaway instance (lib.sh: PGBIN, BENCH_DIR, BENCH_PORT
+# Starts its own throwaway instance (lib.sh: PG_CONFIG, BENCH_DIR, BENCH_PORT
 # default 5463, PETAGEN_BUILD=1) with the canonical usertable (8-way hash,
 # varchar(64) PRIMARY KEY + 10 varchar(100)) and, REPS times, interleaved,
 # TRUNCATE + CHECKPOINT before each, loads N rows with:
@@ -179,7 +179,7 @@ mkdir -p "$RESULTS_DIR"
     echo "# petagen benchmark suite — $(fmt "$N") rows per load, $REPS runs each, medians"
     echo
     bench_env
-    echo "- command: \`PGBIN=$PGBIN N=$N REPS=$REPS N_CLIENT=$N_CLIENT N_BIG=$N_BIG REPS_BIG=$REPS_BIG test/bench/suite.sh\`"
+    echo "- command: \`PG_CONFIG=$PG_CONFIG N=$N REPS=$REPS N_CLIENT=$N_CLIENT N_BIG=$N_BIG REPS_BIG=$REPS_BIG test/bench/suite.sh\`"
     echo "- canonical usertable (8-way hash, varchar(64) PRIMARY KEY + 10 varchar(100)); TRUNCATE + CHECKPOINT before each load; methods interleaved; one untimed warm-up load first"
     echo "- peers load the identical rows (keys 'scrambled', seed 0); the client loads $(fmt "$N_CLIENT") rows (the first of them) over a unix-socket connection with psql, one transaction per 500-row statement"
     echo "- petagen ÷ this: the rows/s of petagen with 2 workers, scrambled keys, plain ($(fmt "$REF_RATE") rows/s) divided by this method's"

@@ -5,7 +5,7 @@
 #   test/bench/verify_scale.sh                 # 20,000,000 rows
 #   N=2000000 test/bench/verify_scale.sh       # a smaller table
 #
-# Starts its own throwaway instance (lib.sh: PGBIN, BENCH_DIR, BENCH_PORT
+# Starts its own throwaway instance (lib.sh: PG_CONFIG, BENCH_DIR, BENCH_PORT
 # default 5464), creates the canonical usertable (8-way hash partitioned,
 # varchar(64) PRIMARY KEY + 10 varchar(100)) and loads N rows with
 #   petagen.start(N, workers => WORKERS, frozen => true, indexes => 'after')
@@ -13,7 +13,7 @@
 # new session:
 #   old   petagen.verify(job) of BASELINE (default: the last commit before
 #         the fingerprint verify), built from `git archive` and installed
-#         into PGBIN's tree — one index probe per key
+#         into PG_CONFIG's tree — one index probe per key
 #   new   petagen.verify(job) of this tree — a fingerprint per leaf
 # Both must report every leaf ok with N keys present.  This tree is
 # installed again at the end.  Prints the medians, the speed-up and the
@@ -32,9 +32,9 @@ BENCH_PORT=${BENCH_PORT:-5464}
 BENCH_DIR=${BENCH_DIR:-/tmp/bench-pg/verify_scale}
 OUT=$RESULTS_DIR/verify_scale.md
 
-# Build and install a source tree into PGBIN's PostgreSQL.
+# Build and install a source tree into PG_CONFIG's PostgreSQL.
 install_tree() {
-    PG_CONFIG=$PGBIN/pg_config bash "$1/scripts/build.sh" >"$BENCH_DIR.build.log" 2>&1 || {
+    PG_CONFIG=$PG_CONFIG bash "$1/scripts/build.sh" >"$BENCH_DIR.build.log" 2>&1 || {
         echo "build of $1 failed:" >&2; tail -20 "$BENCH_DIR.build.log" >&2; exit 1; }
 }
 

@@ -2,9 +2,9 @@
 # test/bench/wal_per_gb.sh — WAL written per GB loaded, for each load mode.
 #
 #   test/bench/wal_per_gb.sh
-#   N=10000000 PGBIN=/path/to/pg15/bin test/bench/wal_per_gb.sh
+#   N=10000000 PG_CONFIG=/path/to/pg15/bin/pg_config test/bench/wal_per_gb.sh
 #
-# Starts its own throwaway instance (lib.sh: PGBIN, BENCH_DIR, BENCH_PORT
+# Starts its own throwaway instance (lib.sh: PG_CONFIG, BENCH_DIR, BENCH_PORT
 # default 5467, PETAGEN_BUILD=1) with the canonical usertable, and loads N
 # rows (default 200000, keys => 'scrambled', 2 workers, method => 'chunk') once per mode,
 # TRUNCATE + CHECKPOINT before each:

@@ -16,14 +16,10 @@ skip_unless_contrib(qw(amcheck));
 
 my $rows = 300000;
 
-my $node = PostgreSQL::Test::Cluster->new('load');
-$node->init;
-$node->start;
+my $node = usertable_node('load');
 
 $node->safe_psql(
 	'postgres', q{
-CREATE EXTENSION petagen;
-SELECT petagen.create_table('usertable');
 CREATE EXTENSION amcheck;
 CREATE ROLE watcher LOGIN IN ROLE pg_monitor;
 CREATE ROLE outsider LOGIN;
@@ -74,8 +70,7 @@ like($stderr, qr/ERROR:\s+42501:/,
 	'stop() by a non-operator fails with insufficient_privilege');
 
 set_debug_pause($node, '');
-is($node->safe_psql('postgres', "SELECT petagen.wait($job, '120s')"),
-	'done', 'wait() returns done');
+wait_done($node, $job, 'wait() returns done');
 
 is( $node->safe_psql(
 		'postgres', 'SELECT count(*), count(DISTINCT ycsb_key) FROM usertable'),

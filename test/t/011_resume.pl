@@ -92,8 +92,7 @@ sub resume_and_check
 	set_debug_pause($node, '');
 	is($node->safe_psql('postgres', "SELECT petagen.resume($job)"),
 		$job, "$what: resume() returns the job");
-	is($node->safe_psql('postgres', "SELECT petagen.wait($job, '120s')"),
-		'done', "$what: the resumed job is done");
+	wait_done($node, $job, "$what: the resumed job is done");
 	is( $node->safe_psql(
 			'postgres',
 			"SELECT count(*), count(*) FILTER (WHERE ok) FROM petagen.verify(${job}::bigint)"
@@ -182,8 +181,7 @@ $node->safe_psql('postgres', 'TRUNCATE usertable_e');
 my $job_e2 = $node->safe_psql('postgres',
 	qq{SELECT petagen.start($rows, workers => 2, "table" => 'usertable_e', chunk_rows => 10000,
 		   method => 'chunk')});
-is($node->safe_psql('postgres', "SELECT petagen.wait($job_e2, '120s')"),
-	'done', 'written since: a second job fills the table');
+wait_done($node, $job_e2, 'written since: a second job fills the table');
 is( error_of($node, "SELECT petagen.resume($job_e)"),
 	qq{55000: load job $job_e2 wrote into "usertable_e" since load job $job_e last did},
 	'written since: resume() of the first job is refused');

@@ -22,15 +22,7 @@ use PetagenTest;
 
 my $rows = 1500000;
 
-my $node = PostgreSQL::Test::Cluster->new('reserve');
-$node->init;
-$node->start;
-
-$node->safe_psql(
-	'postgres', q{
-CREATE EXTENSION petagen;
-SELECT petagen.create_table('usertable');
-});
+my $node = usertable_node('reserve');
 
 # Let chunks 0 and 1 commit and hold the workers before chunks 2 and 3
 # (petagen.debug_pause), so that the reserve is raised mid-load on any
@@ -75,8 +67,7 @@ is($count3, 40000, 'the job was paused mid-load, after chunks 0 and 1');
 $node->safe_psql('postgres',
 	"LOAD 'petagen'; ALTER SYSTEM RESET petagen.disk_reserve");
 $node->safe_psql('postgres', 'SELECT pg_reload_conf()');
-is($node->safe_psql('postgres', "SELECT petagen.wait($job, '120s')"),
-	'done', 'after the reserve is reset the job finishes');
+wait_done($node, $job, 'after the reserve is reset the job finishes');
 is( $node->safe_psql(
 		'postgres',
 		"SELECT count(*), count(*) FILTER (WHERE ok), sum(present)"
@@ -156,8 +147,7 @@ SKIP:
 	my $njob = $node->safe_psql('postgres',
 		q{SELECT petagen.start(400000, workers => 3, "table" => 'narrow', fieldlength => 10,}
 		  . q{ chunk_rows => 100000, disk_reserve => '8MB', method => 'chunk')});
-	is($node->safe_psql('postgres', "SELECT petagen.wait($njob, '180s')"),
-		'done', 'the load of far less than the room above the reserve is done');
+	wait_done($node, $njob, 'the load of far less than the room above the reserve is done', '180s');
 	is( $node->safe_psql(
 			'postgres',
 			"SELECT count(*), count(*) FILTER (WHERE ok), sum(present)"

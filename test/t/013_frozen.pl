@@ -26,13 +26,10 @@ skip_unless_contrib(qw(pg_visibility amcheck));
 my $rows = 300000;
 my $chunk_rows = 60000;
 
-my $node = PostgreSQL::Test::Cluster->new('frozen');
-$node->init;
-$node->append_conf('postgresql.conf', qq{
+my $node = petagen_node('frozen', qq{
 restart_after_crash = on
 autovacuum = off
 });
-$node->start;
 $node->safe_psql('postgres',
 	'CREATE EXTENSION petagen; CREATE EXTENSION pg_visibility; CREATE EXTENSION amcheck'
 );

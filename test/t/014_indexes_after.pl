@@ -93,8 +93,7 @@ cmp_ok(
 
 is($node->safe_psql('postgres', "SELECT petagen.resume($job)"),
 	$job, 'resume: returns the job');
-is($node->safe_psql('postgres', "SELECT petagen.wait($job, '120s')"),
-	'done', 'resume: the job is done');
+wait_done($node, $job, 'resume: the job is done');
 is( $node->safe_psql('postgres',
 		"SELECT s.phase, w.done, w.total, w.percent"
 		  . " FROM petagen.status($job) s, petagen.status_details($job) w"
@@ -135,8 +134,7 @@ is( $node->safe_psql('postgres',
 		"SELECT count(*) FROM pg_index WHERE indrelid = 'plain'::regclass"),
 	'0', 'plain table: its unique index is set aside');
 set_debug_pause($node, '');
-is($node->safe_psql('postgres', "SELECT petagen.wait($job2, '60s')"),
-	'done', 'plain table: the job is done');
+wait_done($node, $job2, 'plain table: the job is done', '60s');
 is( $node->safe_psql('postgres',
 		"SELECT conname, contype FROM pg_constraint WHERE conrelid = 'plain'::regclass"),
 	'plain_key|u', 'plain table: the unique constraint is back');

@@ -43,8 +43,7 @@ if ($version < 170000)
 else
 {
 	is($rc, 0, "$version: start() as a NOLOGIN role succeeds") or diag($err);
-	is($node->safe_psql('postgres', "SELECT petagen.wait($out, '120 s')"),
-		'done', "$version: its workers connected as the role and loaded");
+	wait_done($node, $out, "$version: its workers connected as the role and loaded", '120 s');
 	is( $node->safe_psql('postgres',
 			"SELECT started_by, (SELECT count(*) FROM usertable) FROM petagen.jobs WHERE job = $out"),
 		"loaders|$rows", "$version: every row, started by the NOLOGIN role");

@@ -44,8 +44,7 @@ ok( $node->poll_query_until(
 	'chunk 0 commits, the others are held');
 
 set_debug_pause($node, '');
-is($node->safe_psql('postgres', "SELECT petagen.wait($job, '120s')"),
-	'done', 'the job is done');
+wait_done($node, $job, 'the job is done');
 # The first row was logged at a worker's first batch (a flush, or 10,000
 # keys: before its 12,500-row chunk was done), counting rows in flight.
 ok( $node->safe_psql('postgres',

@@ -40,8 +40,7 @@ sub hash_table
 sub job_verifies
 {
 	my ($job, $what) = @_;
-	is($node->safe_psql('postgres', "SELECT petagen.wait($job, '180s')"),
-		'done', "$what: the job is done");
+	wait_done($node, $job, "$what: the job is done", '180s');
 	is( $node->safe_psql('postgres',
 			"SELECT count(*), count(*) FILTER (WHERE ok) FROM petagen.verify(${job}::bigint)"),
 		'8|8', "$what: verify() is ok on every leaf");
@@ -80,8 +79,7 @@ my $job_a = $node->safe_psql('postgres',
 job_verifies($job_a, 'first => 0');
 my $job_b = $node->safe_psql('postgres',
 	q{SELECT petagen.start(15000, workers => 2, "table" => 'grown', first => 10000)});
-is($node->safe_psql('postgres', "SELECT petagen.wait($job_b, '180s')"),
-	'done', 'first => 10000: the second job is done');
+wait_done($node, $job_b, 'first => 10000: the second job is done', '180s');
 is( $node->safe_psql('postgres',
 		"SELECT method, first, rows FROM petagen.jobs WHERE job = $job_b"),
 	'chunk|10000|15000', 'first => 10000: the job keeps first and takes the chunk method');
@@ -134,8 +132,7 @@ foreach my $method ('chunk', 'leaf')
 		  . ' field3 varchar(100)');
 	my $job = $node->safe_psql('postgres',
 		"SELECT petagen.start(5000, workers => 2, \"table\" => 'bb_$method', method => '$method')");
-	is($node->safe_psql('postgres', "SELECT petagen.wait($job, '180s')"),
-		'done', "field1 .. field3, $method method: the job is done");
+	wait_done($node, $job, "field1 .. field3, $method method: the job is done", '180s');
 	is( $node->safe_psql('postgres',
 			"SELECT count(*) FILTER (WHERE ok) FROM petagen.verify(${job}::bigint)"),
 		'2', "field1 .. field3, $method method: verify() is ok on both leaves");
@@ -161,8 +158,7 @@ foreach my $method ('chunk', 'leaf')
 	my $before = $node->safe_psql('postgres', 'SELECT now()');
 	my $job = $node->safe_psql('postgres',
 		"SELECT petagen.start(4000, workers => 2, \"table\" => 'ex_$method', method => '$method')");
-	is($node->safe_psql('postgres', "SELECT petagen.wait($job, '180s')"),
-		'done', "extra columns, $method method: the job is done");
+	wait_done($node, $job, "extra columns, $method method: the job is done", '180s');
 	is( $node->safe_psql('postgres',
 			"SELECT count(*), bool_and(loaded_at >= '$before' AND loaded_at <= now()),"
 			  . " bool_and(answer = 42), bool_and(keylen = length(ycsb_key) + 42),"

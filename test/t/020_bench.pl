@@ -14,13 +14,7 @@ use PetagenTest;
 
 my $rows = 100000;
 
-my $node = PostgreSQL::Test::Cluster->new('bench');
-$node->init;
-$node->append_conf('postgresql.conf', "max_worker_processes = 16\n");
-$node->start;
-$node->safe_psql('postgres', q{CREATE EXTENSION petagen; SELECT petagen.create_table('usertable');});
-my $job = $node->safe_psql('postgres', "SELECT petagen.start($rows, workers => 2)");
-is($node->safe_psql('postgres', "SELECT petagen.wait($job, '120s')"), 'done', 'load done');
+my ($node) = bench_node('bench', $rows);
 
 # select: every key found, no error.
 my ($id, $ops, $tps, $errors, $not_found) = split /\|/, $node->safe_psql('postgres',

@@ -18,13 +18,7 @@ use PetagenTest;
 
 my $rows = 10000;
 
-my $node = PostgreSQL::Test::Cluster->new('bench_ycsb');
-$node->init;
-$node->append_conf('postgresql.conf', "max_worker_processes = 16\n");
-$node->start;
-$node->safe_psql('postgres', q{CREATE EXTENSION petagen; SELECT petagen.create_table('usertable');});
-my $job = $node->safe_psql('postgres', "SELECT petagen.start($rows, workers => 2)");
-is($node->safe_psql('postgres', "SELECT petagen.wait($job, '120s')"), 'done', 'load done');
+my ($node, $job) = bench_node('bench_ycsb', $rows);
 
 # Run a benchmark on the node: run_bench() of PetagenTest.
 sub bench
@@ -106,8 +100,7 @@ $node->safe_psql('postgres',
 my $spelled = $node->safe_psql('postgres',
 	q{SELECT petagen.start(2000, workers => 1, "table" => 'spelled', keys => 'ordered',
 	  prefix => 'k', zeropadding => 12, fieldlength => 20, seed => 7)});
-is($node->safe_psql('postgres', "SELECT petagen.wait($spelled, '120s')"),
-	'done', 'load of spelled done');
+wait_done($node, $spelled, 'load of spelled done');
 ($out, $err) = bench(q{'ycsb-a', workers => 1, operationcount => 1000, "table" => 'spelled'},
 	'operations, errors, not_found');
 is("$out|$err", '1000|0|0|',

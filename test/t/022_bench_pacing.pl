@@ -16,13 +16,7 @@ use FindBin;
 use lib $FindBin::RealBin;
 use PetagenTest;
 
-my $node = PostgreSQL::Test::Cluster->new('bench_pacing');
-$node->init;
-$node->append_conf('postgresql.conf', "max_worker_processes = 16\n");
-$node->start;
-$node->safe_psql('postgres', q{CREATE EXTENSION petagen; SELECT petagen.create_table('usertable');});
-my $job = $node->safe_psql('postgres', "SELECT petagen.start(10000, workers => 2)");
-is($node->safe_psql('postgres', "SELECT petagen.wait($job, '120s')"), 'done', 'load done');
+my ($node) = bench_node('bench_pacing', 10000);
 
 # The figures of a run's one operation kind, joined by |.
 sub figures

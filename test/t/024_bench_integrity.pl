@@ -18,13 +18,7 @@ use PetagenTest;
 
 my $rows = 5000;
 
-my $node = PostgreSQL::Test::Cluster->new('bench_integrity');
-$node->init;
-$node->append_conf('postgresql.conf', "max_worker_processes = 16\n");
-$node->start;
-$node->safe_psql('postgres', q{CREATE EXTENSION petagen; SELECT petagen.create_table('usertable');});
-my $job = $node->safe_psql('postgres', "SELECT petagen.start($rows, workers => 2)");
-is($node->safe_psql('postgres', "SELECT petagen.wait($job, '120s')"), 'done', 'load done');
+my ($node, $job) = bench_node('bench_integrity', $rows);
 
 # Run a benchmark on the node: run_bench() of PetagenTest.
 sub bench

@@ -63,7 +63,7 @@ sub start_load
 
 # The plain table: every key number 0 .. rows-1 once, the generator's rows.
 my $job = start_load('usertable', 'chunk');
-is($node->safe_psql('postgres', "SELECT petagen.wait($job, '180s')"), 'done', 'plain: loaded');
+wait_done($node, $job, 'plain: loaded', '180s');
 is( $node->safe_psql('postgres',
 		"SELECT count(*), min(ycsb_key), max(ycsb_key) FROM usertable"),
 	"$rows|0|" . ($rows - 1), 'plain: the keys are the key numbers 0 .. rows-1');
@@ -138,8 +138,7 @@ is($node->safe_psql('postgres', "SELECT bool_and(ok) FROM petagen.verify(${job}:
 $node->safe_psql('postgres', "CREATE TABLE edge (ycsb_key int PRIMARY KEY$fields)");
 $job = $node->safe_psql('postgres',
 	"SELECT petagen.start(648, workers => 1, first => 2147483000, \"table\" => 'edge')");
-is($node->safe_psql('postgres', "SELECT petagen.wait($job, '180s')"), 'done',
-	'a load up to 2147483647');
+wait_done($node, $job, 'a load up to 2147483647', '180s');
 like(
 	error_of($node, "SELECT * FROM petagen.bench('ycsb-d', \"table\" => 'edge', operationcount => 10)"),
 	qr/^22003: no room left in integer column ycsb_key for the inserts of run \d+$/,
@@ -149,8 +148,7 @@ like(
 $node->safe_psql('postgres', "CREATE TABLE edge2 (ycsb_key int PRIMARY KEY$fields)");
 $job = $node->safe_psql('postgres',
 	"SELECT petagen.start(40, workers => 1, first => 2147483600, \"table\" => 'edge2')");
-is($node->safe_psql('postgres', "SELECT petagen.wait($job, '180s')"), 'done',
-	'a load up to 2147483639');
+wait_done($node, $job, 'a load up to 2147483639', '180s');
 ($out) = run_bench($node,
 	q{'ycsb', "table" => 'edge2', workers => 1, operationcount => 400,
 	  readproportion => 0.5, updateproportion => 0, insertproportion => 0.5},

@@ -28,8 +28,7 @@ $node->safe_psql('postgres', q{CREATE EXTENSION petagen; SELECT petagen.create_t
 # PostgreSQL routes to that leaf, and the rest counted as skipped.
 my $job = $node->safe_psql('postgres',
 	q{SELECT petagen.start(5000, workers => 2, "table" => 'usertable_p3', chunk_rows => 1000)});
-is($node->safe_psql('postgres', "SELECT petagen.wait($job, '120s')"),
-	'done', 'the leaf job finishes');
+wait_done($node, $job, 'the leaf job finishes');
 is( $node->safe_psql(
 		'postgres',
 		q{SELECT count(*), count(*) FILTER (WHERE NOT
@@ -55,8 +54,7 @@ is( $node->safe_psql(
 $node->safe_psql('postgres', ycsb_table_sql('dropme'));
 my $job2 = $node->safe_psql('postgres',
 	q{SELECT petagen.start(100, workers => 1, "table" => 'dropme')});
-is($node->safe_psql('postgres', "SELECT petagen.wait($job2, '120s')"),
-	'done', 'the small job finishes');
+wait_done($node, $job2, 'the small job finishes');
 $node->safe_psql('postgres', 'DROP TABLE dropme');
 my ($ret, $err) = try_sql($node, "SELECT * FROM petagen.verify($job2)");
 like($err, qr/42P01: the table of load job $job2 was dropped/,

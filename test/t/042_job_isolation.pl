@@ -73,8 +73,7 @@ like($err, qr/55006: "tree_1_1" already has load job $mid/,
 	'start() on a leaf below a running job\'s sub-partition: 55006');
 my $other = $node->safe_psql('postgres',
 	q{SELECT petagen.start(100, workers => 1, "table" => 'tree_0', force => true)});
-is($node->safe_psql('postgres', "SELECT petagen.wait($other, '120s')"),
-	'done', 'a sibling subtree loads meanwhile');
+wait_done($node, $other, 'a sibling subtree loads meanwhile');
 ($ret, $err) = try_sql($node, "SELECT petagen.resume($root)");
 is($ret, 0, 'resume() of the stopped root job of another tree works') or diag $err;
 is($node->safe_psql('postgres', "SELECT petagen.stop($root)"), 'stopped',

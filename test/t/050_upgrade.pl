@@ -180,7 +180,7 @@ isnt($default_version, '0.1', "the default version is $default_version");
 # Data in 0.1's tables: a small load job and a benchmark run.
 $old->safe_psql('postgres', q{SELECT petagen.create_table('usertable')});
 my $job = $old->safe_psql('postgres', 'SELECT petagen.start(5000, workers => 2, chunk_rows => 1000)');
-is($old->safe_psql('postgres', "SELECT petagen.wait($job, '120 s')"), 'done', '0.1: a load job ran');
+wait_done($old, $job, '0.1: a load job ran', '120 s');
 is( $old->safe_psql(
 		'postgres', q{SELECT count(*) FROM petagen.bench('select', workers => 1, duration => '1 s')}),
 	1, '0.1: a benchmark run ran');
@@ -218,8 +218,7 @@ isnt(scalar(missing_from([ catalog($old) ], \@installed)), 0,
 # The upgraded extension works: another load, into another table.
 $old->safe_psql('postgres', q{SELECT petagen.create_table('second')});
 $job = $old->safe_psql('postgres', q{SELECT petagen.start(1000, workers => 1, "table" => 'second')});
-is($old->safe_psql('postgres', "SELECT petagen.wait($job, '120 s')"), 'done',
-	'after the update a load job runs');
+wait_done($old, $job, 'after the update a load job runs', '120 s');
 
 $old->stop;
 $fresh->stop;

@@ -69,8 +69,7 @@ wait_for_debug_pause($w1, $job1, 2);
 # worker2: a plain load with its indexes built after.
 my $job2 = $w2->safe_psql('postgres',
 	"SELECT petagen.start($rows, workers => 2, chunk_rows => $chunk_rows, indexes => 'after')");
-is($w2->safe_psql('postgres', "SELECT petagen.wait($job2, '300s')"),
-	'done', 'worker2: the load is done');
+wait_done($w2, $job2, 'worker2: the load is done', '300s');
 
 my $pid = $w1->safe_psql('postgres',
 	"SELECT pid FROM petagen.status_workers($job1) WHERE worker = 0");
@@ -82,8 +81,7 @@ ok( poll_after_crash(
 set_debug_pause($w1, '');
 is($w1->safe_psql('postgres', "SELECT petagen.resume($job1)"),
 	$job1, 'worker1: resume() returns the job');
-is($w1->safe_psql('postgres', "SELECT petagen.wait($job1, '300s')"),
-	'done', 'worker1: the resumed load is done');
+wait_done($w1, $job1, 'worker1: the resumed load is done', '300s');
 
 # The coordinator sees every key exactly once.
 is( $coord->safe_psql('postgres',
@@ -358,8 +356,7 @@ for my $w ($w1, $w2)
 {
 	my $job = $w == $w1 ? $leaf1 : $leaf2;
 	my $name = $w->name;
-	is($w->safe_psql('postgres', "SELECT petagen.wait($job, '300s')"),
-		'done', "leaf: $name: the job is done");
+	wait_done($w, $job, "leaf: $name: the job is done", '300s');
 	is( $w->safe_psql('postgres', qq{
 SELECT s.done = $leaf_rows, count(*), count(DISTINCT c.leaf),
        sum(c.keys) = $leaf_rows, sum(c.rows_written) + sum(c.foreign_skipped) = $leaf_rows,

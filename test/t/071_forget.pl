@@ -29,13 +29,10 @@ use PetagenTest;
 my $rows = 200000;
 my $chunk_rows = 25000;
 
-my $node = PostgreSQL::Test::Cluster->new('forget');
-$node->init;
-$node->append_conf('postgresql.conf', qq{
+my $node = petagen_node('forget', qq{
 restart_after_crash = on
 autovacuum = off
 });
-$node->start;
 $node->safe_psql('postgres', q{CREATE EXTENSION petagen;
 CREATE ROLE alice LOGIN IN ROLE petagen_operator;
 CREATE ROLE bob LOGIN IN ROLE petagen_operator;
@@ -153,8 +150,7 @@ is(seqscan_psql($node, 'SELECT count(*) FROM frozen_c'), '0',
 # (d) A done job, and benchmark runs on its table.
 as_role('alice', "SELECT petagen.create_table('done_d')");
 my $job_d = as_role('alice', "SELECT petagen.start(20000, 2, 'done_d')");
-is($node->safe_psql('postgres', "SELECT petagen.wait($job_d, '180s')"),
-	'done', 'done job: it is done');
+wait_done($node, $job_d, 'done job: it is done', '180s');
 my $run = as_role('alice',
 	"SELECT id FROM petagen.bench('select', 1, '1 s', \"table\" => 'done_d')");
 my $sweep = as_role('alice',

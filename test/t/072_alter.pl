@@ -117,8 +117,7 @@ ok( $node->poll_query_until(
 is(as_role('alter_owner', "SELECT petagen.stop($job)"), 'stopped', 'it stops');
 as_role('alter_owner', "SELECT petagen.alter($job, workers => 1, max_rate => '0')");
 as_role('alter_owner', "SELECT petagen.resume($job)");
-is($node->safe_psql('postgres', "SELECT petagen.wait($job, '120s')"),
-	'done', 'resumed with the altered settings, the job is done');
+wait_done($node, $job, 'resumed with the altered settings, the job is done');
 is( $node->safe_psql('postgres',
 		"SELECT workers, count(DISTINCT c.worker) FROM petagen.jobs j"
 		  . " JOIN petagen.chunks c USING (job) WHERE job = $job AND c.run = 2"
@@ -151,8 +150,7 @@ is( $node->safe_psql('postgres',
 		"SELECT progress ~ '66.6%' AND eta IS NULL FROM petagen.status($job)"),
 	't', 'a paused job shows no ETA');
 as_role('alter_owner', "SELECT petagen.alter($job, disk_reserve => '0')");
-is($node->safe_psql('postgres', "SELECT petagen.wait($job, '120s')"),
-	'done', 'altered back, the job is done');
+wait_done($node, $job, 'altered back, the job is done');
 check_load_exact($node, $job, 't_eta', $rows, 'the job held, paused and altered back');
 
 $node->stop;

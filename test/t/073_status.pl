@@ -128,8 +128,7 @@ is( $node->safe_psql('postgres',
 	'indexing|t|t', 'indexes after: phase indexing, an ETA, no row rate');
 $blocker->query_safe('COMMIT');
 $blocker->quit;
-is($node->safe_psql('postgres', "SELECT petagen.wait($job, '180s')"), 'done',
-	'indexes after: the job is done');
+wait_done($node, $job, 'indexes after: the job is done', '180s');
 is( $node->safe_psql('postgres',
 		"SELECT phase, progress, eta FROM petagen.status($job)"),
 	'done|########## 100.0%|00:00:00', 'indexes after: done shows 100%');
@@ -147,7 +146,7 @@ is( $node->safe_psql('postgres', "SELECT state, elapsed IS NOT NULL, eta FROM pe
 	'stopped|t|', 'resume: a stopped job shows its elapsed time, no ETA');
 set_debug_pause($node, '');
 $node->safe_psql('postgres', "SELECT petagen.resume($job)");
-is($node->safe_psql('postgres', "SELECT petagen.wait($job, '180s')"), 'done', 'resume: done');
+wait_done($node, $job, 'resume: done', '180s');
 is( $node->safe_psql('postgres',
 		"SELECT started_at = '$started', run_started_at > started_at"
 		  . " FROM petagen.jobs WHERE job = $job"),

@@ -84,8 +84,7 @@ $node->safe_psql('postgres', "SELECT petagen.stop($job_stop)");
 my $job_done = $node->safe_psql('postgres',
 	"SELECT petagen.start(20000, workers => 2, \"table\" => 't_done', chunk_rows => 10000,"
 	  . " method => 'chunk')");
-is($node->safe_psql('postgres', "SELECT petagen.wait($job_done, '180s')"),
-	'done', 'a small job ends done before the crash');
+wait_done($node, $job_done, 'a small job ends done before the crash', '180s');
 
 # A standby of the server as it is now, jobs running in its catalog.
 $node->backup('held');

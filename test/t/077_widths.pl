@@ -50,7 +50,7 @@ sub fits
 
 # A finished job, a throttled one, one paused at the reserve.
 my $done = $node->safe_psql('postgres', 'SELECT petagen.start(100000, workers => 2)');
-is($node->safe_psql('postgres', "SELECT petagen.wait($done, '120s')"), 'done', 'a job done');
+wait_done($node, $done, 'a job done');
 my $throttled = $node->safe_psql('postgres',
 	q{SELECT petagen.start(1e7, workers => 2, "table" => 'archive', max_rate => '1MB', method => 'chunk')});
 my $paused = $node->safe_psql('postgres',

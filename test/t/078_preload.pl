@@ -19,11 +19,8 @@ use FindBin;
 use lib $FindBin::RealBin;
 use PetagenTest;
 
-my $node = PostgreSQL::Test::Cluster->new('ddl_preload');
-$node->init;
-$node->append_conf('postgresql.conf',
+my $node = petagen_node('ddl_preload',
 	"shared_preload_libraries = 'petagen'\nmax_worker_processes = 16\n");
-$node->start;
 
 # The launcher is up and its per-database workers are gone: it sleeps.
 $node->poll_query_until('postgres',

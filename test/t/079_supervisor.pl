@@ -21,11 +21,8 @@ use PetagenTest;
 
 skip_unless_contrib(qw(amcheck));
 
-my $node = PostgreSQL::Test::Cluster->new('supervisor');
-$node->init;
-$node->append_conf('postgresql.conf',
+my $node = petagen_node('supervisor',
 	"shared_preload_libraries = 'petagen'\nmax_worker_processes = 5\n");
-$node->start;
 $node->safe_psql('postgres',
 	"CREATE EXTENSION petagen; CREATE EXTENSION amcheck; SELECT petagen.create_table('t')");
 $node->poll_query_until('postgres',

@@ -29,9 +29,7 @@ skip_unless_contrib(qw(pg_visibility amcheck));
 my $rows = 200000;
 my $chunk_rows = 25000;
 
-my $node = PostgreSQL::Test::Cluster->new('leaf');
-$node->init;
-$node->append_conf('postgresql.conf', qq{
+my $node = petagen_node('leaf', qq{
 restart_after_crash = on
 autovacuum = off
 wal_level = minimal
@@ -40,7 +38,6 @@ max_wal_senders = 0
 # default logs files under 2MB, which a real load's leaves are far over)
 wal_skip_threshold = 0
 });
-$node->start;
 $node->safe_psql('postgres',
 	'CREATE EXTENSION petagen; CREATE EXTENSION pg_visibility; CREATE EXTENSION amcheck'
 );
@@ -115,8 +112,7 @@ sub check_exact
 # (a) An uninterrupted leaf load: almost no WAL.
 my $lsn = $node->safe_psql('postgres', 'SELECT pg_current_wal_lsn()');
 my $job_a = start_leaf('leaf_a');
-is($node->safe_psql('postgres', "SELECT petagen.wait($job_a, '180s')"),
-	'done', 'clean: the job is done');
+wait_done($node, $job_a, 'clean: the job is done', '180s');
 my $wal_per_row = $node->safe_psql('postgres',
 	"SELECT round(pg_wal_lsn_diff(pg_current_wal_lsn(), '$lsn') / $rows, 1)");
 cmp_ok($wal_per_row, '<', 10,

@@ -32,15 +32,12 @@ use PetagenTest;
 
 skip_unless_contrib(qw(amcheck));
 
-my $node = PostgreSQL::Test::Cluster->new('leafrules');
-$node->init;
-$node->append_conf('postgresql.conf', qq{
+my $node = petagen_node('leafrules', qq{
 autovacuum = off
 wal_level = minimal
 max_wal_senders = 0
 wal_skip_threshold = 0
 });
-$node->start;
 $node->safe_psql('postgres', q{
 CREATE EXTENSION petagen; CREATE EXTENSION amcheck;
 CREATE ROLE op LOGIN IN ROLE petagen_operator;

@@ -36,14 +36,11 @@ skip_unless_contrib(qw(amcheck));
 my $rows = 20000;
 my $chunk_rows = 10000;
 
-my $node = PostgreSQL::Test::Cluster->new('routing');
-$node->init;
-$node->append_conf('postgresql.conf', qq{
+my $node = petagen_node('routing', qq{
 restart_after_crash = on
 autovacuum = off
 max_worker_processes = 16
 });
-$node->start;
 my $pgdata = $node->data_dir;
 $node->safe_psql('postgres', "CREATE DATABASE $_") for qw(other third fourth);
 $node->safe_psql($_, 'CREATE EXTENSION petagen; CREATE EXTENSION amcheck')

@@ -169,8 +169,7 @@ sub crash_and_resume
 	$jobs{$immediate} = $job;
 
 	$job = start_leaf_job($node, $recovery);
-	is($node->safe_psql('postgres', "SELECT petagen.wait($job, '180s')"),
-		'done', "$name recovery: the job is done");
+	wait_done($node, $job, "$name recovery: the job is done", '180s');
 	my $hashes = leaf_hashes($node, $recovery);
 	$node->stop('immediate');
 	$node->start;

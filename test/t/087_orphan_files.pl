@@ -147,8 +147,7 @@ is(files_left($primary, $crash2), scalar(split / /, $crash2),
 
 is($primary->safe_psql('postgres', "SELECT petagen.resume($job)"), $job,
 	'resume() after crash 2 returns the job');
-is($primary->safe_psql('postgres', "SELECT petagen.wait($job, '180s')"),
-	'done', 'the job is done');
+wait_done($primary, $job, 'the job is done', '180s');
 is(seqscan_psql($primary, 'SELECT count(*) FROM orphans'), $rows,
 	'the table holds the key space');
 is( $primary->safe_psql('postgres',
@@ -194,8 +193,7 @@ cmp_ok($primary->safe_psql('postgres', $gone_records), '>=', 2,
 $primary->safe_psql('postgres', "SELECT petagen.create_table('swept')");
 my $job_swept = $primary->safe_psql('postgres',
 	"SELECT petagen.start(1000, workers => 1, \"table\" => 'swept')");
-is($primary->safe_psql('postgres', "SELECT petagen.wait($job_swept, '180s')"),
-	'done', 'a job in another database is done');
+wait_done($primary, $job_swept, 'a job in another database is done', '180s');
 is($primary->safe_psql('postgres', $gone_records), '0',
 	'database gone: start() in another database removed its records');
 

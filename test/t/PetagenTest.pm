@@ -9,10 +9,53 @@ use PostgreSQL::Test::Cluster;
 use Test::More;
 use Time::HiRes qw(usleep);
 
-our @EXPORT = qw(skip_unless_contrib ycsb_table_sql seqscan_psql try_sql error_of set_setting
+our @EXPORT = qw(petagen_node usertable_node wait_done bench_node
+  skip_unless_contrib ycsb_table_sql seqscan_psql try_sql error_of set_setting
   set_debug_pause wait_for_debug_pause poll_after_crash check_load_exact
   rows_off_frozen_pages check_leaf_pages routing_dir routing_files orphan_files count_within run_bench
   last_integrity_errors bench_with_stall);
+
+# A started node $name: initdb with the options @init, then the
+# postgresql.conf lines $conf when given.
+sub petagen_node
+{
+	my ($name, $conf, @init) = @_;
+	my $node = PostgreSQL::Test::Cluster->new($name);
+	$node->init(@init);
+	$node->append_conf('postgresql.conf', $conf) if defined $conf;
+	$node->start;
+	return $node;
+}
+
+# petagen_node(@_) with the extension and the canonical table usertable of
+# petagen.create_table().
+sub usertable_node
+{
+	my $node = petagen_node(@_);
+	$node->safe_psql('postgres',
+		q{CREATE EXTENSION petagen; SELECT petagen.create_table('usertable');});
+	return $node;
+}
+
+# Test $name: job $job of $node ends done within $timeout (default 120s).
+sub wait_done
+{
+	my ($node, $job, $name, $timeout) = @_;
+	$timeout //= '120s';
+	is($node->safe_psql('postgres', "SELECT petagen.wait($job, '$timeout')"), 'done', $name);
+}
+
+# The node of the benchmark tests: usertable loaded with $rows rows by two
+# workers (test 'load done'), up to 16 worker processes.  Returns the node
+# and the load job.
+sub bench_node
+{
+	my ($name, $rows) = @_;
+	my $node = usertable_node($name, "max_worker_processes = 16\n");
+	my $job = $node->safe_psql('postgres', "SELECT petagen.start($rows, workers => 2)");
+	wait_done($node, $job, 'load done');
+	return ($node, $job);
+}
 
 # Skip the whole test unless this server has the contrib modules @modules
 # (the pgserver wheel's PostgreSQL 16 has none of its own: scripts/deps.sh).
