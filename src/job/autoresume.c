@@ -35,6 +35,9 @@
  * finished" and resumed like the others.  Such a scan leaves a job whose
  * interruption is already recorded since its last progress: one resume()
  * refused, or left with auto_resume off, is not retried every few seconds.
+ * Before that, each scan starts a worker in place of one of a chunk job's
+ * that died while the others load (autoresume_replace()): the run goes
+ * on, and ends done, in the same run.
  * The launcher holds one background worker slot for as long as the server
  * runs, and each scan one more per database, one at a time.  Connected to no
  * database, it still has a ProcSignal slot, so its waits process interrupts:
@@ -401,9 +404,11 @@ autoresume_job(const AutoresumeJob *job, const char *dbname, const char *reason,
 
 /*
  * Can the launcher replace the dead worker in slot `index` of a run?  Only
- * while the run loads its units (past preparing, short of indexing), with
- * no stop asked for and no worker failed: a worker that died earlier or
- * later leaves the run to end interrupted and be resumed.
+ * in a job whose method has no preparing phase (a chunk job: a leaf job's
+ * replacement is not safe yet, it can wait for good on its leaf's commit
+ * lock), while the run loads its units (short of indexing), with no stop
+ * asked for and no worker failed: a worker that died otherwise leaves the
+ * run to end interrupted and be resumed.
  */
 static bool
 autoresume_replaceable(const JobDef *def, JobShared *shared, int index)
@@ -412,8 +417,7 @@ autoresume_replaceable(const JobDef *def, JobShared *shared, int index)
 
 	return pg_atomic_read_u32(&slot->state) == JOB_INTERRUPTED &&
 		!job_worker_alive(slot) &&
-		(def->method->prepare_unit == NULL ||
-		 pg_atomic_read_u32(&shared->routing) == 0) &&
+		def->method->prepare_unit == NULL &&
 		pg_atomic_read_u32(&shared->phase) == PHASE_LOADING &&
 		!pg_atomic_read_u32(&shared->stop_requested) &&
 		!pg_atomic_read_u32(&shared->failed);
