@@ -43,12 +43,12 @@ launch_fill(BackgroundWorker *worker, const LaunchKind *kind)
 }
 
 /*
- * Register worker `index` of nworkers of run `id` of a kind, with args in
- * bgw_extra; raises an error when no slot is free.
+ * Register worker `index` of run `id` of a kind, with args in bgw_extra;
+ * NULL when no slot is free.
  */
 BackgroundWorkerHandle *
-launch_worker(const LaunchKind *kind, int64 id, int index, int nworkers,
-			  const void *args, Size args_len)
+launch_try_worker(const LaunchKind *kind, int64 id, int index,
+				  const void *args, Size args_len)
 {
 	BackgroundWorker worker;
 	BackgroundWorkerHandle *handle;
@@ -59,6 +59,22 @@ launch_worker(const LaunchKind *kind, int64 id, int index, int nworkers,
 	snprintf(worker.bgw_name, BGW_MAXLEN, kind->name_format, id, index);
 	memcpy(worker.bgw_extra, args, args_len);
 	if (!RegisterDynamicBackgroundWorker(&worker, &handle))
+		return NULL;
+	return handle;
+}
+
+/*
+ * Register worker `index` of nworkers of run `id` of a kind, with args in
+ * bgw_extra; raises an error when no slot is free.
+ */
+BackgroundWorkerHandle *
+launch_worker(const LaunchKind *kind, int64 id, int index, int nworkers,
+			  const void *args, Size args_len)
+{
+	BackgroundWorkerHandle *handle = launch_try_worker(kind, id, index,
+													   args, args_len);
+
+	if (handle == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
 				 errmsg("could not register background worker %d of %d",

@@ -24,6 +24,9 @@ typedef struct LaunchKind
 extern BackgroundWorkerHandle *launch_worker(const LaunchKind *kind, int64 id,
 											 int index, int nworkers,
 											 const void *args, Size args_len);
+extern BackgroundWorkerHandle *launch_try_worker(const LaunchKind *kind, int64 id,
+												 int index, const void *args,
+												 Size args_len);
 extern void launch_register_autoresume(void);
 extern int	launch_free_slots(void);
 extern int	launch_autoresume_slots(void);

@@ -35,6 +35,9 @@
  * finished" and resumed like the others.  Such a scan leaves a job whose
  * interruption is already recorded since its last progress: one resume()
  * refused, or left with auto_resume off, is not retried every few seconds.
+ * Before that, each scan starts a worker in place of one of a chunk job's
+ * that died while the others load (autoresume_replace()): the run goes
+ * on, and ends done, in the same run.
  * The launcher holds one background worker slot for as long as the server
  * runs, and each scan one more per database, one at a time.  Connected to no
  * database, it still has a ProcSignal slot, so its waits process interrupts:
@@ -77,6 +80,7 @@
 #include "petagen.h"
 #include "job/ledger.h"
 #include "job/live.h"
+#include "load/load.h"
 
 /* The file the launcher leaves when the server shuts down. */
 #define AUTORESUME_DIR		"pg_petagen"
@@ -398,6 +402,133 @@ autoresume_job(const AutoresumeJob *job, const char *dbname, const char *reason,
 				 errhint("Resume it with petagen.resume(" INT64_FORMAT ").", job->job)));
 }
 
+/*
+ * Can the launcher replace the dead worker in slot `index` of a run?  Only
+ * in a job whose method has no preparing phase (a chunk job: a leaf job's
+ * replacement is not safe yet, it can wait for good on its leaf's commit
+ * lock), while the run loads its units (short of indexing), with no stop
+ * asked for and no worker failed: a worker that died otherwise leaves the
+ * run to end interrupted and be resumed.
+ */
+static bool
+autoresume_replaceable(const JobDef *def, JobShared *shared, int index)
+{
+	WorkerSlot *slot = &shared->workers[index];
+
+	return pg_atomic_read_u32(&slot->state) == JOB_INTERRUPTED &&
+		!job_worker_alive(slot) &&
+		def->method->prepare_unit == NULL &&
+		pg_atomic_read_u32(&shared->phase) == PHASE_LOADING &&
+		!pg_atomic_read_u32(&shared->stop_requested) &&
+		!pg_atomic_read_u32(&shared->failed);
+}
+
+/*
+ * Count one more active worker in a run, unless none is left: then the
+ * last one out has ended it (or is ending it), and a replacement is too
+ * late.
+ */
+static bool
+autoresume_join_run(JobShared *shared)
+{
+	uint32		active = pg_atomic_read_u32(&shared->active);
+
+	do
+	{
+		if (active == 0)
+			return false;
+	} while (!pg_atomic_compare_exchange_u32(&shared->active, &active, active + 1));
+	pg_atomic_fetch_add_u32(&shared->loading, 1);
+	return true;
+}
+
+/*
+ * Start a worker in slot `index` of def's live run in place of the one
+ * that died there: counted as active and loading before it starts, so that
+ * the last worker out cannot end the run meanwhile, it loads first the
+ * unit its predecessor claimed (worker.c), then claims like the others.
+ */
+static void
+autoresume_replace(const JobDef *def, JobShared *shared, int index,
+				   const char *dbname)
+{
+	WorkerSlot *slot = &shared->workers[index];
+	WorkerArgs	args = {0};
+
+	if (!autoresume_replaceable(def, shared, index) || !autoresume_join_run(shared))
+		return;
+	args.job = def->job;
+	args.run = def->run;
+	args.index = index;
+	args.database = MyDatabaseId;
+	args.role = def->owner;
+	args.starter_xid = InvalidTransactionId;
+	args.handle = def->handle;
+	args.replacing = true;
+	args.redo = slot->claimed;
+	SpinLockAcquire(&slot->mutex);
+	slot->replaced_at = GetCurrentTimestamp();
+	slot->reason[0] = '\0';
+	SpinLockRelease(&slot->mutex);
+	slot->pid = 0;
+	pg_atomic_write_u32(&slot->state, JOB_STARTING);
+	if (launch_try_worker(&pending_worker_kind, def->job, index, &args, sizeof(args)))
+	{
+		ereport(LOG,
+				(errmsg("petagen: restarted worker %d of job " INT64_FORMAT " in database \"%s\"",
+						index, def->job, dbname),
+				 args.redo >= 0 ?
+				 errdetail("It exited while the others ran; the new one loads first the %s it held, " INT64_FORMAT ".",
+						   def->method->unit_name, args.redo) :
+				 errdetail("It exited while the others ran, holding no %s.",
+						   def->method->unit_name)));
+		return;
+	}
+	/* the run ends interrupted once the others are done, and is resumed */
+	pg_atomic_write_u32(&slot->state, JOB_INTERRUPTED);
+	pg_atomic_fetch_sub_u32(&shared->loading, 1);
+	pg_atomic_fetch_sub_u32(&shared->active, 1);
+	ereport(LOG,
+			(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+			 errmsg("petagen: could not restart worker %d of job " INT64_FORMAT " in database \"%s\": no background worker slot is free",
+					index, def->job, dbname),
+			 errhint("You may need to increase \"max_worker_processes\".")));
+}
+
+/*
+ * Replace the workers that died in this database's live runs while their
+ * other workers ran; none if petagen is not installed.
+ */
+static void
+autoresume_replace_dead(void)
+{
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	if (OidIsValid(get_extension_oid("petagen", true)))
+	{
+		int			nrunning;
+		int64	   *running = ledger_running_job_ids(&nrunning);
+		char	   *dbname = get_database_name(MyDatabaseId);
+
+		for (int i = 0; i < nrunning; i++)
+		{
+			JobDef		def;
+			dsm_segment *seg;
+			JobShared  *shared;
+
+			if (!job_read(running[i], &def, true) ||
+				(shared = job_attach(&def, &seg)) == NULL)
+				continue;
+			for (int w = 0; w < shared->nworkers; w++)
+				autoresume_replace(&def, shared, w, dbname);
+			dsm_detach(seg);
+		}
+	}
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+}
+
 /* Entry point of a database's worker: resume its interrupted jobs. */
 void
 petagen_autoresume_db_main(Datum main_arg)
@@ -422,6 +553,9 @@ petagen_autoresume_db_main(Datum main_arg)
 	SetConfigOption("search_path", CATALOG_SEARCH_PATH, PGC_USERSET, PGC_S_SESSION);
 	cxt = AllocSetContextCreate(TopMemoryContext, "petagen auto-resume",
 								ALLOCSET_DEFAULT_SIZES);
+	MemoryContextSwitchTo(cxt);
+	if (!args.at_start)
+		autoresume_replace_dead();
 	MemoryContextSwitchTo(cxt);
 	jobs = autoresume_interrupted(cxt, args.at_start, &njobs);
 	if (njobs == 0)

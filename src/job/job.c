@@ -162,6 +162,8 @@ job_launch(const JobDef *def)
 	args.role = def->owner;
 	args.starter_xid = GetTopTransactionId();
 	args.handle = dsm_segment_handle(seg);
+	args.replacing = false;
+	args.redo = -1;
 	ledger_set_handle(def->job, args.handle);
 	pending_launch(seg, &args, def->nworkers);
 }

@@ -106,6 +106,9 @@ typedef struct WorkerSlot
 	int64		unit_base_keys; /* the keys counter when it began */
 	int64		unit_keys;		/* its key numbers (a leaf's: estimated) */
 	Oid			unit_leaf;		/* a leaf job's leaf being written */
+	int64		claimed;		/* the unit claimed last, or -1 */
+	TimestampTz replaced_at;	/* when the launcher replaced a dead worker
+								 * here (0: never), under mutex */
 } WorkerSlot;
 
 /* The live state of one run of a job. */
@@ -182,6 +185,8 @@ typedef struct WorkerArgs
 	Oid			role;
 	TransactionId starter_xid;	/* wait for it: the job row may be uncommitted */
 	dsm_handle	handle;
+	bool		replacing;		/* replaces a worker of the run that died */
+	int64		redo;			/* a replacement's first unit, or -1 */
 } WorkerArgs;
 
 #endif							/* PETAGEN_JOBDEF_H */

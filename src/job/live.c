@@ -83,6 +83,8 @@ live_init_slot(WorkerSlot *slot)
 	SpinLockInit(&slot->mutex);
 	slot->current_index[0] = '\0';
 	slot->unit = -1;
+	slot->claimed = -1;
+	slot->replaced_at = 0;
 }
 
 /*
@@ -314,7 +316,7 @@ typedef struct PendingRun
 } PendingRun;
 
 /* What a load job's workers are. */
-static const LaunchKind pending_worker_kind = {
+const LaunchKind pending_worker_kind = {
 	"petagen_worker_main", "petagen worker", "petagen job " INT64_FORMAT " worker %d",
 	false
 };

@@ -10,6 +10,7 @@
 #define PETAGEN_LIVE_H
 
 #include "job/jobdef.h"
+#include "launch.h"
 
 extern const char *job_state_name(JobState state);
 extern const char *job_phase_name(JobPhase phase);
@@ -26,6 +27,7 @@ extern JobState job_total_state(JobShared *shared);
 extern bool job_state_final(JobState state);
 
 /* the runs launched at commit */
+extern const LaunchKind pending_worker_kind;
 extern dsm_segment *pending_create_segment(Size size);
 extern bool pending_has_job(int64 job);
 extern void pending_launch(dsm_segment *seg, const WorkerArgs *args, int nworkers);

@@ -14,6 +14,7 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "mb/pg_wchar.h"
+#include "pgtime.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
@@ -61,6 +62,7 @@ typedef struct WorkerProgress
 	char		last_error[JOB_TEXT_LEN];
 	TimestampTz last_error_at;
 	char		current_index[JOB_TEXT_LEN];
+	TimestampTz replaced_at;	/* its dead predecessor's replacement, or 0 */
 } WorkerProgress;
 
 /* A whole job's progress. */
@@ -722,6 +724,7 @@ progress_worker(JobShared *shared, int index, WorkerProgress *w)
 	strlcpy(w->last_error, slot->last_error, JOB_TEXT_LEN);
 	w->last_error_at = slot->last_error_at;
 	strlcpy(w->current_index, slot->current_index, JOB_TEXT_LEN);
+	w->replaced_at = slot->replaced_at;
 	SpinLockRelease(&slot->mutex);
 	w->unit_done = Max(w->keys - unit_base, 0);
 	progress_recent_rates(w, rate_at, rate_rows, rate_bytes);
@@ -761,6 +764,26 @@ progress_rolled_back(JobProgress *p)
 		strlcpy(p->reason, note, JOB_TEXT_LEN);
 	else
 		strlcpy(p->reason, psprintf("%s; %s", p->reason, note), JOB_TEXT_LEN);
+}
+
+/*
+ * Put first in reason that worker `worker` died and the launcher, within
+ * seconds, started another in its place at `at` (session time zone).
+ */
+static void
+progress_replaced(char *reason, int worker, TimestampTz at)
+{
+	pg_time_t	t = timestamptz_to_time_t(at);
+	char		when[16];
+	char	   *note;
+
+	pg_strftime(when, sizeof(when), "%H:%M:%S", pg_localtime(&t, session_timezone));
+	if (reason[0] == '\0')
+		note = psprintf("worker %d died: restarted at %s", worker, when);
+	else
+		note = psprintf("worker %d died: restarted at %s; %s", worker, when, reason);
+	strlcpy(reason, note, JOB_TEXT_LEN);
+	pfree(note);
 }
 
 /* The phase a live run is in, and its phases' progress. */
@@ -826,6 +849,8 @@ progress_live(const JobDef *def, JobShared *shared, JobProgress *p)
 	const char *reason = NULL;
 	char		first_reason[JOB_TEXT_LEN] = "";
 	int			dead = -1;
+	int			replaced = -1;
+	TimestampTz replaced_at = 0;
 	int64		keys = shared->base_keys;
 
 	p->state = job_total_state(shared);
@@ -844,12 +869,19 @@ progress_live(const JobDef *def, JobShared *shared, JobProgress *p)
 			strlcpy(first_reason, w.reason, JOB_TEXT_LEN);
 		if (dead < 0 && w.state == JOB_INTERRUPTED)
 			dead = i;
+		if (w.replaced_at > replaced_at)
+		{
+			replaced = i;
+			replaced_at = w.replaced_at;
+		}
 	}
 	/* a worker gone while others run says so before any worker's reason */
 	if (dead >= 0 && p->state != JOB_INTERRUPTED)
 		snprintf(first_reason, JOB_TEXT_LEN,
 				 "worker %d exited: the others go on without its chunk, which a resume loads",
 				 dead);
+	else if (replaced >= 0 && p->state != JOB_INTERRUPTED)
+		progress_replaced(first_reason, replaced, replaced_at);
 	p->duplicates += p->sum.duplicates;
 	progress_live_steps(def, shared, p, keys);
 	/* rows are written while loading only: no rate to show otherwise */

@@ -327,36 +327,50 @@ worker_unit_needs(WorkerCtx *ctx, int64 unit)
 			(int64) ceil(Min(need[s], spaces->space[s].total)) : -1;
 }
 
-/* Claim and load units until none is left, a stop is asked for, or an error. */
+/* Load unit `chunk` once there is room for it; false if the worker must end. */
+static bool
+worker_do_unit(WorkerCtx *ctx, int64 chunk)
+{
+	char		what[64];
+
+	worker_debug_pause(ctx, DEBUG_PAUSE_BEFORE_CHUNK, chunk);
+	worker_unit_needs(ctx, chunk);
+	if (ctx->nnext == 1)
+		snprintf(what, sizeof(what), "the next %s", ctx->def.method->unit_name);
+	else
+		snprintf(what, sizeof(what), "the next %d %s", ctx->nnext,
+				 ctx->def.method->units_name);
+	worker_wait_for_room(ctx, ctx->spaces.space, ctx->need, ctx->spaces.n,
+						 what);
+	if (pg_atomic_read_u32(&ctx->shared->stop_requested))
+	{
+		ctx->stopping = true;
+		return false;
+	}
+	worker_set_state(ctx, JOB_RUNNING, NULL);
+	return worker_try_chunk(ctx, chunk);
+}
+
+/*
+ * Claim and load units until none is left, a stop is asked for, or an
+ * error.  The unit claimed last is in the slot: a replacement for a worker
+ * that died (autoresume.c) loads it first unless the ledger has it.
+ */
 static void
 worker_loop(WorkerCtx *ctx)
 {
+	int64		chunk = ctx->args.redo;
+
+	ctx->slot->claimed = chunk;
+	if (chunk >= 0 && !worker_unit_done(ctx, chunk) && !worker_do_unit(ctx, chunk))
+		return;
 	for (;;)
 	{
-		int64		chunk = worker_claim(ctx, &ctx->shared->next_chunk,
-										 ctx->shared->nchunks);
-		char		what[64];
-
+		chunk = worker_claim(ctx, &ctx->shared->next_chunk, ctx->shared->nchunks);
+		ctx->slot->claimed = chunk;
 		if (chunk < 0)
 			return;
-		if (worker_unit_done(ctx, chunk))
-			continue;
-		worker_debug_pause(ctx, DEBUG_PAUSE_BEFORE_CHUNK, chunk);
-		worker_unit_needs(ctx, chunk);
-		if (ctx->nnext == 1)
-			snprintf(what, sizeof(what), "the next %s", ctx->def.method->unit_name);
-		else
-			snprintf(what, sizeof(what), "the next %d %s", ctx->nnext,
-					 ctx->def.method->units_name);
-		worker_wait_for_room(ctx, ctx->spaces.space, ctx->need, ctx->spaces.n,
-							 what);
-		if (pg_atomic_read_u32(&ctx->shared->stop_requested))
-		{
-			ctx->stopping = true;
-			return;
-		}
-		worker_set_state(ctx, JOB_RUNNING, NULL);
-		if (!worker_try_chunk(ctx, chunk))
+		if (!worker_unit_done(ctx, chunk) && !worker_do_unit(ctx, chunk))
 			return;
 	}
 }
@@ -561,7 +575,8 @@ petagen_worker_main(Datum main_arg)
 		proc_exit(0);
 	}
 	worker_ctx = ctx;
-	ctx->preparing = true;
+	/* the launcher counted a replacement as loading, after preparing */
+	ctx->preparing = !ctx->args.replacing;
 	ctx->loading = true;
 	before_shmem_exit(worker_on_exit, (Datum) 0);
 	worker_set_state(ctx, JOB_RUNNING, NULL);

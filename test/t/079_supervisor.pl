@@ -4,12 +4,12 @@
 # launcher's per-database worker, which holds one while it resumes jobs
 # after a crash.  A job check() found enough slots for without a warning
 # is resumed after a crash.
-# A job whose worker is terminated mid-chunk is resumed while the server
-# runs and ends done and exact.
+# A worker of a running job terminated mid-unit (chunk or leaf) is
+# replaced within seconds; the job ends done and exact in its first run.
 #
 # Timing is held by petagen.debug_pause (ALTER SYSTEM, so it survives the
 # restart): both workers are held before chunk 3, before the crash and again
-# once resumed.
+# once resumed, and before the commit of unit 3 when one is terminated.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -60,34 +60,46 @@ wait_for_debug_pause($node, $job, 2);
 set_debug_pause($node, '');
 check_load_exact($node, $job, 't', 100000, 'resumed job');
 
-# A worker terminated before it commits its chunk: the other ends the run
-# without that chunk and the launcher, within seconds, resumes the job,
-# which ends done and exact.
-$node->safe_psql('postgres', 'TRUNCATE t');
-set_debug_pause($node, 'before_commit:3');
-$job = $node->safe_psql('postgres',
-	"SELECT petagen.start(100000, workers => 2, \"table\" => 't', chunk_rows => 10000, method => 'chunk')");
-wait_for_debug_pause($node, $job, 2);
-$log_offset = -s $node->logfile;
-$node->safe_psql('postgres',
-	"SELECT pg_terminate_backend(min(pid)) FROM pg_stat_activity"
-	  . " WHERE backend_type = 'petagen worker'");
-$node->poll_query_until('postgres',
-	"SELECT reason LIKE 'worker _ exited: %' FROM petagen.status_details($job) WHERE worker IS NULL")
-  or die 'status() does not say the worker exited';
-like(
+# A worker terminated before it commits its unit while the other runs: the
+# launcher, within seconds, starts another in its place, which loads that
+# unit again; the job stays running, says so, and ends done and exact in
+# its first run.  The replacement is held again before its commit: proof
+# that it redoes the unit its predecessor held.
+sub restarted_worker
+{
+	my ($method) = @_;
+	$node->safe_psql('postgres', 'TRUNCATE t');
+	set_debug_pause($node, 'before_commit:3');
+	my $job = $node->safe_psql('postgres',
+		"SELECT petagen.start(100000, workers => 2, \"table\" => 't', chunk_rows => 10000, method => '$method')"
+	);
+	wait_for_debug_pause($node, $job, 2);
+	my $log_offset = -s $node->logfile;
 	$node->safe_psql('postgres',
-		"SELECT state || ': ' || reason FROM petagen.status_details($job) WHERE worker IS NULL"),
-	qr/^running: worker [01] exited: the others go on without its chunk, which a resume loads$/,
-	'status() says a worker exited while the other runs');
-set_debug_pause($node, '');
-$node->wait_for_log(qr/LOG:  petagen: (resumed|could not resume) job $job /,
-	$log_offset);
-like(
-	slurp_file($node->logfile, $log_offset),
-	qr/LOG:  petagen: resumed job $job in database "postgres" with 2 workers\n.*DETAIL:  It was interrupted after its last progress at [^:]+:\d\d:\d\d[^:]*: its workers exited before it finished\./,
-	'a job a terminated worker left short is resumed, and the log says why');
-check_load_exact($node, $job, 't', 100000, 'job resumed after a terminated worker');
+		"SELECT pg_terminate_backend(min(pid)) FROM pg_stat_activity"
+		  . " WHERE backend_type = 'petagen worker'");
+	$node->wait_for_log(
+		qr/LOG:  petagen: (restarted|could not restart) worker \d+ of job $job /,
+		$log_offset);
+	like(
+		slurp_file($node->logfile, $log_offset),
+		qr/LOG:  petagen: restarted worker [01] of job $job in database "postgres"\n.*DETAIL:  It exited while the others ran; the new one loads first the \w+ it held, [3-9]\./,
+		"$method job: the launcher restarts a terminated worker, and the log says so");
+	wait_for_debug_pause($node, $job, 2);
+	like(
+		$node->safe_psql('postgres',
+			"SELECT state || ': ' || reason FROM petagen.status_details($job) WHERE worker IS NULL"),
+		qr/^running: worker [01] died: restarted at \d\d:\d\d:\d\d; petagen\.debug_pause/,
+		"$method job: status() says the worker died and was restarted");
+	set_debug_pause($node, '');
+	check_load_exact($node, $job, 't', 100000, "$method job with a restarted worker");
+	is($node->safe_psql('postgres', "SELECT run FROM petagen.jobs WHERE job = $job"),
+		'1', "$method job: done in its first run, no resume");
+	unlike(slurp_file($node->logfile, $log_offset),
+		qr/resumed job $job /, "$method job: not resumed");
+}
+
+restarted_worker('chunk');
 
 $node->stop;
 done_testing();
