@@ -166,18 +166,20 @@ job_launch(const JobDef *def)
 }
 
 /*
- * Remove the routing files no job can use any more (leafroute.c) and the
- * records of leaves in flight of dropped databases (leafload.c); after
- * check_no_other_job(), so that no start() or resume() commits meanwhile.
+ * Let every method remove the leftovers no job can use any more (the leaf
+ * method: routing files, records of leaves in flight of dropped
+ * databases); after check_no_other_job(), so that no start() or resume()
+ * commits meanwhile.
  */
 static void
-job_sweep_routing(void)
+job_sweep_methods(void)
 {
 	int			ntokens;
 	int64	   *tokens = ledger_resumable_tokens(&ntokens);
 
-	leaf_sweep_files(tokens, ntokens);
-	leaf_storage_sweep_dropped();
+	for (int i = 0; load_methods[i] != NULL; i++)
+		if (load_methods[i]->sweep)
+			load_methods[i]->sweep(tokens, ntokens);
 	pfree(tokens);
 }
 
@@ -198,10 +200,10 @@ petagen_start(PG_FUNCTION_ARGS)
 	if (!PG_GETARG_BOOL(START_ARG_FORCE))
 		check_refuse_errors(&def);
 	check_no_other_job(def.relid, 0);
-	job_sweep_routing();
+	job_sweep_methods();
 	def.owner = GetUserId();
-	/* a method that prepares (routes) keeps its files under a token */
-	def.route_token = def.method->prepare_unit ? leaf_new_token() : 0;
+	/* a method that keeps files outside relations keeps them under a token */
+	def.route_token = def.method->new_token ? def.method->new_token() : 0;
 	ledger_insert_job(&def);
 	citus_shards_record(def.job, def.relid);
 	if (def.indexes_after)
@@ -216,15 +218,15 @@ petagen_start(PG_FUNCTION_ARGS)
 }
 
 /*
- * Raise an error if a leaf job's ledger names, at some leaf number, a leaf
- * that is not the table's leaf of that number now: resume() would skip a
- * leaf that was never written.
+ * Raise an error if the ledger of a job whose units are leaves names, at
+ * some leaf number, a leaf that is not the table's leaf of that number
+ * now: resume() would skip a leaf that was never written.
  */
 static void
 job_check_leaves_unchanged(const JobDef *def)
 {
 	int			nlocal;
-	Oid		   *leaves = leaf_local_leaves(def->relid, &nlocal);
+	Oid		   *leaves = def->method->unit_leaves(def->relid, &nlocal);
 	Oid			was = InvalidOid;
 	int64		moved = ledger_moved_leaf(def->job, leaves, nlocal, &was);
 
@@ -255,7 +257,7 @@ job_check_resumable(const JobDef *def)
 						   save_sec_context | SECURITY_LOCAL_USERID_CHANGE);
 	options_check_method(def);
 	check_table_loadable(def->relid, &def->spec, job_last_seq(def));
-	if (def->method->whole_leaves)
+	if (def->method->unit_leaves)
 		job_check_leaves_unchanged(def);
 	SetUserIdAndSecContext(save_userid, save_sec_context);
 }
@@ -384,7 +386,7 @@ petagen_resume(PG_FUNCTION_ARGS)
 	check_no_other_job(def.relid, def.job);
 	if (!force)
 		job_check_not_overwritten(&def);
-	job_sweep_routing();
+	job_sweep_methods();
 	def.run++;
 	ledger_resume_run(&def);
 	job_launch(&def);

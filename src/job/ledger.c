@@ -416,7 +416,7 @@ ledger_insert_job(JobDef *def)
 		nulls[Arg_insert_job_disk_reserve] = 'n';
 	if (def->max_rate <= 0)
 		nulls[Arg_insert_job_max_rate] = 'n';
-	if (def->method->prepare_unit == NULL)
+	if (def->method->new_token == NULL)
 		nulls[Arg_insert_job_route_token] = 'n';
 	catalog_connect(&scope, true);
 	if (def->method_reason != NULL)
