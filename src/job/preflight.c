@@ -97,7 +97,9 @@ static void check_keys(CheckCtx *ctx);
  *	- workers: free background worker slots;
  *	- autovacuum, freeze, xids, checkpoints, wal: settings that make such a
  *	  load or its aftermath slow;
- *	- method => 'leaf': leaves not empty (named and counted only for a
+ *	- the method's own findings, from its preflight() (load.h), which
+ *	  adds them through check_add() as the rest: for method => 'leaf'
+ *	  (src/load/methods.c) leaves not empty (named and counted only for a
  *	  role with SELECT on the table), the routing files' space and inodes
  *	  (one file per range of chunk_rows keys), whether
  *	  wal_level lets the leaves skip WAL, the time per leaf and what a crash

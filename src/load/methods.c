@@ -188,6 +188,15 @@ const LoadMethod load_method_chunk = {
  * (leafload.c): end_unit() forgets the record after a commit or an
  * abort, recover() drops what a crash left.  finish() removes the routing
  * files when a run ends other than interrupted.
+ *
+ * Before a job starts, the method judges the load: its obstacle for
+ * method => 'auto' (what only the chunk method loads, leaves it may not
+ * truncate or that hold rows, routing files that do not fit), its checks
+ * of the table (leafload.c) and of chunk_rows (one file per range), and
+ * its findings in petagen.check() (leaves with rows, the routing files'
+ * room, WAL, the time per leaf).  Its token names the job's routing files;
+ * start() and resume() sweep the files and records no job can use, and a
+ * DROP of petagen removes the database's at commit (leafroute.c).
  *-------------------------------------------------------------------------
  */
 
