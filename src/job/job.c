@@ -321,6 +321,21 @@ job_finish(const JobDef *def)
 }
 
 /*
+ * Let def's method repair what no worker will now that the job is
+ * forgotten (a frozen chunk job: the rows of its interrupted chunks).
+ */
+static void
+job_forget_method(const JobDef *def)
+{
+	LoadJob		job;
+
+	if (def->method->forget == NULL)
+		return;
+	method_load_job(def, &job);
+	def->method->forget(&job);
+}
+
+/*
  * resume()'s force argument: false from the 0.1 declaration, which has
  * none; NULL is an error.
  */
@@ -671,8 +686,7 @@ petagen_forget(PG_FUNCTION_ARGS)
 	job_read(PG_GETARG_INT64(0), &def, false);
 	job_check_owner(&def, "petagen.forget()");
 	job_check_forgettable(&def);
-	if (def.frozen)
-		frozen_repair_job(def.job);
+	job_forget_method(&def);
 	job_remove_files(&def);
 	ledger_delete_job(def.job, &chunks, &progress);
 	args = job_key_space_args(&def);

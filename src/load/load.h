@@ -229,6 +229,8 @@ typedef struct LoadMethod
 	void		(*recover) (const LoadJob *job, const uint8 *done, int64 nunits);
 	/* A run ended other than interrupted: remove what only the run used. */
 	void		(*finish) (const LoadJob *job);
+	/* forget(), before recover() and finish(): repair what no worker will. */
+	void		(*forget) (const LoadJob *job);
 
 	/* A worker's start, in a transaction: its state. */
 	void		(*begin) (LoadJob *job);

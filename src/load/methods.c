@@ -101,6 +101,17 @@ chunk_xids(const LoadCheck *check, char **per, const char **hint)
 	return load_nchunks(check->job->rows, check->job->chunk_rows);
 }
 
+/*
+ * forget() of a frozen chunk job: remove what every interrupted chunk left,
+ * as resume() would before writing it again (frozen.c).
+ */
+static void
+chunk_forget(const LoadJob *job)
+{
+	if (job->frozen)
+		frozen_repair_job(job->job);
+}
+
 /* The job's chunks. */
 static int64
 chunk_plan_units(const LoadJob *job)
@@ -166,6 +177,7 @@ const LoadMethod load_method_chunk = {
 	.xids = chunk_xids,
 	.check = chunk_check,
 	.plan_units = chunk_plan_units,
+	.forget = chunk_forget,
 	.begin = chunk_begin,
 	.unit_keys = chunk_unit_keys,
 	.unit_leaf = chunk_unit_leaf,
