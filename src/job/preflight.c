@@ -50,7 +50,7 @@
 #include "route/route.h"
 
 static List *check_run(const JobDef *def);
-static void check_add(CheckCtx *ctx, CheckSeverity severity, int sqlstate,
+static void check_add(void *arg, CheckSeverity severity, int sqlstate,
 					  const char *object, const char *summary,
 					  const char *hint,
 					  const char *fmt,...) pg_attribute_printf(7, 8);
@@ -212,16 +212,6 @@ check_autovacuum(CheckCtx *ctx)
 			  check_size(ctx->heap), autovacuum_freeze_max_age);
 }
 
-/* Add a finding a load method made (LoadCheck's add). */
-static void
-check_add_method(void *arg, CheckSeverity severity, int sqlstate,
-				 const char *object, const char *summary, const char *hint,
-				 const char *detail)
-{
-	check_add((CheckCtx *) arg, severity, sqlstate, object, summary, hint,
-			  "%s", detail);
-}
-
 /* The load of ctx as its method judges it (LoadCheck); job holds its view. */
 static void
 check_method_view(CheckCtx *ctx, LoadJob *job, LoadCheck *check)
@@ -233,7 +223,7 @@ check_method_view(CheckCtx *ctx, LoadJob *job, LoadCheck *check)
 	check->reserve = job_reserve(ctx->def);
 	check->may_read = check_may_read;
 	check->size = check_size;
-	check->add = check_add_method;
+	check->add = check_add;
 	check->arg = ctx;
 	check->table = ctx->table;
 	check->nworkers = ctx->def->nworkers;
@@ -1293,14 +1283,16 @@ check_short(const char *detail, const char *summary)
 }
 
 /*
- * Add a finding: fmt (printf-style) says it in full, summary (or NULL) in
- * at most CHECK_FINDING_MAX characters; object and hint are kept as given.
+ * Add a finding to CheckCtx arg (a load method's too: LoadCheck's add):
+ * fmt (printf-style) says it in full, summary (or NULL) in at most
+ * CHECK_FINDING_MAX characters; object and hint are kept as given.
  */
 static void
-check_add(CheckCtx *ctx, CheckSeverity severity, int sqlstate,
+check_add(void *arg, CheckSeverity severity, int sqlstate,
 		  const char *object, const char *summary, const char *hint,
 		  const char *fmt,...)
 {
+	CheckCtx   *ctx = arg;
 	CheckFinding *f = palloc(sizeof(CheckFinding));
 	StringInfoData buf;
 

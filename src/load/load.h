@@ -160,10 +160,11 @@ typedef struct LoadCheck
 	/* a byte count as pg_size_pretty() spells it */
 	char	   *(*size) (double bytes);
 
-	/* add a finding: detail in full, summary (or NULL) for check() */
+	/* add a finding to arg: fmt in full, summary (or NULL) for check() */
 	void		(*add) (void *arg, CheckSeverity severity, int sqlstate,
 						const char *object, const char *summary,
-						const char *hint, const char *detail);
+						const char *hint,
+						const char *fmt,...) pg_attribute_printf(7, 8);
 	void	   *arg;
 	const char *table;			/* the table's name */
 	int			nworkers;

@@ -8,7 +8,6 @@
 #include "postgres.h"
 
 #include "access/xlog.h"
-#include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/guc.h"
@@ -332,42 +331,6 @@ leaf_auto_reason(const LoadJob *job)
  */
 #define CHECK_LEAF_ROWS_PER_SEC	150000.0
 
-/* Add a finding to check's petagen.check(), its detail formatted. */
-static void
-check_add(const LoadCheck *check, CheckSeverity severity, int sqlstate,
-		  const char *object, const char *summary, const char *hint,
-		  const char *fmt,...) pg_attribute_printf(7, 8);
-static void
-check_add(const LoadCheck *check, CheckSeverity severity, int sqlstate,
-		  const char *object, const char *summary, const char *hint,
-		  const char *fmt,...)
-{
-	StringInfoData buf;
-
-	initStringInfo(&buf);
-	for (;;)
-	{
-		va_list		args;
-		int			needed;
-
-		va_start(args, fmt);
-		needed = appendStringInfoVA(&buf, fmt, args);
-		va_end(args);
-		if (needed == 0)
-			break;
-		enlargeStringInfo(&buf, needed);
-	}
-	check->add(check->arg, severity, sqlstate, object, summary, hint,
-			   buf.data);
-}
-
-/* A setting as SHOW spells it. */
-static const char *
-check_setting(const char *name)
-{
-	return GetConfigOptionByName(name, NULL, false);
-}
-
 /* A leaf load takes one transaction ID per local leaf (routing writes only files). */
 static int64
 leaf_xids(const LoadCheck *check, char **per, const char **hint)
@@ -382,7 +345,7 @@ leaf_xids(const LoadCheck *check, char **per, const char **hint)
  * free space above the reserve, their number against its free inodes.
  */
 static void
-check_routing_files(const LoadCheck *ctx)
+leaf_check_routing_files(const LoadCheck *ctx)
 {
 	RoutingRoom r;
 	CheckSeverity severity = CHECK_INFO;
@@ -401,15 +364,15 @@ check_routing_files(const LoadCheck *ctx)
 		severity = CHECK_WARNING;
 		hint = "Less than 10% of the data directory's space or inodes would be left: free some, or raise chunk_rows.";
 	}
-	check_add(ctx, severity, ERRCODE_DISK_FULL, "pg_petagen",
-			  psprintf("leaf method: routing files of about %s in " INT64_FORMAT " files, %s free",
-					   ctx->size(r.bytes), r.files, ctx->size(Max(r.room, 0))),
-			  hint,
-			  "leaf method: the routing files take about %s in " INT64_FORMAT " files (one per " INT64_FORMAT " keys) in the data directory until the job ends; %s are free above the disk reserve, %s",
-			  ctx->size(r.bytes), r.files, ctx->job->chunk_rows,
-			  ctx->size(Max(r.room, 0)),
-			  r.inodes >= 0 ? psprintf(INT64_FORMAT " inodes", r.inodes) :
-			  "inodes without limit");
+	ctx->add(ctx->arg, severity, ERRCODE_DISK_FULL, "pg_petagen",
+			 psprintf("leaf method: routing files of about %s in " INT64_FORMAT " files, %s free",
+					  ctx->size(r.bytes), r.files, ctx->size(Max(r.room, 0))),
+			 hint,
+			 "leaf method: the routing files take about %s in " INT64_FORMAT " files (one per " INT64_FORMAT " keys) in the data directory until the job ends; %s are free above the disk reserve, %s",
+			 ctx->size(r.bytes), r.files, ctx->job->chunk_rows,
+			 ctx->size(Max(r.room, 0)),
+			 r.inodes >= 0 ? psprintf(INT64_FORMAT " inodes", r.inodes) :
+			 "inodes without limit");
 }
 
 /*
@@ -418,7 +381,7 @@ check_routing_files(const LoadCheck *ctx)
  * else naming the table alone.  start() refuses on it either way.
  */
 static void
-check_leaves_nonempty(const LoadCheck *ctx)
+leaf_check_nonempty(const LoadCheck *ctx)
 {
 	char	   *first;
 	int64		nonempty = leaf_nonempty(ctx->job->relid, &first);
@@ -426,23 +389,23 @@ check_leaves_nonempty(const LoadCheck *ctx)
 	if (nonempty == 0)
 		return;
 	if (ctx->present > 0)
-		check_add(ctx, CHECK_ERROR, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, first,
-				  psprintf("leaf method: " INT64_FORMAT " local leaves hold rows, %d probed keys among them",
-						   nonempty, ctx->present),
-				  "TRUNCATE the leaves first if their rows may go; method => 'chunk' would write the keys they hold again.",
-				  "leaf method: " INT64_FORMAT " local leaves hold rows, among them %d of the %d key numbers of this load probed; a leaf load writes only into empty leaves",
-				  nonempty, ctx->present, ctx->probed);
+		ctx->add(ctx->arg, CHECK_ERROR, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, first,
+				 psprintf("leaf method: " INT64_FORMAT " local leaves hold rows, %d probed keys among them",
+						  nonempty, ctx->present),
+				 "TRUNCATE the leaves first if their rows may go; method => 'chunk' would write the keys they hold again.",
+				 "leaf method: " INT64_FORMAT " local leaves hold rows, among them %d of the %d key numbers of this load probed; a leaf load writes only into empty leaves",
+				 nonempty, ctx->present, ctx->probed);
 	else if (ctx->may_read(ctx->job->relid))
-		check_add(ctx, CHECK_ERROR, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, first,
-				  NULL,
-				  "TRUNCATE the leaves first if their rows may go, or use method => 'chunk'.",
-				  "leaf method: " INT64_FORMAT " local leaves hold rows; a leaf load writes only into empty leaves",
-				  nonempty);
+		ctx->add(ctx->arg, CHECK_ERROR, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, first,
+				 NULL,
+				 "TRUNCATE the leaves first if their rows may go, or use method => 'chunk'.",
+				 "leaf method: " INT64_FORMAT " local leaves hold rows; a leaf load writes only into empty leaves",
+				 nonempty);
 	else
-		check_add(ctx, CHECK_ERROR, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, ctx->table,
-				  NULL,
-				  "Which leaves hold rows is shown only to roles with SELECT on the table. TRUNCATE the leaves first if their rows may go, or use method => 'chunk'.",
-				  "leaf method: local leaves hold rows; a leaf load writes only into empty leaves");
+		ctx->add(ctx->arg, CHECK_ERROR, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, ctx->table,
+				 NULL,
+				 "Which leaves hold rows is shown only to roles with SELECT on the table. TRUNCATE the leaves first if their rows may go, or use method => 'chunk'.",
+				 "leaf method: local leaves hold rows; a leaf load writes only into empty leaves");
 }
 
 /* A leaf job: empty leaves, routing files, WAL, time per leaf, crash cost. */
@@ -451,26 +414,26 @@ leaf_preflight(const LoadCheck *ctx)
 {
 	double		leaf_rows = ctx->largest_rows;
 
-	check_leaves_nonempty(ctx);
-	check_routing_files(ctx);
-	check_add(ctx, CHECK_INFO, 0, "wal_level",
-			  wal_level == WAL_LEVEL_MINIMAL ? NULL :
-			  psprintf("leaf method: wal_level is %s: the leaves are written to WAL too",
-					   check_setting("wal_level")),
-			  wal_level == WAL_LEVEL_MINIMAL ? NULL :
-			  "With wal_level = minimal (and max_wal_senders = 0) a leaf load writes no WAL for heaps and indexes: the files are synced at each leaf's commit.",
-			  "leaf method: wal_level is %s, so the leaves' heaps and indexes %s",
-			  check_setting("wal_level"),
-			  wal_level == WAL_LEVEL_MINIMAL ? "write no WAL" : "are written to WAL as well");
-	check_add(ctx, CHECK_INFO, 0, ctx->table,
-			  psprintf("leaf method: the largest leaf is about %.0f rows, %.0f s for one worker",
-					   leaf_rows, leaf_rows / CHECK_LEAF_ROWS_PER_SEC),
-			  NULL,
-			  "leaf method: the largest leaf is about %.0f rows (%s of heap), about %.0f s for one worker; a crash or stop rolls back up to %d leaves in flight, about %.0f rows written again",
-			  leaf_rows, ctx->size(ctx->largest_heap),
-			  leaf_rows / CHECK_LEAF_ROWS_PER_SEC,
-			  Min(ctx->nworkers, ctx->nlocal),
-			  leaf_rows * Min(ctx->nworkers, ctx->nlocal));
+	leaf_check_nonempty(ctx);
+	leaf_check_routing_files(ctx);
+	ctx->add(ctx->arg, CHECK_INFO, 0, "wal_level",
+			 wal_level == WAL_LEVEL_MINIMAL ? NULL :
+			 psprintf("leaf method: wal_level is %s: the leaves are written to WAL too",
+					  GetConfigOptionByName("wal_level", NULL, false)),
+			 wal_level == WAL_LEVEL_MINIMAL ? NULL :
+			 "With wal_level = minimal (and max_wal_senders = 0) a leaf load writes no WAL for heaps and indexes: the files are synced at each leaf's commit.",
+			 "leaf method: wal_level is %s, so the leaves' heaps and indexes %s",
+			 GetConfigOptionByName("wal_level", NULL, false),
+			 wal_level == WAL_LEVEL_MINIMAL ? "write no WAL" : "are written to WAL as well");
+	ctx->add(ctx->arg, CHECK_INFO, 0, ctx->table,
+			 psprintf("leaf method: the largest leaf is about %.0f rows, %.0f s for one worker",
+					  leaf_rows, leaf_rows / CHECK_LEAF_ROWS_PER_SEC),
+			 NULL,
+			 "leaf method: the largest leaf is about %.0f rows (%s of heap), about %.0f s for one worker; a crash or stop rolls back up to %d leaves in flight, about %.0f rows written again",
+			 leaf_rows, ctx->size(ctx->largest_heap),
+			 leaf_rows / CHECK_LEAF_ROWS_PER_SEC,
+			 Min(ctx->nworkers, ctx->nlocal),
+			 leaf_rows * Min(ctx->nworkers, ctx->nlocal));
 }
 
 /* Raise an error unless the job's table suits a leaf load (leafload.c). */
