@@ -354,24 +354,6 @@ extern void keyindex_end(KeyLookup *lookup);
  *-------------------------------------------------------------------------
  */
 
-/*
- * A leaf job's chunk_rows is the size of its routing ranges, one file each
- * (leafroute.c): by default about four per worker within LEAF_RANGE_ROWS_MIN
- * .. LEAF_RANGE_ROWS_MAX (options.c), and never below the minimum, so that a
- * job of 10^12 keys writes at most 10^8 files (10^6 by default).
- */
-#define LEAF_RANGE_ROWS_MIN		10000
-#define LEAF_RANGE_ROWS_MAX		1000000
-
-/* A leaf job's routing files against the data directory's room for them. */
-typedef struct RoutingRoom
-{
-	double		bytes;			/* the files' bytes */
-	double		room;			/* free bytes above the disk reserve */
-	int64		files;			/* one per range of chunk_rows keys */
-	int64		inodes;			/* free inodes, or -1: no limit */
-} RoutingRoom;
-
 /* What a job's routing files must say now (leaf_routing_init()). */
 typedef struct LeafRouting
 {
@@ -401,9 +383,6 @@ extern int64 leaf_reader_foreign(const LeafReader *r);
 extern bool leaf_reader_next(LeafReader *r, int64 *seq);
 extern void leaf_reader_close(LeafReader *r);
 extern int64 leaf_route_bytes(int64 rows, int nlocal);
-extern void leaf_routing_room(const LoadJob *job, int nlocal, int64 reserve,
-							  RoutingRoom *r);
-extern bool leaf_routing_fits(const RoutingRoom *r);
 extern void leaf_write_all(int fd, const void *data, size_t len,
 						   const char *path);
 

@@ -211,6 +211,25 @@ const LoadMethod load_method_chunk = {
  *-------------------------------------------------------------------------
  */
 
+/*
+ * A leaf job's chunk_rows is the size of its routing ranges, one file each
+ * (leafroute.c): by default about four per worker within LEAF_RANGE_ROWS_MIN
+ * .. LEAF_RANGE_ROWS_MAX (the method's chunk_rows_min and chunk_rows_max,
+ * options.c), and never below the minimum, so that a job of 10^12 keys
+ * writes at most 10^8 files (10^6 by default).
+ */
+#define LEAF_RANGE_ROWS_MIN		10000
+#define LEAF_RANGE_ROWS_MAX		1000000
+
+/* A leaf job's routing files against the data directory's room for them. */
+typedef struct RoutingRoom
+{
+	double		bytes;			/* the files' bytes */
+	double		room;			/* free bytes above the disk reserve */
+	int64		files;			/* one per range of chunk_rows keys */
+	int64		inodes;			/* free inodes, or -1: no limit */
+} RoutingRoom;
+
 /* What a worker of a leaf job keeps. */
 typedef struct LeafJobState
 {
@@ -236,7 +255,7 @@ leaf_job_routing(const LoadJob *job, LeafRouting *routing)
  * The routing files of job's load (job->chunk_rows keys each) with nlocal
  * local leaves, and the data directory's room for them above reserve.
  */
-void
+static void
 leaf_routing_room(const LoadJob *job, int nlocal, int64 reserve,
 				  RoutingRoom *r)
 {
@@ -247,7 +266,7 @@ leaf_routing_room(const LoadJob *job, int nlocal, int64 reserve,
 }
 
 /* Do the routing files fit in their room: bytes and inodes? */
-bool
+static bool
 leaf_routing_fits(const RoutingRoom *r)
 {
 	return r->bytes <= r->room && (r->inodes < 0 || r->files <= r->inodes);
