@@ -11,8 +11,9 @@
  * petagen_guard_drop_extension(), looks at the statement and, when it
  * would drop petagen, refuses while a load job has a live run.  Other DDL
  * does not fire it, and the statements that drop something else return at
- * once.  A drop it lets through removes the database's routing files of
- * leaf jobs when its transaction commits (leafroute.c).
+ * once.  A drop it lets through has each load method remove the
+ * database's files outside relations when its transaction commits (the
+ * routing files of leaf jobs, leafroute.c).
  *
  * The same trigger fires for DROP TABLE and refuses, while a job's workers
  * run, every DROP TABLE, DROP SCHEMA and DROP OWNED that would drop the
@@ -260,6 +261,18 @@ drop_guard_no_live_table(Node *parsetree, const char *tag)
 							 live[i].job, live[i].job)));
 }
 
+/*
+ * Have every load method remove the database's files outside relations
+ * when this transaction commits (the leaf method's routing files).
+ */
+static void
+drop_guard_methods_at_commit(void)
+{
+	for (int i = 0; load_methods[i] != NULL; i++)
+		if (load_methods[i]->drop_database)
+			load_methods[i]->drop_database();
+}
+
 PG_FUNCTION_INFO_V1(petagen_guard_drop_extension);
 /*
  * Event trigger on the DROPs of petagen and of tables: refuse those that
@@ -278,7 +291,7 @@ petagen_guard_drop_extension(PG_FUNCTION_ARGS)
 	if (drop_guard_drops_petagen(trigdata->parsetree))
 	{
 		drop_guard_no_live_job(GetCommandTagName(trigdata->tag));
-		leaf_remove_database_at_commit();
+		drop_guard_methods_at_commit();
 	}
 	drop_guard_no_live_table(trigdata->parsetree,
 							 GetCommandTagName(trigdata->tag));

@@ -169,18 +169,20 @@ job_launch(const JobDef *def)
 }
 
 /*
- * Remove the routing files no job can use any more (leafroute.c) and the
- * records of leaves in flight of dropped databases (leafload.c); after
- * check_no_other_job(), so that no start() or resume() commits meanwhile.
+ * Let every method remove the leftovers no job can use any more (the leaf
+ * method: routing files, records of leaves in flight of dropped
+ * databases); after check_no_other_job(), so that no start() or resume()
+ * commits meanwhile.
  */
 static void
-job_sweep_routing(void)
+job_sweep_methods(void)
 {
 	int			ntokens;
 	int64	   *tokens = ledger_resumable_tokens(&ntokens);
 
-	leaf_sweep_files(tokens, ntokens);
-	leaf_storage_sweep_dropped();
+	for (int i = 0; load_methods[i] != NULL; i++)
+		if (load_methods[i]->sweep)
+			load_methods[i]->sweep(tokens, ntokens);
 	pfree(tokens);
 }
 
@@ -200,10 +202,10 @@ petagen_start(PG_FUNCTION_ARGS)
 	if (!PG_GETARG_BOOL(options_position(JOB_FUNC_START, JS_force)))
 		check_refuse_errors(&def);
 	check_no_other_job(def.relid, 0);
-	job_sweep_routing();
+	job_sweep_methods();
 	def.owner = GetUserId();
-	/* a method that prepares (routes) keeps its files under a token */
-	def.route_token = def.method->prepare_unit ? leaf_new_token() : 0;
+	/* a method that keeps files outside relations keeps them under a token */
+	def.route_token = def.method->new_token ? def.method->new_token() : 0;
 	ledger_insert_job(&def);
 	citus_shards_record(def.job, def.relid);
 	if (def.indexes_after)
@@ -218,15 +220,15 @@ petagen_start(PG_FUNCTION_ARGS)
 }
 
 /*
- * Raise an error if a leaf job's ledger names, at some leaf number, a leaf
- * that is not the table's leaf of that number now: resume() would skip a
- * leaf that was never written.
+ * Raise an error if the ledger of a job whose units are leaves names, at
+ * some leaf number, a leaf that is not the table's leaf of that number
+ * now: resume() would skip a leaf that was never written.
  */
 static void
 job_check_leaves_unchanged(const JobDef *def)
 {
 	int			nlocal;
-	Oid		   *leaves = leaf_local_leaves(def->relid, &nlocal);
+	Oid		   *leaves = def->method->unit_leaves(def->relid, &nlocal);
 	Oid			was = InvalidOid;
 	int64		moved = ledger_moved_leaf(def->job, leaves, nlocal, &was);
 
@@ -257,7 +259,7 @@ job_check_resumable(const JobDef *def)
 						   save_sec_context | SECURITY_LOCAL_USERID_CHANGE);
 	options_check_method(def);
 	check_table_loadable(def->relid, &def->spec, job_last_seq(def));
-	if (def->method->whole_leaves)
+	if (def->method->unit_leaves)
 		job_check_leaves_unchanged(def);
 	SetUserIdAndSecContext(save_userid, save_sec_context);
 }
@@ -318,6 +320,21 @@ job_finish(const JobDef *def)
 		return;
 	method_load_job(def, &job);
 	def->method->finish(&job);
+}
+
+/*
+ * Let def's method repair what no worker will now that the job is
+ * forgotten (a frozen chunk job: the rows of its interrupted chunks).
+ */
+static void
+job_forget_method(const JobDef *def)
+{
+	LoadJob		job;
+
+	if (def->method->forget == NULL)
+		return;
+	method_load_job(def, &job);
+	def->method->forget(&job);
 }
 
 /*
@@ -386,7 +403,7 @@ petagen_resume(PG_FUNCTION_ARGS)
 	check_no_other_job(def.relid, def.job);
 	if (!force)
 		job_check_not_overwritten(&def);
-	job_sweep_routing();
+	job_sweep_methods();
 	def.run++;
 	ledger_resume_run(&def);
 	job_launch(&def);
@@ -671,8 +688,7 @@ petagen_forget(PG_FUNCTION_ARGS)
 	job_read(PG_GETARG_INT64(0), &def, false);
 	job_check_owner(&def, "petagen.forget()");
 	job_check_forgettable(&def);
-	if (def.frozen)
-		frozen_repair_job(def.job);
+	job_forget_method(&def);
 	job_remove_files(&def);
 	ledger_delete_job(def.job, &chunks, &progress);
 	args = job_key_space_args(&def);

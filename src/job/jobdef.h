@@ -166,7 +166,7 @@ typedef struct JobDef
 	char	   *method_reason;	/* why this method, as start() chose it; NULL
 								 * if read from the catalog or called through
 								 * 0.1's start() */
-	int64		route_token;	/* a leaf job's routing files (leafroute.c), or 0 */
+	int64		route_token;	/* its method's new_token() (load.h), or 0 */
 	Oid			owner;			/* the role the workers run as */
 	char		state[16];		/* as in the catalog */
 	bool		ours;			/* row written by this transaction */

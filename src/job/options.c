@@ -25,8 +25,9 @@
 #include "petagen.h"
 
 static int64 job_default_chunk_rows(const JobDef *def);
-static JobMethod method_option(const char *value);
-static void method_resolve(JobDef *def, JobMethod method, int64 chunk_rows);
+static const LoadMethod *method_option(const char *value);
+static void method_resolve(JobDef *def, const LoadMethod *asked,
+						   int64 chunk_rows);
 
 /*
  * --------------------------------------------------------------------
@@ -165,19 +166,16 @@ options_given_chunk_rows(FunctionCallInfo fcinfo, JobFunc func)
 	return pos < 0 || PG_ARGISNULL(pos) ? -1 : PG_GETARG_INT64(pos);
 }
 
-/* Raise an error if a leaf job's ranges would be too small: too many files. */
+/* Let def's method refuse its chunk_rows (a leaf job: too many files). */
 static void
-options_check_leaf_ranges(const JobDef *def)
+options_check_method_chunk_rows(const JobDef *def)
 {
-	if (def->method->whole_leaves && def->chunk_rows < LEAF_RANGE_ROWS_MIN)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("chunk_rows of a leaf job must be at least %d, not " INT64_FORMAT,
-						LEAF_RANGE_ROWS_MIN, def->chunk_rows),
-				 errdetail("A leaf job routes its keys in ranges of chunk_rows keys, one file in the data directory each: " INT64_FORMAT " rows would make " INT64_FORMAT " files.",
-						   def->rows, load_nchunks(def->rows, def->chunk_rows)),
-				 errhint("Leave chunk_rows out: a leaf job then routes ranges of %d to %d keys.",
-						 LEAF_RANGE_ROWS_MIN, LEAF_RANGE_ROWS_MAX)));
+	LoadJob		job;
+
+	if (def->method->check_chunk_rows == NULL)
+		return;
+	method_load_job(def, &job);
+	def->method->check_chunk_rows(&job);
 }
 
 /* Read chunk_rows into def (after its method) and check the chunks it makes. */
@@ -204,7 +202,7 @@ options_chunk_rows(FunctionCallInfo fcinfo, JobFunc func, JobDef *def)
 				 errhint("A job has at most " INT64_FORMAT " chunks, so for " INT64_FORMAT " rows chunk_rows must be at least " INT64_FORMAT ".",
 						 JOB_MAX_CHUNKS, def->rows,
 						 load_nchunks(def->rows, JOB_MAX_CHUNKS))));
-	options_check_leaf_ranges(def);
+	options_check_method_chunk_rows(def);
 }
 
 /*
@@ -232,10 +230,11 @@ options_load_method(FunctionCallInfo fcinfo, JobFunc func, JobDef *def)
 void
 options_check_method(const JobDef *def)
 {
-	if (def->method->whole_leaves)
-		leaf_check(def->relid, &def->spec, def->indexes_after);
-	else if (def->frozen)
-		frozen_check(def->relid, &def->spec);
+	LoadJob		job;
+
+	method_load_job(def, &job);
+	if (def->method->check)
+		def->method->check(&job);
 	if (def->indexes_after)
 		indexes_check(def->relid, &def->spec);
 }
@@ -365,24 +364,27 @@ job_reserve(const JobDef *def)
 /*
  * The chunk size of a job that names none: about JOB_CHUNKS_PER_WORKER
  * chunks per worker, so that a small load keeps every worker busy, within
- * JOB_CHUNK_ROWS_MIN .. JOB_CHUNK_ROWS_MAX (one transaction each), or for
- * a leaf job LEAF_RANGE_ROWS_MIN .. LEAF_RANGE_ROWS_MAX (one file each).
+ * JOB_CHUNK_ROWS_MIN .. JOB_CHUNK_ROWS_MAX (one transaction each), or
+ * within the method's own bounds if it has some (a leaf job's: one file each).
  */
 static int64
 job_default_chunk_rows(const JobDef *def)
 {
 	int64		per_chunk = (def->rows - 1) / ((int64) def->nworkers * JOB_CHUNKS_PER_WORKER) + 1;
 
-	if (def->method->whole_leaves)
-		return Min(Max(per_chunk, LEAF_RANGE_ROWS_MIN), LEAF_RANGE_ROWS_MAX);
+	if (def->method->chunk_rows_min > 0)
+		return Min(Max(per_chunk, def->method->chunk_rows_min),
+				   def->method->chunk_rows_max);
 	return Min(Max(per_chunk, JOB_CHUNK_ROWS_MIN), JOB_CHUNK_ROWS_MAX);
 }
 
 /*
  * --------------------------------------------------------------------
  * Choosing a job's load method: method => 'auto' (the default of
- * start() and check()) takes the leaf method when it may, the chunk
- * method otherwise; 'chunk' and 'leaf' are taken as asked.
+ * start() and check()) walks load_methods[] (src/load/methods.c) in
+ * order and takes the first method without an obstacle: the leaf method
+ * when it may, the chunk method otherwise; a method named is taken as
+ * asked.
  *
  * The leaf method loads several times faster (docs/performance.md), but
  * refuses what the chunk method loads: hashed YCSB keys (duplicates),
@@ -404,167 +406,118 @@ job_default_chunk_rows(const JobDef *def)
  * each leaf empty again under its lock (leafload.c), so a row committed
  * after start() fails the leaf as it would with method => 'leaf'.
  *
- * The methods themselves are in src/load/ (load.h): def->method is
- * one of them, chosen here, or looked up by name when a job is read
+ * The methods themselves are in src/load/ (load.h), and so are their
+ * obstacles (the leaf method's, above, in methods.c): def->method is one
+ * of them, chosen here, or looked up by name when a job is read
  * (ledger.c); method_load_job() gives a method the job as it sees it.
  * --------------------------------------------------------------------
  */
 
-/* Parse the method argument of start() or check(). */
-static JobMethod
+/* Parse the method argument of start() or check(): NULL for 'auto'. */
+static const LoadMethod *
 method_option(const char *value)
 {
+	const LoadMethod *method = load_method_by_name(value);
+
 	if (strcmp(value, "auto") == 0)
-		return METHOD_AUTO;
-	if (strcmp(value, "chunk") == 0)
-		return METHOD_CHUNK;
-	if (strcmp(value, "leaf") != 0)
+		return NULL;
+	if (method == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("method must be 'auto', 'chunk' or 'leaf', not \"%s\"", value),
 				 errhint("'auto' (the default) takes 'leaf' when every local leaf is empty and you may truncate them, else 'chunk'; 'chunk' loads chunks of key numbers into every leaf; 'leaf' writes each local leaf whole, frozen, in one transaction.")));
-	return METHOD_LEAF;
+	return method;
 }
 
-/*
- * The routing files of def's load as a leaf job (def->chunk_rows keys
- * each) with nlocal local leaves, and the data directory's room for them.
- */
-void
-method_routing_room(const JobDef *def, int nlocal, RoutingRoom *r)
-{
-	r->bytes = (double) leaf_route_bytes(def->rows, nlocal);
-	r->room = (double) disk_free(DataDir) - job_reserve(def);
-	r->files = load_nchunks(def->rows, def->chunk_rows);
-	r->inodes = disk_free_inodes(DataDir);
-}
-
-/* Do the routing files fit in their room: bytes and inodes? */
-bool
-method_routing_fits(const RoutingRoom *r)
-{
-	return r->bytes <= r->room && (r->inodes < 0 || r->files <= r->inodes);
-}
-
-/*
- * Why the routing files of def's load as a leaf job would not fit, or
- * NULL; chunk_rows as in method_chunk_reason().
- */
-static char *
-method_routing_obstacle(const JobDef *def, int nlocal, int64 chunk_rows)
-{
-	JobDef		leaf = *def;
-	RoutingRoom r;
-
-	leaf.method = load_method_find("leaf");
-	leaf.chunk_rows = chunk_rows >= 0 ? chunk_rows : job_default_chunk_rows(&leaf);
-	method_routing_room(&leaf, nlocal, &r);
-	if (method_routing_fits(&r))
-		return NULL;
-	return psprintf("the leaf method's routing files, about %s in " INT64_FORMAT " files, do not fit in the data directory (%s free above the disk reserve%s)",
-					check_size(r.bytes), r.files, check_size(Max(r.room, 0)),
-					r.inodes >= 0 ? psprintf(", " INT64_FORMAT " inodes", r.inodes) : "");
-}
-
-/*
- * Why a local leaf of def's table, or their routing files, stop the leaf
- * method, or NULL: a leaf the role may not TRUNCATE, one that holds rows
- * (named only to a role that may read the table, as check() names it), or
- * routing files that do not fit.
- */
-static char *
-method_leaf_obstacle(const JobDef *def, int64 chunk_rows)
-{
-	int			nlocal;
-	Oid		   *leaves = leaf_local_leaves(def->relid, &nlocal);
-	char	   *first;
-
-	if (nlocal == 1 && leaves[0] == def->relid)
-		return psprintf("\"%s\" is not partitioned: the leaf method would write it with one worker in one transaction",
-						get_rel_name(def->relid));
-	for (int i = 0; i < nlocal; i++)
-		if (pg_class_aclcheck(leaves[i], GetUserId(), ACL_TRUNCATE) != ACLCHECK_OK)
-			return psprintf("role \"%s\" may not truncate leaf \"%s\"",
-							GetUserNameFromId(GetUserId(), false),
-							get_rel_name(leaves[i]));
-	if (leaf_nonempty(def->relid, &first) > 0)
-		return check_may_read(def->relid) ?
-			psprintf("leaf \"%s\" is not empty", first) :
-			pstrdup("a local leaf holds rows");
-	return method_routing_obstacle(def, nlocal, chunk_rows);
-}
-
-/*
- * Why def's load cannot take the leaf method, or NULL if it can; chunk_rows
- * is the caller's, or -1 if left out.
- */
-static char *
-method_chunk_reason(const JobDef *def, int64 chunk_rows)
-{
-	if (def->spec.keys.mode == KEYS_YCSB || def->spec.keys.mode == KEYS_GO_YCSB)
-		return psprintf("keys => '%s' has duplicates, which only the chunk method loads",
-						keys_mode_name(def->spec.keys.mode));
-	if (def->indexes_after)
-		return pstrdup("indexes => 'after' is the chunk method's");
-	if (chunk_rows >= 0 && chunk_rows < LEAF_RANGE_ROWS_MIN)
-		return psprintf("chunk_rows " INT64_FORMAT " is below the leaf method's minimum of %d",
-						chunk_rows, LEAF_RANGE_ROWS_MIN);
-	return method_leaf_obstacle(def, chunk_rows);
-}
-
-/* method_chunk_reason()'s arguments and result, for check_try(). */
+/* A method's obstacle to a load, for check_try(). */
 typedef struct MethodChoice
 {
 	const JobDef *def;
-	int64		chunk_rows;
-	char	   *reason;
+	const LoadMethod *method;
+	int64		chunk_rows;		/* the caller's, or -1 if left out */
+	char	   *obstacle;
 } MethodChoice;
 
-/* method_chunk_reason() of MethodChoice arg. */
+/* The obstacle of MethodChoice arg's method to its load, as it would be. */
 static void
-method_choose(void *arg)
+method_obstacle(void *arg)
 {
 	MethodChoice *choice = arg;
+	JobDef		def = *choice->def;
+	LoadJob		job;
+	LoadCheck	check = {
+		.job = &job,
+		.chunk_rows_asked = choice->chunk_rows >= 0,
+		.reserve = job_reserve(choice->def),
+		.may_read = check_may_read,
+		.size = check_size,
+	};
 
-	choice->reason = method_chunk_reason(choice->def, choice->chunk_rows);
+	def.method = choice->method;
+	def.chunk_rows = choice->chunk_rows >= 0 ? choice->chunk_rows :
+		job_default_chunk_rows(&def);
+	method_load_job(&def, &job);
+	choice->obstacle = choice->method->obstacle(&check);
 }
 
 /*
- * Why def's load cannot take the leaf method, or NULL if it can; an error
- * looking at the table (one start() and check() report as the table's) is
- * a reason too: the chunk method's checks then report it.
+ * Why def's load cannot take method, or NULL if it can; an error looking
+ * at the table (one start() and check() report as the table's) is a
+ * reason too: the next method's checks then report it.
  */
 static char *
-method_chunk_reason_safe(const JobDef *def, int64 chunk_rows)
+method_obstacle_safe(const JobDef *def, const LoadMethod *method,
+					 int64 chunk_rows)
 {
-	MethodChoice choice = {def, chunk_rows, NULL};
-	ErrorData  *edata = check_try(method_choose, &choice);
+	MethodChoice choice = {def, method, chunk_rows, NULL};
+	ErrorData  *edata;
 
-	return edata ? edata->message : choice.reason;
+	if (method->obstacle == NULL)
+		return NULL;
+	edata = check_try(method_obstacle, &choice);
+	return edata ? edata->message : choice.obstacle;
 }
 
 /*
- * Set def's method from the method asked for (chunk_rows as in
- * method_chunk_reason()), and def->method_reason to why.
+ * Set def's method from the method asked for (NULL: 'auto', the first of
+ * load_methods[] without an obstacle; chunk_rows is the caller's, or -1 if
+ * left out), and def->method_reason to why: the obstacle of the method
+ * before it, or the method's own reason.
  */
 static void
-method_resolve(JobDef *def, JobMethod method, int64 chunk_rows)
+method_resolve(JobDef *def, const LoadMethod *asked, int64 chunk_rows)
 {
-	char	   *reason;
+	char	   *reason = NULL;
 
-	def->method_auto = method == METHOD_AUTO;
+	def->method_auto = asked == NULL;
 	if (!def->method_auto)
 	{
-		def->method = load_method_find(method == METHOD_LEAF ? "leaf" : "chunk");
+		def->method = asked;
 		def->method_reason = psprintf("method => '%s' was asked",
 									  def->method->name);
 		return;
 	}
-	reason = method_chunk_reason_safe(def, chunk_rows);
-	def->method = load_method_find(reason == NULL ? "leaf" : "chunk");
-	def->method_reason = reason ? reason :
-		psprintf("every local leaf is empty and role \"%s\" may truncate them",
-				 GetUserNameFromId(GetUserId(), false));
+	for (int i = 0; load_methods[i] != NULL; i++)
+	{
+		char	   *obstacle = method_obstacle_safe(def, load_methods[i],
+													chunk_rows);
+		LoadJob		job;
+
+		if (obstacle != NULL)
+		{
+			reason = obstacle;
+			continue;
+		}
+		def->method = load_methods[i];
+		if (reason == NULL)
+		{
+			method_load_job(def, &job);
+			reason = def->method->auto_reason(&job);
+		}
+		def->method_reason = reason;
+		return;
+	}
+	elog(ERROR, "every load method has an obstacle: %s", reason);
 }
 
 /*
@@ -582,7 +535,8 @@ method_load_job(const JobDef *def, LoadJob *job)
 		.chunk_rows = def->chunk_rows,
 		.spec = def->spec,
 		.frozen = def->frozen,
-		.route_token = def->route_token,
+		.indexes_after = def->indexes_after,
+		.token = def->route_token,
 		.run = def->run,
 		.worker = -1,
 		.cxt = CurrentMemoryContext,

@@ -50,7 +50,7 @@
 #include "route/route.h"
 
 static List *check_run(const JobDef *def);
-static void check_add(CheckCtx *ctx, CheckSeverity severity, int sqlstate,
+static void check_add(void *arg, CheckSeverity severity, int sqlstate,
 					  const char *object, const char *summary,
 					  const char *hint,
 					  const char *fmt,...) pg_attribute_printf(7, 8);
@@ -63,7 +63,6 @@ static double check_wal_total(const CheckCtx *ctx);
 static void check_spaces(CheckCtx *ctx);
 static void check_probe(CheckCtx *ctx);
 static void check_keys(CheckCtx *ctx);
-static void check_leaves_nonempty(CheckCtx *ctx);
 
 /*
  * --------------------------------------------------------------------
@@ -98,7 +97,9 @@ static void check_leaves_nonempty(CheckCtx *ctx);
  *	- workers: free background worker slots;
  *	- autovacuum, freeze, xids, checkpoints, wal: settings that make such a
  *	  load or its aftermath slow;
- *	- method => 'leaf': leaves not empty (named and counted only for a
+ *	- the method's own findings, from its preflight() (load.h), which
+ *	  adds them through check_add() as the rest: for method => 'leaf'
+ *	  (src/load/methods.c) leaves not empty (named and counted only for a
  *	  role with SELECT on the table), the routing files' space and inodes
  *	  (one file per range of chunk_rows keys), whether
  *	  wal_level lets the leaves skip WAL, the time per leaf and what a crash
@@ -117,13 +118,6 @@ static void check_leaves_nonempty(CheckCtx *ctx);
 
 /* Error findings start() lists in its refusal. */
 #define CHECK_DETAIL_ERRORS	3
-
-/*
- * Rows per second one worker writes into a leaf, conservatively: one
- * chunk-mode worker wrote 137,740 rows/s on a quiet 2-core machine, and a
- * leaf worker is faster (docs/performance.md).
- */
-#define CHECK_LEAF_ROWS_PER_SEC	150000.0
 
 /* Columns of petagen.check_details(); check() returns the first three. */
 #define CHECK_DETAILS_COLS	5
@@ -207,7 +201,7 @@ check_autovacuum(CheckCtx *ctx)
 				  "For the load, ALTER TABLE ... SET (autovacuum_enabled = off) on each local leaf; after it, VACUUM (FREEZE, ANALYZE) them and ALTER TABLE ... RESET (autovacuum_enabled).",
 				  "autovacuum: %d of %d local leaves have autovacuum enabled: insert-triggered vacuums will scan them again and again during the load",
 				  ctx->nautovacuum, ctx->nlocal);
-	if (ctx->def->frozen || ctx->def->method->whole_leaves)
+	if (ctx->def->frozen || ctx->def->method->new_storage)
 		return;					/* rows are written frozen: nothing owed */
 	check_add(ctx, CHECK_WARNING, 0, ctx->table,
 			  psprintf("freeze: about %s of heap left unfrozen for an anti-wraparound vacuum",
@@ -218,24 +212,52 @@ check_autovacuum(CheckCtx *ctx)
 			  check_size(ctx->heap), autovacuum_freeze_max_age);
 }
 
+/* The load of ctx as its method judges it (LoadCheck); job holds its view. */
+static void
+check_method_view(CheckCtx *ctx, LoadJob *job, LoadCheck *check)
+{
+	method_load_job(ctx->def, job);
+	memset(check, 0, sizeof(*check));
+	check->job = job;
+	check->chunk_rows_asked = true;
+	check->reserve = job_reserve(ctx->def);
+	check->may_read = check_may_read;
+	check->size = check_size;
+	check->add = check_add;
+	check->arg = ctx;
+	check->table = ctx->table;
+	check->nworkers = ctx->def->nworkers;
+	check->nlocal = ctx->nlocal;
+	if (ctx->nlocal > 0)
+	{
+		check->largest_rows = ctx->leaves[ctx->largest].rows;
+		check->largest_heap = ctx->leaves[ctx->largest].heap;
+	}
+	check->probed = ctx->probe.probed;
+	check->present = ctx->probe.present;
+}
+
 /*
- * Transaction IDs the load uses on every node: one per chunk, or for a leaf
- * job one per local leaf (routing writes only files).
+ * Transaction IDs the load uses on every node, as its method counts them:
+ * one per chunk, or for a leaf job one per local leaf (routing writes only
+ * files).
  */
 static void
 check_xids(CheckCtx *ctx)
 {
-	bool		leaf = ctx->def->method->whole_leaves;
-	int64		xids = leaf ? ctx->nlocal : load_nchunks(ctx->def->rows, ctx->def->chunk_rows);
-	char	   *per = leaf ? "one per local leaf" :
-		psprintf("one per chunk of " INT64_FORMAT " keys", ctx->def->chunk_rows);
+	LoadJob		job;
+	LoadCheck	check;
+	char	   *per;
+	const char *hint;
+	int64		xids;
 
+	check_method_view(ctx, &job, &check);
+	xids = ctx->def->method->xids(&check, &per, &hint);
 	if (xids + ctx->max_age > autovacuum_freeze_max_age)
 		check_add(ctx, CHECK_WARNING, 0, ctx->table,
 				  psprintf("xids: about " INT64_FORMAT " transaction IDs, past autovacuum_freeze_max_age",
 						   xids),
-				  leaf ? "VACUUM (FREEZE) the leaves before the load, or raise autovacuum_freeze_max_age for the load." :
-				  "Use a larger chunk_rows (fewer, longer transactions), or raise autovacuum_freeze_max_age for the load.",
+				  hint,
 				  "xids: the load uses about " INT64_FORMAT " transaction IDs (%s); with the leaves' age of %d that passes autovacuum_freeze_max_age (%d): anti-wraparound vacuums start on the leaves during the load",
 				  xids, per, ctx->max_age, autovacuum_freeze_max_age);
 	else
@@ -271,68 +293,15 @@ check_wal(CheckCtx *ctx)
 			  check_setting("full_page_writes"), check_setting("synchronous_commit"));
 }
 
-/*
- * A leaf job's routing files: their bytes against the data directory's
- * free space above the reserve, their number against its free inodes.
- */
+/* The findings of def's method itself (a leaf job: empty leaves, routing files, ...). */
 static void
-check_routing_files(CheckCtx *ctx)
+check_method_preflight(CheckCtx *ctx)
 {
-	RoutingRoom r;
-	CheckSeverity severity = CHECK_INFO;
-	const char *hint = NULL;
+	LoadJob		job;
+	LoadCheck	check;
 
-	method_routing_room(ctx->def, ctx->nlocal, &r);
-	if (!method_routing_fits(&r))
-	{
-		severity = CHECK_ERROR;
-		hint = "Free space or inodes in the data directory, lower the disk reserve, or raise chunk_rows (fewer, larger files). "
-			CHECK_RESERVE_RECIPE;
-	}
-	else if (r.bytes > r.room * CHECK_MARGIN ||
-			 (r.inodes >= 0 && r.files > r.inodes * CHECK_MARGIN))
-	{
-		severity = CHECK_WARNING;
-		hint = "Less than 10% of the data directory's space or inodes would be left: free some, or raise chunk_rows.";
-	}
-	check_add(ctx, severity, ERRCODE_DISK_FULL, "pg_petagen",
-			  psprintf("leaf method: routing files of about %s in " INT64_FORMAT " files, %s free",
-					   check_size(r.bytes), r.files, check_size(Max(r.room, 0))),
-			  hint,
-			  "leaf method: the routing files take about %s in " INT64_FORMAT " files (one per " INT64_FORMAT " keys) in the data directory until the job ends; %s are free above the disk reserve, %s",
-			  check_size(r.bytes), r.files, ctx->def->chunk_rows,
-			  check_size(Max(r.room, 0)),
-			  r.inodes >= 0 ? psprintf(INT64_FORMAT " inodes", r.inodes) :
-			  "inodes without limit");
-}
-
-/* A leaf job: empty leaves, routing files, WAL, time per leaf, crash cost. */
-static void
-check_leaf_method(CheckCtx *ctx)
-{
-	const LeafEstimate *largest = &ctx->leaves[ctx->largest];
-	double		leaf_rows = largest->rows;
-
-	check_leaves_nonempty(ctx);
-	check_routing_files(ctx);
-	check_add(ctx, CHECK_INFO, 0, "wal_level",
-			  wal_level == WAL_LEVEL_MINIMAL ? NULL :
-			  psprintf("leaf method: wal_level is %s: the leaves are written to WAL too",
-					   check_setting("wal_level")),
-			  wal_level == WAL_LEVEL_MINIMAL ? NULL :
-			  "With wal_level = minimal (and max_wal_senders = 0) a leaf load writes no WAL for heaps and indexes: the files are synced at each leaf's commit.",
-			  "leaf method: wal_level is %s, so the leaves' heaps and indexes %s",
-			  check_setting("wal_level"),
-			  wal_level == WAL_LEVEL_MINIMAL ? "write no WAL" : "are written to WAL as well");
-	check_add(ctx, CHECK_INFO, 0, ctx->table,
-			  psprintf("leaf method: the largest leaf is about %.0f rows, %.0f s for one worker",
-					   leaf_rows, leaf_rows / CHECK_LEAF_ROWS_PER_SEC),
-			  NULL,
-			  "leaf method: the largest leaf is about %.0f rows (%s of heap), about %.0f s for one worker; a crash or stop rolls back up to %d leaves in flight, about %.0f rows written again",
-			  leaf_rows, check_size(largest->heap),
-			  leaf_rows / CHECK_LEAF_ROWS_PER_SEC,
-			  Min(ctx->def->nworkers, ctx->nlocal),
-			  leaf_rows * Min(ctx->def->nworkers, ctx->nlocal));
+	check_method_view(ctx, &job, &check);
+	ctx->def->method->preflight(&check);
 }
 
 /* Which method method => 'auto' takes (options.c), and why. */
@@ -343,8 +312,9 @@ check_method(CheckCtx *ctx)
 		check_add(ctx, CHECK_INFO, 0, ctx->table,
 				  psprintf("method: auto takes the %s method (check_details() says why)",
 						   ctx->def->method->name),
-				  ctx->def->method->whole_leaves ? NULL :
-				  "petagen.check(..., method => 'leaf') lists what stops the leaf method, which loads faster.",
+				  ctx->def->method == load_methods[0] ? NULL :
+				  psprintf("petagen.check(..., method => '%s') lists what stops the %s method, which loads faster.",
+						   load_methods[0]->name, load_methods[0]->name),
 				  "method: auto takes the %s method: %s",
 				  ctx->def->method->name,
 				  ctx->def->method_reason);
@@ -373,8 +343,8 @@ check_run(const JobDef *def)
 		check_autovacuum(&ctx);
 		check_xids(&ctx);
 		check_wal(&ctx);
-		if (def->method->whole_leaves)
-			check_leaf_method(&ctx);
+		if (def->method->preflight)
+			check_method_preflight(&ctx);
 	}
 	check_workers(&ctx);
 	return ctx.findings;
@@ -946,7 +916,7 @@ static double
 check_wal_total(const CheckCtx *ctx)
 {
 	/* new storage in the loading transaction: WAL only with wal_level > minimal */
-	if (ctx->def->method->whole_leaves && wal_level == WAL_LEVEL_MINIMAL)
+	if (ctx->def->method->new_storage && wal_level == WAL_LEVEL_MINIMAL)
 		return 0;
 	return ctx->heap + ctx->index;
 }
@@ -1166,7 +1136,7 @@ check_probe_open(CheckCtx *ctx, ProbeLeaf *pl, Oid relid)
 	pl->index = keyindex_open_any(pl->heap, shape.key_att);
 	if (pl->index != NULL)
 		pl->lookup = keyindex_begin(pl->heap, pl->index, GetActiveSnapshot());
-	else if (leaf_has_rows(pl->heap, GetActiveSnapshot()) &&
+	else if (load_has_rows(pl->heap, GetActiveSnapshot()) &&
 			 ctx->probe.unindexed++ == 0)
 		ctx->probe.first_unindexed = pstrdup(RelationGetRelationName(pl->heap));
 }
@@ -1238,14 +1208,15 @@ check_probe(CheckCtx *ctx)
 }
 
 /*
- * The findings of the probe.  A leaf job's keys found present are told by
- * check_leaves_nonempty(), whose error covers leaves with rows of any kind.
+ * The findings of the probe.  The keys found present by a method that
+ * writes only into empty leaves are told by its preflight() (the leaf
+ * method's error on leaves with rows, of any kind).
  */
 static void
 check_keys(CheckCtx *ctx)
 {
 	KeyProbe   *probe = &ctx->probe;
-	bool		leaf = ctx->def->method->whole_leaves;
+	bool		leaf = ctx->def->method->empty_leaves;
 
 	if (probe->skipped)
 		check_add(ctx, CHECK_INFO, 0, ctx->table,
@@ -1272,39 +1243,6 @@ check_keys(CheckCtx *ctx)
 				  "Make sure their rows are not keys of this load, or create an index on ycsb_key so that petagen.check() can look.",
 				  "keys: %d local leaves hold rows but no btree index on ycsb_key: whether they hold keys of this load was not probed",
 				  probe->unindexed);
-}
-
-/*
- * The error finding of local leaves that hold rows: naming the first and
- * counting them only for a role that may read the table (check_may_read),
- * else naming the table alone.  start() refuses on it either way.
- */
-static void
-check_leaves_nonempty(CheckCtx *ctx)
-{
-	char	   *first;
-	int64		nonempty = leaf_nonempty(ctx->def->relid, &first);
-
-	if (nonempty == 0)
-		return;
-	if (ctx->probe.present > 0)
-		check_add(ctx, CHECK_ERROR, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, first,
-				  psprintf("leaf method: " INT64_FORMAT " local leaves hold rows, %d probed keys among them",
-						   nonempty, ctx->probe.present),
-				  "TRUNCATE the leaves first if their rows may go; method => 'chunk' would write the keys they hold again.",
-				  "leaf method: " INT64_FORMAT " local leaves hold rows, among them %d of the %d key numbers of this load probed; a leaf load writes only into empty leaves",
-				  nonempty, ctx->probe.present, ctx->probe.probed);
-	else if (check_may_read(ctx->def->relid))
-		check_add(ctx, CHECK_ERROR, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, first,
-				  NULL,
-				  "TRUNCATE the leaves first if their rows may go, or use method => 'chunk'.",
-				  "leaf method: " INT64_FORMAT " local leaves hold rows; a leaf load writes only into empty leaves",
-				  nonempty);
-	else
-		check_add(ctx, CHECK_ERROR, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, ctx->table,
-				  NULL,
-				  "Which leaves hold rows is shown only to roles with SELECT on the table. TRUNCATE the leaves first if their rows may go, or use method => 'chunk'.",
-				  "leaf method: local leaves hold rows; a leaf load writes only into empty leaves");
 }
 
 /*
@@ -1345,14 +1283,16 @@ check_short(const char *detail, const char *summary)
 }
 
 /*
- * Add a finding: fmt (printf-style) says it in full, summary (or NULL) in
- * at most CHECK_FINDING_MAX characters; object and hint are kept as given.
+ * Add a finding to CheckCtx arg (a load method's too: LoadCheck's add):
+ * fmt (printf-style) says it in full, summary (or NULL) in at most
+ * CHECK_FINDING_MAX characters; object and hint are kept as given.
  */
 static void
-check_add(CheckCtx *ctx, CheckSeverity severity, int sqlstate,
+check_add(void *arg, CheckSeverity severity, int sqlstate,
 		  const char *object, const char *summary, const char *hint,
 		  const char *fmt,...)
 {
+	CheckCtx   *ctx = arg;
 	CheckFinding *f = palloc(sizeof(CheckFinding));
 	StringInfoData buf;
 

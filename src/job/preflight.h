@@ -47,13 +47,6 @@ extern void check_unit_spaces(const JobDef *def, UnitSpaces *spaces,
 extern double check_unit_bytes(const UnitSpaces *spaces, int s, Oid leaf,
 							   int64 keys);
 
-typedef enum CheckSeverity
-{
-	CHECK_INFO,
-	CHECK_WARNING,
-	CHECK_ERROR
-} CheckSeverity;
-
 /*
  * One row of petagen.check(): its finding, short enough for a psql screen,
  * and in petagen.check_details() the whole sentence and the hint as well.
@@ -73,17 +66,6 @@ typedef struct CheckFinding
  * of up to 24 characters, a row of SELECT * fits 120 columns in psql.
  */
 #define CHECK_FINDING_MAX	80
-
-/* Warn when an estimate takes more than this share of the room. */
-#define CHECK_MARGIN		0.90
-
-/*
- * How to lower the disk reserve, on every major: before 17 ALTER SYSTEM
- * and SHOW know a petagen.* setting only once the library is loaded in the
- * session (or preloaded), and ALTER SYSTEM cannot share a transaction.
- */
-#define CHECK_RESERVE_RECIPE \
-	"The reserve is the larger of the job's disk_reserve (petagen.alter() changes a job's) and the setting petagen.disk_reserve; to lower the setting, run LOAD 'petagen'; then ALTER SYSTEM SET petagen.disk_reserve = '100MB'; then SELECT pg_reload_conf(); as separate statements in one session."
 
 /* The bytes of a leaf's estimate that land on one filesystem of CheckCtx.spaces. */
 typedef struct LeafLanding

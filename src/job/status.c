@@ -28,7 +28,8 @@
 /* The phases of a job, in the order they run. */
 typedef enum ProgressStep
 {
-	STEP_ROUTING,				/* a leaf job's routing: ranges routed */
+	STEP_PREPARING,				/* the method's preparing phase (a leaf job's
+								 * routing): units prepared */
 	STEP_LOADING,				/* keys loaded */
 	STEP_INDEXING,				/* indexes => 'after': indexes built */
 	NSTEPS
@@ -70,6 +71,7 @@ typedef struct JobProgress
 {
 	JobState	state;
 	ProgressStep step;			/* the phase it is in (NSTEPS: done) */
+	const LoadMethod *method;	/* the job's: it names the preparing phase */
 	StepProgress steps[NSTEPS];
 	double		fraction;		/* of the whole job, 0..1 */
 	double		rows_per_s;		/* < 0: unknown */
@@ -90,7 +92,8 @@ typedef struct JobProgress
 #define STATUS_REASON_MAX	24
 
 /* A job's progress (the last part of this file). */
-static const char *progress_step_name(ProgressStep step);
+static const char *progress_step_name(const JobProgress *p,
+									  ProgressStep step);
 static void progress_worker(JobShared *shared, int index, WorkerProgress *w);
 static void progress_job(const JobDef *def, JobShared *shared, JobProgress *p);
 static double progress_step_fraction(const StepProgress *s);
@@ -216,7 +219,7 @@ status_emit(ReturnSetInfo *rsinfo, const JobDef *def, const JobProgress *p)
 	memset(nulls, false, sizeof(nulls));
 	values[i++] = Int64GetDatum(def->job);
 	values[i++] = ObjectIdGetDatum(def->relid);
-	values[i++] = CStringGetTextDatum(progress_step_name(p->step));
+	values[i++] = CStringGetTextDatum(progress_step_name(p, p->step));
 	values[i++] = PointerGetDatum(status_bar(p->fraction));
 	nulls[i] = p->rows_per_s < 0;
 	values[i++] = p->rows_per_s < 0 ? (Datum) 0 :
@@ -348,7 +351,7 @@ enum
 
 /* Read from progress_log when each phase of job began. */
 static void
-status_phase_starts(int64 job, PhaseStarts starts)
+status_phase_starts(const JobProgress *p, int64 job, PhaseStarts starts)
 {
 	Oid			types[1] = {INT8OID};
 	Datum		values[1] = {Int64GetDatum(job)};
@@ -368,8 +371,10 @@ status_phase_starts(int64 job, PhaseStarts starts)
 		bool		isnull;
 		Datum		at = catalog_value(row, Anum_phase_start_at, &isnull);
 
+		/* a method without a preparing phase has no name for it */
 		for (int i = 0; i < NSTEPS && phase != NULL; i++)
-			if (strcmp(phase, progress_step_name(i)) == 0)
+			if (progress_step_name(p, i) != NULL &&
+				strcmp(phase, progress_step_name(p, i)) == 0)
 				starts[i] = DatumGetTimestampTz(at);
 	}
 	catalog_finish(&scope);
@@ -458,7 +463,7 @@ status_phase_row(ReturnSetInfo *rsinfo, const JobProgress *p,
 	memset(values, 0, sizeof(values));
 	memset(nulls, true, sizeof(nulls));
 	nulls[SW_PHASE] = nulls[SW_STATE] = false;
-	values[SW_PHASE] = CStringGetTextDatum(progress_step_name(step));
+	values[SW_PHASE] = CStringGetTextDatum(progress_step_name(p, step));
 	values[SW_STATE] = CStringGetTextDatum(status_phase_state(p, step));
 	nulls[SW_DONE] = nulls[SW_TOTAL] = nulls[SW_PERCENT] = s->done < 0;
 	values[SW_DONE] = Int64GetDatum(s->done);
@@ -487,10 +492,10 @@ status_phase_row(ReturnSetInfo *rsinfo, const JobProgress *p,
 	status_put(rsinfo, values, nulls, details);
 }
 
-/* Add the row of worker `index` of a live run in phase `step`. */
+/* Add the row of worker `index` of a live run in p's phase. */
 static void
 status_worker_row(ReturnSetInfo *rsinfo, JobShared *shared, int index,
-				  ProgressStep step, bool details)
+				  const JobProgress *p, bool details)
 {
 	Datum		values[STATUS_WORKERS_COLS];
 	bool		nulls[STATUS_WORKERS_COLS];
@@ -502,7 +507,7 @@ status_worker_row(ReturnSetInfo *rsinfo, JobShared *shared, int index,
 	memset(values, 0, sizeof(values));
 	memset(nulls, false, sizeof(nulls));
 	values[SW_WORKER] = Int32GetDatum(index);
-	values[SW_PHASE] = CStringGetTextDatum(progress_step_name(step));
+	values[SW_PHASE] = CStringGetTextDatum(progress_step_name(p, p->step));
 	values[SW_STATE] = CStringGetTextDatum(job_state_name(w.state));
 	nulls[SW_PID] = w.pid == 0;
 	values[SW_PID] = Int32GetDatum(w.pid);
@@ -550,14 +555,14 @@ status_workers_return(FunctionCallInfo fcinfo, bool details)
 	options_check_job_arg(fcinfo, "petagen.status_workers()");
 	InitMaterializedSRF(fcinfo, 0);
 	status_read_job(PG_GETARG_INT64(0), false, &def, &p, &shared, &seg);
-	status_phase_starts(def.job, starts);
+	status_phase_starts(&p, def.job, starts);
 	for (int i = 0; i < NSTEPS; i++)
 		if (p.steps[i].present)
 			status_phase_row(rsinfo, &p, starts, i, shared != NULL, details);
 	if (shared != NULL)
 	{
 		for (int i = 0; i < shared->nworkers; i++)
-			status_worker_row(rsinfo, shared, i, p.step, details);
+			status_worker_row(rsinfo, shared, i, &p, details);
 		dsm_detach(seg);
 	}
 	return (Datum) 0;
@@ -614,14 +619,17 @@ petagen_status_details(PG_FUNCTION_ARGS)
  */
 static const double step_weights[NSTEPS] = {0.02, 1.0, 0.8};
 
+/* The phases after the preparing one, which p's method names. */
 static const char *const step_names[NSTEPS + 1] = {
-	"routing", "loading", "indexing", "done"
+	NULL, "loading", "indexing", "done"
 };
 
-/* The name status() shows for a phase (NSTEPS: "done"). */
+/* The name status() shows for a phase of p's job (NSTEPS: "done"). */
 static const char *
-progress_step_name(ProgressStep step)
+progress_step_name(const JobProgress *p, ProgressStep step)
 {
+	if (step == STEP_PREPARING)
+		return p->method->prepare_name;
 	return step_names[step];
 }
 
@@ -797,16 +805,16 @@ progress_live_steps(const JobDef *def, JobShared *shared, JobProgress *p,
 	JobPhase	phase = pg_atomic_read_u32(&shared->phase);
 
 	/* a worker still routing holds at most one claimed range unfinished */
-	p->steps[STEP_ROUTING].done = Max(claimed - (int64) routing, 0);
+	p->steps[STEP_PREPARING].done = Max(claimed - (int64) routing, 0);
 	if (shared->base_keys > 0)
-		p->steps[STEP_ROUTING].done = p->steps[STEP_ROUTING].total;
+		p->steps[STEP_PREPARING].done = p->steps[STEP_PREPARING].total;
 	p->steps[STEP_LOADING].done = Min(keys, def->rows);
 	if (phase == PHASE_DONE)
 		progress_complete_before(p, NSTEPS);
 	else if (phase == PHASE_INDEXING)
 		progress_complete_before(p, STEP_INDEXING);
 	else if (def->method->prepare_unit && routing > 0)
-		progress_complete_before(p, STEP_ROUTING);
+		progress_complete_before(p, STEP_PREPARING);
 	else
 		progress_complete_before(p, STEP_LOADING);
 }
@@ -821,7 +829,7 @@ progress_at_run_start(const StepProgress *steps, int64 base_keys)
 	StepProgress start[NSTEPS];
 
 	memcpy(start, steps, sizeof(start));
-	start[STEP_ROUTING].done = base_keys > 0 ? start[STEP_ROUTING].total : 0;
+	start[STEP_PREPARING].done = base_keys > 0 ? start[STEP_PREPARING].total : 0;
 	start[STEP_LOADING].done = base_keys;
 	start[STEP_INDEXING].done = 0;
 	return progress_weighted(start);
@@ -919,8 +927,8 @@ progress_catalog(const JobDef *def, JobProgress *p)
 		progress_complete_before(p, STEP_LOADING);
 	else
 	{
-		p->steps[STEP_ROUTING].done = -1;
-		progress_complete_before(p, STEP_ROUTING);
+		p->steps[STEP_PREPARING].done = -1;
+		progress_complete_before(p, STEP_PREPARING);
 	}
 	if (p->sum.run_seconds > 0 && p->sum.run_rows > 0)
 	{
@@ -962,8 +970,9 @@ progress_job(const JobDef *def, JobShared *shared, JobProgress *p)
 	p->eta_s = -1;
 	p->headroom = -1;
 	ledger_summary(def->job, &p->sum);
-	p->steps[STEP_ROUTING].present = def->method->prepare_unit != NULL;
-	p->steps[STEP_ROUTING].total = load_nchunks(def->rows, def->chunk_rows);
+	p->method = def->method;
+	p->steps[STEP_PREPARING].present = def->method->prepare_unit != NULL;
+	p->steps[STEP_PREPARING].total = load_nchunks(def->rows, def->chunk_rows);
 	p->steps[STEP_LOADING].present = true;
 	p->steps[STEP_LOADING].total = def->rows;
 	p->steps[STEP_INDEXING].present = def->indexes_after;

@@ -167,9 +167,9 @@ leaf_check_privilege(Oid leafrelid)
 				 errhint("GRANT TRUNCATE on every local leaf to the role that runs the job, or use method => 'chunk'.")));
 }
 
-/* Does leaf rel hold a row that snapshot sees? */
+/* Does leaf rel hold a row that snapshot sees?  Any relation will do. */
 bool
-leaf_has_rows(Relation rel, Snapshot snapshot)
+load_has_rows(Relation rel, Snapshot snapshot)
 {
 	TableScanDesc scan = table_beginscan(rel, snapshot, 0, NULL);
 	TupleTableSlot *slot = table_slot_create(rel, NULL);
@@ -190,7 +190,7 @@ static void
 leaf_check_empty(Relation rel)
 {
 	Snapshot	snapshot = RegisterSnapshot(GetLatestSnapshot());
-	bool		has_rows = leaf_has_rows(rel, snapshot);
+	bool		has_rows = load_has_rows(rel, snapshot);
 
 	UnregisterSnapshot(snapshot);
 	if (has_rows)
@@ -232,7 +232,7 @@ leaf_nonempty(Oid relid, char **first_name)
 	{
 		Relation	rel = table_open(leaves[i], AccessShareLock);
 
-		if (leaf_has_rows(rel, GetActiveSnapshot()))
+		if (load_has_rows(rel, GetActiveSnapshot()))
 		{
 			if (n++ == 0)
 				*first_name = pstrdup(RelationGetRelationName(rel));

@@ -58,6 +58,8 @@ extern void load_check_privilege(Oid relid);
 extern void load_check(Oid relid, const GenSpec *spec, int64 last);
 extern void load_check_table(Oid relid, const GenSpec *spec, int64 last,
 							 RowShape *shape);
+/* Does rel (a leaf) hold a row that snapshot sees?  See leafload.c. */
+extern bool load_has_rows(Relation rel, Snapshot snapshot);
 extern void load_range(Oid relid, const GenSpec *spec, bool frozen,
 					   int64 first, int64 count, LoadStats *stats,
 					   LoadProgressFn progress, void *progress_arg);
@@ -83,9 +85,10 @@ extern void load_range(Oid relid, const GenSpec *spec, bool frozen,
  * than interrupted, and recover() before resume() and forget().  A
  * callback left NULL does nothing.
  *
- * Adding a method: a method_<name>.c filling a LoadMethod, its entry in
- * methods.c's table, its name in options.c's argument and choice and in
- * petagen.jobs.method's CHECK (the install and the update script).
+ * Adding a method: a file of load/ filling a LoadMethod, its row in
+ * load_methods[] (methods.c), in the order method => 'auto' prefers it,
+ * and its name in petagen.jobs.method's CHECK (the install and the update
+ * script).  The job layer knows a method only through this table.
  *-------------------------------------------------------------------------
  */
 
@@ -99,7 +102,8 @@ typedef struct LoadJob
 	int64		chunk_rows;		/* keys per chunk, or per routing range */
 	GenSpec		spec;
 	bool		frozen;			/* rows written frozen: see load.h */
-	int64		route_token;	/* petagen.jobs.route_token, or 0 */
+	bool		indexes_after;	/* indexes => 'after' (table.c) */
+	int64		token;			/* the method's new_token() (jobs.route_token), or 0 */
 	int			run;
 	int			worker;			/* the worker's index, or -1 outside one */
 	int64		nunits;			/* as planned when the run began */
@@ -122,16 +126,103 @@ typedef struct LoadHost
 	void		(*before_prepare) (void *arg, int64 bytes);
 } LoadHost;
 
+/* The severity of a finding of petagen.check() (src/job/preflight.c). */
+typedef enum CheckSeverity
+{
+	CHECK_INFO,
+	CHECK_WARNING,
+	CHECK_ERROR
+} CheckSeverity;
+
+/* Warn when an estimate takes more than this share of the room. */
+#define CHECK_MARGIN		0.90
+
+/*
+ * How to lower the disk reserve, on every major: before 17 ALTER SYSTEM
+ * and SHOW know a petagen.* setting only once the library is loaded in the
+ * session (or preloaded), and ALTER SYSTEM cannot share a transaction.
+ */
+#define CHECK_RESERVE_RECIPE \
+	"The reserve is the larger of the job's disk_reserve (petagen.alter() changes a job's) and the setting petagen.disk_reserve; to lower the setting, run LOAD 'petagen'; then ALTER SYSTEM SET petagen.disk_reserve = '100MB'; then SELECT pg_reload_conf(); as separate statements in one session."
+
+/*
+ * What the job layer offers a method judging a load before it starts:
+ * obstacle() for method => 'auto', xids() and preflight() for
+ * petagen.check() (the fields after `size` only for these two).
+ */
+typedef struct LoadCheck
+{
+	const LoadJob *job;			/* chunk_rows: the caller's or the default */
+	bool		chunk_rows_asked;	/* the caller named chunk_rows */
+	int64		reserve;		/* the job's disk reserve, in bytes */
+	/* may the role see which leaves of relid hold rows? */
+	bool		(*may_read) (Oid relid);
+	/* a byte count as pg_size_pretty() spells it */
+	char	   *(*size) (double bytes);
+
+	/* add a finding to arg: fmt in full, summary (or NULL) for check() */
+	void		(*add) (void *arg, CheckSeverity severity, int sqlstate,
+						const char *object, const char *summary,
+						const char *hint,
+						const char *fmt,...) pg_attribute_printf(7, 8);
+	void	   *arg;
+	const char *table;			/* the table's name */
+	int			nworkers;
+	int			nlocal;			/* local leaves */
+	double		largest_rows;	/* the local leaf of most rows, estimated */
+	double		largest_heap;	/* its heap bytes */
+	int			probed;			/* key numbers probed (preflight.c) */
+	int			present;		/* of them, already in the table */
+} LoadCheck;
+
 /* A load method: its names and its callbacks, by phase. */
 typedef struct LoadMethod
 {
 	const char *name;			/* petagen.jobs.method, status()'s method */
 	const char *unit_name;		/* one unit, in pg_stat_activity */
 	const char *units_name;		/* several, in a disk reserve pause's reason */
-	const char *prepare_name;	/* the preparing phase in progress_log */
+	const char *prepare_name;	/* the preparing phase, in status() too */
 	const char *prepare_activity;	/* a preparing worker's state reason */
-	/* writes each local leaf whole into new storage, frozen */
-	bool		whole_leaves;
+	/*
+	 * Writes into new storage, frozen: no freeze owed after the load, no
+	 * WAL at wal_level = minimal (petagen.check()'s estimates).
+	 */
+	bool		new_storage;
+	/* Writes only into empty leaves: its preflight() tells rows found. */
+	bool		empty_leaves;
+	/* the bounds of a default chunk_rows, or 0: the job layer's */
+	int64		chunk_rows_min;
+	int64		chunk_rows_max;
+
+	/*
+	 * Choosing and checking, in start(), check() and resume().  Why the
+	 * method cannot load check's job (method => 'auto' then takes the next
+	 * in load_methods[]), or NULL if it can.
+	 */
+	char	   *(*obstacle) (const LoadCheck *check);
+	/* Why 'auto' takes the method when none before it had an obstacle. */
+	char	   *(*auto_reason) (const LoadJob *job);
+	/* The transaction IDs a load takes, what per, and a hint if too many. */
+	int64		(*xids) (const LoadCheck *check, char **per, const char **hint);
+	/* Add the method's own findings to petagen.check(). */
+	void		(*preflight) (const LoadCheck *check);
+	/* Raise an error unless the job's table and options suit the method. */
+	void		(*check) (const LoadJob *job);
+	/* Raise an error unless the job's chunk_rows suits the method. */
+	void		(*check_chunk_rows) (const LoadJob *job);
+	/* The leaves its units write whole, by unit: resume() checks them. */
+	Oid		   *(*unit_leaves) (Oid relid, int *nunits);
+
+	/*
+	 * The method's leftovers outside relations.  start() gives a job the
+	 * method's new_token(), an opaque value kept in petagen.jobs.route_token;
+	 * start() and resume() sweep() what no job with a token in keep can use;
+	 * DROP DATABASE or DROP EXTENSION petagen has them removed at commit by
+	 * drop_database().
+	 */
+	int64		(*new_token) (void);
+	void		(*sweep) (const int64 *keep, int nkeep);
+	void		(*drop_database) (void);
 
 	/* The job's units, in the current transaction. */
 	int64		(*plan_units) (const LoadJob *job);
@@ -139,6 +230,8 @@ typedef struct LoadMethod
 	void		(*recover) (const LoadJob *job, const uint8 *done, int64 nunits);
 	/* A run ended other than interrupted: remove what only the run used. */
 	void		(*finish) (const LoadJob *job);
+	/* forget(), before recover() and finish(): repair what no worker will. */
+	void		(*forget) (const LoadJob *job);
 
 	/* A worker's start, in a transaction: its state. */
 	void		(*begin) (LoadJob *job);
@@ -164,6 +257,8 @@ typedef struct LoadMethod
 	void		(*end_unit) (const LoadJob *job, int64 unit);
 } LoadMethod;
 
+extern const LoadMethod *const load_methods[];
+extern const LoadMethod *load_method_by_name(const char *name);
 extern const LoadMethod *load_method_find(const char *name);
 extern int64 load_nchunks(int64 rows, int64 chunk_rows);
 
@@ -319,7 +414,6 @@ extern void leaf_remove_database_at_commit(void);
 
 extern void leaf_check(Oid relid, const GenSpec *spec, bool indexes_after);
 extern Oid *leaf_local_leaves(Oid relid, int *nlocal);
-extern bool leaf_has_rows(Relation rel, Snapshot snapshot);
 extern int64 leaf_nonempty(Oid relid, char **first_name);
 extern void leaf_write(const LeafRouting *routing, Oid leafrelid, int leafno,
 					   int64 nranges, LoadStats *stats,

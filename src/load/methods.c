@@ -7,8 +7,13 @@
 
 #include "postgres.h"
 
+#include "access/xlog.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 
+#include "gen/keys.h"
 #include "load/load.h"
 #include "load/load_int.h"
 
@@ -23,21 +28,35 @@
 extern const LoadMethod load_method_chunk;
 extern const LoadMethod load_method_leaf;
 
-/* Every method, by name. */
-static const LoadMethod *const load_methods[] = {
-	&load_method_chunk,
+/*
+ * Every method, in the order method => 'auto' prefers them (the last one
+ * has no obstacle), ending with NULL.
+ */
+const LoadMethod *const load_methods[] = {
 	&load_method_leaf,
+	&load_method_chunk,
+	NULL
 };
+
+/* The method called name, or NULL if none is. */
+const LoadMethod *
+load_method_by_name(const char *name)
+{
+	for (int i = 0; load_methods[i] != NULL; i++)
+		if (strcmp(load_methods[i]->name, name) == 0)
+			return load_methods[i];
+	return NULL;
+}
 
 /* The method called name; an error if none is. */
 const LoadMethod *
 load_method_find(const char *name)
 {
-	for (int i = 0; i < lengthof(load_methods); i++)
-		if (strcmp(load_methods[i]->name, name) == 0)
-			return load_methods[i];
-	elog(ERROR, "unknown load method \"%s\"", name);
-	return NULL;				/* keep the compiler quiet */
+	const LoadMethod *method = load_method_by_name(name);
+
+	if (method == NULL)
+		elog(ERROR, "unknown load method \"%s\"", name);
+	return method;
 }
 
 /* The number of chunks of chunk_rows key numbers in 0 .. rows-1. */
@@ -62,6 +81,35 @@ load_nchunks(int64 rows, int64 chunk_rows)
  * with the chunk's commit.
  *-------------------------------------------------------------------------
  */
+
+/* A frozen chunk job needs the frozen chunks' checks (frozen.c). */
+static void
+chunk_check(const LoadJob *job)
+{
+	if (job->frozen)
+		frozen_check(job->relid, &job->spec);
+}
+
+/* A chunk load takes one transaction ID per chunk. */
+static int64
+chunk_xids(const LoadCheck *check, char **per, const char **hint)
+{
+	*per = psprintf("one per chunk of " INT64_FORMAT " keys",
+					check->job->chunk_rows);
+	*hint = "Use a larger chunk_rows (fewer, longer transactions), or raise autovacuum_freeze_max_age for the load.";
+	return load_nchunks(check->job->rows, check->job->chunk_rows);
+}
+
+/*
+ * forget() of a frozen chunk job: remove what every interrupted chunk left,
+ * as resume() would before writing it again (frozen.c).
+ */
+static void
+chunk_forget(const LoadJob *job)
+{
+	if (job->frozen)
+		frozen_repair_job(job->job);
+}
 
 /* The job's chunks. */
 static int64
@@ -125,8 +173,10 @@ const LoadMethod load_method_chunk = {
 	.name = "chunk",
 	.unit_name = "chunk",
 	.units_name = "chunks",
-	.whole_leaves = false,
+	.xids = chunk_xids,
+	.check = chunk_check,
 	.plan_units = chunk_plan_units,
+	.forget = chunk_forget,
 	.begin = chunk_begin,
 	.unit_keys = chunk_unit_keys,
 	.unit_leaf = chunk_unit_leaf,
@@ -149,8 +199,36 @@ const LoadMethod load_method_chunk = {
  * (leafload.c): end_unit() forgets the record after a commit or an
  * abort, recover() drops what a crash left.  finish() removes the routing
  * files when a run ends other than interrupted.
+ *
+ * Before a job starts, the method judges the load: its obstacle for
+ * method => 'auto' (what only the chunk method loads, leaves it may not
+ * truncate or that hold rows, routing files that do not fit), its checks
+ * of the table (leafload.c) and of chunk_rows (one file per range), and
+ * its findings in petagen.check() (leaves with rows, the routing files'
+ * room, WAL, the time per leaf).  Its token names the job's routing files;
+ * start() and resume() sweep the files and records no job can use, and a
+ * DROP of petagen removes the database's at commit (leafroute.c).
  *-------------------------------------------------------------------------
  */
+
+/*
+ * A leaf job's chunk_rows is the size of its routing ranges, one file each
+ * (leafroute.c): by default about four per worker within LEAF_RANGE_ROWS_MIN
+ * .. LEAF_RANGE_ROWS_MAX (the method's chunk_rows_min and chunk_rows_max,
+ * options.c), and never below the minimum, so that a job of 10^12 keys
+ * writes at most 10^8 files (10^6 by default).
+ */
+#define LEAF_RANGE_ROWS_MIN		10000
+#define LEAF_RANGE_ROWS_MAX		1000000
+
+/* A leaf job's routing files against the data directory's room for them. */
+typedef struct RoutingRoom
+{
+	double		bytes;			/* the files' bytes */
+	double		room;			/* free bytes above the disk reserve */
+	int64		files;			/* one per range of chunk_rows keys */
+	int64		inodes;			/* free inodes, or -1: no limit */
+} RoutingRoom;
 
 /* What a worker of a leaf job keeps. */
 typedef struct LeafJobState
@@ -165,12 +243,250 @@ static void
 leaf_job_routing(const LoadJob *job, LeafRouting *routing)
 {
 	LeafRouting now = {
-		.job = job->job, .token = job->route_token, .relid = job->relid,
+		.job = job->job, .token = job->token, .relid = job->relid,
 		.first = job->first, .rows = job->rows, .chunk_rows = job->chunk_rows, .spec = job->spec,
 	};
 
 	*routing = now;
 	leaf_routing_init(routing);
+}
+
+/*
+ * The routing files of job's load (job->chunk_rows keys each) with nlocal
+ * local leaves, and the data directory's room for them above reserve.
+ */
+static void
+leaf_routing_room(const LoadJob *job, int nlocal, int64 reserve,
+				  RoutingRoom *r)
+{
+	r->bytes = (double) leaf_route_bytes(job->rows, nlocal);
+	r->room = (double) disk_free(DataDir) - reserve;
+	r->files = load_nchunks(job->rows, job->chunk_rows);
+	r->inodes = disk_free_inodes(DataDir);
+}
+
+/* Do the routing files fit in their room: bytes and inodes? */
+static bool
+leaf_routing_fits(const RoutingRoom *r)
+{
+	return r->bytes <= r->room && (r->inodes < 0 || r->files <= r->inodes);
+}
+
+/* Why the routing files of check's load would not fit, or NULL. */
+static char *
+leaf_routing_obstacle(const LoadCheck *check, int nlocal)
+{
+	RoutingRoom r;
+
+	leaf_routing_room(check->job, nlocal, check->reserve, &r);
+	if (leaf_routing_fits(&r))
+		return NULL;
+	return psprintf("the leaf method's routing files, about %s in " INT64_FORMAT " files, do not fit in the data directory (%s free above the disk reserve%s)",
+					check->size(r.bytes), r.files, check->size(Max(r.room, 0)),
+					r.inodes >= 0 ? psprintf(", " INT64_FORMAT " inodes", r.inodes) : "");
+}
+
+/*
+ * Why a local leaf of check's table, or their routing files, stop the leaf
+ * method, or NULL: a leaf the role may not TRUNCATE, one that holds rows
+ * (named only to a role that may read the table, as check() names it), or
+ * routing files that do not fit.
+ */
+static char *
+leaf_leaves_obstacle(const LoadCheck *check)
+{
+	const LoadJob *job = check->job;
+	int			nlocal;
+	Oid		   *leaves = leaf_local_leaves(job->relid, &nlocal);
+	char	   *first;
+
+	if (nlocal == 1 && leaves[0] == job->relid)
+		return psprintf("\"%s\" is not partitioned: the leaf method would write it with one worker in one transaction",
+						get_rel_name(job->relid));
+	for (int i = 0; i < nlocal; i++)
+		if (pg_class_aclcheck(leaves[i], GetUserId(), ACL_TRUNCATE) != ACLCHECK_OK)
+			return psprintf("role \"%s\" may not truncate leaf \"%s\"",
+							GetUserNameFromId(GetUserId(), false),
+							get_rel_name(leaves[i]));
+	if (leaf_nonempty(job->relid, &first) > 0)
+		return check->may_read(job->relid) ?
+			psprintf("leaf \"%s\" is not empty", first) :
+			pstrdup("a local leaf holds rows");
+	return leaf_routing_obstacle(check, nlocal);
+}
+
+/*
+ * Why check's load cannot take the leaf method, or NULL if it can: what
+ * only the chunk method loads, then the leaves and the routing files.
+ */
+static char *
+leaf_obstacle(const LoadCheck *check)
+{
+	const LoadJob *job = check->job;
+
+	if (job->spec.keys.mode == KEYS_YCSB || job->spec.keys.mode == KEYS_GO_YCSB)
+		return psprintf("keys => '%s' has duplicates, which only the chunk method loads",
+						keys_mode_name(job->spec.keys.mode));
+	if (job->indexes_after)
+		return pstrdup("indexes => 'after' is the chunk method's");
+	if (check->chunk_rows_asked && job->chunk_rows < LEAF_RANGE_ROWS_MIN)
+		return psprintf("chunk_rows " INT64_FORMAT " is below the leaf method's minimum of %d",
+						job->chunk_rows, LEAF_RANGE_ROWS_MIN);
+	return leaf_leaves_obstacle(check);
+}
+
+/* Why 'auto' takes the leaf method. */
+static char *
+leaf_auto_reason(const LoadJob *job)
+{
+	return psprintf("every local leaf is empty and role \"%s\" may truncate them",
+					GetUserNameFromId(GetUserId(), false));
+}
+
+/*
+ * Rows per second one worker writes into a leaf, conservatively: one
+ * chunk-mode worker wrote 137,740 rows/s on a quiet 2-core machine, and a
+ * leaf worker is faster (docs/performance.md).
+ */
+#define CHECK_LEAF_ROWS_PER_SEC	150000.0
+
+/* A leaf load takes one transaction ID per local leaf (routing writes only files). */
+static int64
+leaf_xids(const LoadCheck *check, char **per, const char **hint)
+{
+	*per = "one per local leaf";
+	*hint = "VACUUM (FREEZE) the leaves before the load, or raise autovacuum_freeze_max_age for the load.";
+	return check->nlocal;
+}
+
+/*
+ * A leaf job's routing files: their bytes against the data directory's
+ * free space above the reserve, their number against its free inodes.
+ */
+static void
+leaf_check_routing_files(const LoadCheck *ctx)
+{
+	RoutingRoom r;
+	CheckSeverity severity = CHECK_INFO;
+	const char *hint = NULL;
+
+	leaf_routing_room(ctx->job, ctx->nlocal, ctx->reserve, &r);
+	if (!leaf_routing_fits(&r))
+	{
+		severity = CHECK_ERROR;
+		hint = "Free space or inodes in the data directory, lower the disk reserve, or raise chunk_rows (fewer, larger files). "
+			CHECK_RESERVE_RECIPE;
+	}
+	else if (r.bytes > r.room * CHECK_MARGIN ||
+			 (r.inodes >= 0 && r.files > r.inodes * CHECK_MARGIN))
+	{
+		severity = CHECK_WARNING;
+		hint = "Less than 10% of the data directory's space or inodes would be left: free some, or raise chunk_rows.";
+	}
+	ctx->add(ctx->arg, severity, ERRCODE_DISK_FULL, "pg_petagen",
+			 psprintf("leaf method: routing files of about %s in " INT64_FORMAT " files, %s free",
+					  ctx->size(r.bytes), r.files, ctx->size(Max(r.room, 0))),
+			 hint,
+			 "leaf method: the routing files take about %s in " INT64_FORMAT " files (one per " INT64_FORMAT " keys) in the data directory until the job ends; %s are free above the disk reserve, %s",
+			 ctx->size(r.bytes), r.files, ctx->job->chunk_rows,
+			 ctx->size(Max(r.room, 0)),
+			 r.inodes >= 0 ? psprintf(INT64_FORMAT " inodes", r.inodes) :
+			 "inodes without limit");
+}
+
+/*
+ * The error finding of local leaves that hold rows: naming the first and
+ * counting them only for a role that may read the table (may_read),
+ * else naming the table alone.  start() refuses on it either way.
+ */
+static void
+leaf_check_nonempty(const LoadCheck *ctx)
+{
+	char	   *first;
+	int64		nonempty = leaf_nonempty(ctx->job->relid, &first);
+
+	if (nonempty == 0)
+		return;
+	if (ctx->present > 0)
+		ctx->add(ctx->arg, CHECK_ERROR, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, first,
+				 psprintf("leaf method: " INT64_FORMAT " local leaves hold rows, %d probed keys among them",
+						  nonempty, ctx->present),
+				 "TRUNCATE the leaves first if their rows may go; method => 'chunk' would write the keys they hold again.",
+				 "leaf method: " INT64_FORMAT " local leaves hold rows, among them %d of the %d key numbers of this load probed; a leaf load writes only into empty leaves",
+				 nonempty, ctx->present, ctx->probed);
+	else if (ctx->may_read(ctx->job->relid))
+		ctx->add(ctx->arg, CHECK_ERROR, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, first,
+				 NULL,
+				 "TRUNCATE the leaves first if their rows may go, or use method => 'chunk'.",
+				 "leaf method: " INT64_FORMAT " local leaves hold rows; a leaf load writes only into empty leaves",
+				 nonempty);
+	else
+		ctx->add(ctx->arg, CHECK_ERROR, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, ctx->table,
+				 NULL,
+				 "Which leaves hold rows is shown only to roles with SELECT on the table. TRUNCATE the leaves first if their rows may go, or use method => 'chunk'.",
+				 "leaf method: local leaves hold rows; a leaf load writes only into empty leaves");
+}
+
+/* A leaf job: empty leaves, routing files, WAL, time per leaf, crash cost. */
+static void
+leaf_preflight(const LoadCheck *ctx)
+{
+	double		leaf_rows = ctx->largest_rows;
+
+	leaf_check_nonempty(ctx);
+	leaf_check_routing_files(ctx);
+	ctx->add(ctx->arg, CHECK_INFO, 0, "wal_level",
+			 wal_level == WAL_LEVEL_MINIMAL ? NULL :
+			 psprintf("leaf method: wal_level is %s: the leaves are written to WAL too",
+					  GetConfigOptionByName("wal_level", NULL, false)),
+			 wal_level == WAL_LEVEL_MINIMAL ? NULL :
+			 "With wal_level = minimal (and max_wal_senders = 0) a leaf load writes no WAL for heaps and indexes: the files are synced at each leaf's commit.",
+			 "leaf method: wal_level is %s, so the leaves' heaps and indexes %s",
+			 GetConfigOptionByName("wal_level", NULL, false),
+			 wal_level == WAL_LEVEL_MINIMAL ? "write no WAL" : "are written to WAL as well");
+	ctx->add(ctx->arg, CHECK_INFO, 0, ctx->table,
+			 psprintf("leaf method: the largest leaf is about %.0f rows, %.0f s for one worker",
+					  leaf_rows, leaf_rows / CHECK_LEAF_ROWS_PER_SEC),
+			 NULL,
+			 "leaf method: the largest leaf is about %.0f rows (%s of heap), about %.0f s for one worker; a crash or stop rolls back up to %d leaves in flight, about %.0f rows written again",
+			 leaf_rows, ctx->size(ctx->largest_heap),
+			 leaf_rows / CHECK_LEAF_ROWS_PER_SEC,
+			 Min(ctx->nworkers, ctx->nlocal),
+			 leaf_rows * Min(ctx->nworkers, ctx->nlocal));
+}
+
+/* Raise an error unless the job's table suits a leaf load (leafload.c). */
+static void
+leaf_check_job(const LoadJob *job)
+{
+	leaf_check(job->relid, &job->spec, job->indexes_after);
+}
+
+/* Raise an error if a leaf job's ranges would be too small: too many files. */
+static void
+leaf_check_chunk_rows(const LoadJob *job)
+{
+	if (job->chunk_rows < LEAF_RANGE_ROWS_MIN)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("chunk_rows of a leaf job must be at least %d, not " INT64_FORMAT,
+						LEAF_RANGE_ROWS_MIN, job->chunk_rows),
+				 errdetail("A leaf job routes its keys in ranges of chunk_rows keys, one file in the data directory each: " INT64_FORMAT " rows would make " INT64_FORMAT " files.",
+						   job->rows, load_nchunks(job->rows, job->chunk_rows)),
+				 errhint("Leave chunk_rows out: a leaf job then routes ranges of %d to %d keys.",
+						 LEAF_RANGE_ROWS_MIN, LEAF_RANGE_ROWS_MAX)));
+}
+
+/*
+ * Remove the routing files no job with a token in keep can use
+ * (leafroute.c) and the records of leaves in flight of dropped databases
+ * (leafload.c).
+ */
+static void
+leaf_sweep(const int64 *keep, int nkeep)
+{
+	leaf_sweep_files(keep, nkeep);
+	leaf_storage_sweep_dropped();
 }
 
 /* The job's units: the table's local leaves. */
@@ -203,7 +519,7 @@ leaf_recover(const LoadJob *job, const uint8 *done, int64 nunits)
 static void
 leaf_finish(const LoadJob *job)
 {
-	leaf_remove_files(job->route_token);
+	leaf_remove_files(job->token);
 }
 
 /* A worker's start: the local leaves and the routing as they are now. */
@@ -249,7 +565,7 @@ static bool
 leaf_prepare_done(const LoadJob *job, int64 nprepare)
 {
 	for (int64 range = 0; range < nprepare; range++)
-		if (!leaf_range_done(job->route_token, range))
+		if (!leaf_range_done(job->token, range))
 			return false;
 	return true;
 }
@@ -299,7 +615,20 @@ const LoadMethod load_method_leaf = {
 	.units_name = "leaves",
 	.prepare_name = "routing",
 	.prepare_activity = "routing keys",
-	.whole_leaves = true,
+	.new_storage = true,
+	.empty_leaves = true,
+	.chunk_rows_min = LEAF_RANGE_ROWS_MIN,
+	.chunk_rows_max = LEAF_RANGE_ROWS_MAX,
+	.obstacle = leaf_obstacle,
+	.auto_reason = leaf_auto_reason,
+	.xids = leaf_xids,
+	.preflight = leaf_preflight,
+	.check = leaf_check_job,
+	.check_chunk_rows = leaf_check_chunk_rows,
+	.unit_leaves = leaf_local_leaves,
+	.new_token = leaf_new_token,
+	.sweep = leaf_sweep,
+	.drop_database = leaf_remove_database_at_commit,
 	.plan_units = leaf_plan_units,
 	.recover = leaf_recover,
 	.finish = leaf_finish,
