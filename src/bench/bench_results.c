@@ -95,6 +95,7 @@ enum
 	Arg_record_samples,
 	BENCH_RECORD_ARGS
 };
+
 /* The values of label, settings and integrity_errors in that INSERT. */
 #define BENCH_SETTINGS_SQL \
 	", $28, pg_catalog.jsonb_build_object(" \

@@ -360,7 +360,7 @@ bench_refill(BenchCtx *ctx, BenchKeyBuf *buf, bool inserts)
 		if (inserts)
 		{
 			int64		seq = ctx->shared->insert_base +
-				ctx->next_candidate++ * ctx->shared->nworkers + ctx->args.index;
+			ctx->next_candidate++ * ctx->shared->nworkers + ctx->args.index;
 
 			if (!bench_insert_fits(ctx, seq, buf->n))
 			{

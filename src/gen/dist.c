@@ -303,7 +303,11 @@ dist_init(DistChooser *ch, DistKind kind, int64 items, const DistParams *params)
 	ch->kind = kind;
 	ch->items = items;
 	if (kind == DIST_ZIPFIAN)
-		/* YCSB: new ZipfianGenerator(0, ITEM_COUNT, ...): ITEM_COUNT + 1 items */
+
+		/*
+		 * YCSB: new ZipfianGenerator(0, ITEM_COUNT, ...): ITEM_COUNT + 1
+		 * items
+		 */
 		dist_zipf_init(&ch->zipf, DIST_SCRAMBLED_ITEMS + 1, theta,
 					   theta == DIST_YCSB_CONSTANT ? DIST_SCRAMBLED_ZETAN : -1);
 	else if (kind == DIST_LATEST)
@@ -368,7 +372,7 @@ static int64
 dist_sequential_next(DistChooser *ch)
 {
 	uint64		count = ch->counter != NULL ?
-		pg_atomic_fetch_add_u64(ch->counter, 1) : ch->next++;
+	pg_atomic_fetch_add_u64(ch->counter, 1) : ch->next++;
 
 	return (int64) (count % (uint64) ch->items);
 }
@@ -413,7 +417,8 @@ typedef enum DrawArg
 	DRAW_ARG_ITEMS,
 	DRAW_ARG_N,
 	DRAW_ARG_SEED,
-	DRAW_ARG_ZIPFIAN_CONSTANT,	/* the five parameters dist_read_params() reads */
+	DRAW_ARG_ZIPFIAN_CONSTANT,	/* the five parameters dist_read_params()
+								 * reads */
 	DRAW_ARG_HOTSPOTDATAFRACTION,
 	DRAW_ARG_HOTSPOTOPNFRACTION,
 	DRAW_ARG_EXPONENTIALPERCENTILE,
@@ -430,8 +435,8 @@ Datum
 petagen_draw(PG_FUNCTION_ARGS)
 {
 	static const char *const argnames[] = {
-		[DRAW_ARG_DISTRIBUTION] = "distribution", [DRAW_ARG_ITEMS] = "items",
-		[DRAW_ARG_N] = "n", [DRAW_ARG_SEED] = "seed"
+		[DRAW_ARG_DISTRIBUTION] = "distribution",[DRAW_ARG_ITEMS] = "items",
+		[DRAW_ARG_N] = "n",[DRAW_ARG_SEED] = "seed"
 	};
 	static const int param_args[] = {DRAW_ARG_ZIPFIAN_CONSTANT,
 		DRAW_ARG_HOTSPOTDATAFRACTION, DRAW_ARG_HOTSPOTOPNFRACTION,

@@ -24,7 +24,8 @@ typedef enum DistKind
 	DIST_LATEST,				/* YCSB's SkewedLatestGenerator */
 	DIST_HOTSPOT,				/* YCSB's HotspotIntegerGenerator */
 	DIST_SEQUENTIAL,			/* YCSB's SequentialGenerator */
-	DIST_EXPONENTIAL			/* YCSB's ExponentialGenerator, from the newest key */
+	DIST_EXPONENTIAL			/* YCSB's ExponentialGenerator, from the
+								 * newest key */
 } DistKind;
 
 /* YCSB's defaults of the parameters, as the SQL functions declare them. */

@@ -54,6 +54,7 @@ static const struct
 	const char *name;
 	KeyMode		mode;
 }			key_modes[] =
+
 {
 	{"ordered", KEYS_ORDERED},
 	{"scrambled", KEYS_SCRAMBLED},

@@ -35,7 +35,7 @@
 #define SIX_BITS		UINT64CONST(0x3F3F3F3F3F3F3F3F)
 #define ASCII_ZERO		UINT64CONST(0x3030303030303030)
 /* The third word of the hash input of a field's length. */
-#define LENGTH_TAG		UINT64CONST(0x4C454E475448)	/* "LENGTH" */
+#define LENGTH_TAG		UINT64CONST(0x4C454E475448) /* "LENGTH" */
 
 /* Next word of a splitmix64 stream. */
 static inline uint64

@@ -207,7 +207,7 @@ shape_from_tupdesc(TupleDesc tupdesc, const char *name, RowShape *shape)
 		}
 		shape->field_maxchars = shape_min_limit(shape->field_maxchars,
 												shape_char_limit(att, name,
-																	 "text or varchar"));
+																 "text or varchar"));
 		shape->field_att[field] = i;
 		shape->nfields = Max(shape->nfields, field + 1);
 	}

@@ -197,8 +197,8 @@ spec_read_keys(FunctionCallInfo fcinfo, const GenArgs *args,
 	const char *prefix = spec_text_arg(fcinfo, args->prefix,
 									   fallback ? fallback->prefix : NULL);
 	int32		zeropadding =
-		DatumGetInt32(spec_int_arg(fcinfo, args->zeropadding, fallback != NULL,
-								   Int32GetDatum(fallback ? fallback->zeropadding : 0)));
+	DatumGetInt32(spec_int_arg(fcinfo, args->zeropadding, fallback != NULL,
+							   Int32GetDatum(fallback ? fallback->zeropadding : 0)));
 
 	Assert(keys != fallback);
 	keys_init_spec(keys, mode, prefix, zeropadding);
@@ -214,19 +214,19 @@ spec_read_args(FunctionCallInfo fcinfo, const GenArgs *args,
 {
 	bool		have = fallback != NULL;
 	int64		seed =
-		DatumGetInt64(spec_int_arg(fcinfo, args->seed, have,
-								   Int64GetDatum(have ? (int64) fallback->seed : 0)));
+	DatumGetInt64(spec_int_arg(fcinfo, args->seed, have,
+							   Int64GetDatum(have ? (int64) fallback->seed : 0)));
 	int32		fieldlength =
-		DatumGetInt32(spec_int_arg(fcinfo, args->fieldlength, have,
-								   Int32GetDatum(have ? fallback->fieldlength : 0)));
+	DatumGetInt32(spec_int_arg(fcinfo, args->fieldlength, have,
+							   Int32GetDatum(have ? fallback->fieldlength : 0)));
 	const char *fielddist =
-		spec_text_arg(fcinfo, args->fieldlengthdistribution,
-					  have ? spec_fielddist_name(fallback->fielddist) :
-					  SPEC_DEFAULT_FIELDLENGTHDISTRIBUTION);
+	spec_text_arg(fcinfo, args->fieldlengthdistribution,
+				  have ? spec_fielddist_name(fallback->fielddist) :
+				  SPEC_DEFAULT_FIELDLENGTHDISTRIBUTION);
 	int32		minfieldlength =
-		DatumGetInt32(spec_int_arg(fcinfo, args->minfieldlength, true,
-								   Int32GetDatum(have ? fallback->minfieldlength :
-												 SPEC_DEFAULT_MINFIELDLENGTH)));
+	DatumGetInt32(spec_int_arg(fcinfo, args->minfieldlength, true,
+							   Int32GetDatum(have ? fallback->minfieldlength :
+											 SPEC_DEFAULT_MINFIELDLENGTH)));
 
 	spec_read_keys(fcinfo, args, fallback ? &fallback->keys : NULL,
 				   &spec->keys);

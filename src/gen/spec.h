@@ -28,7 +28,7 @@ typedef enum FieldLengthDist
 {
 	FIELDLEN_CONSTANT,
 	FIELDLEN_UNIFORM,
-	FIELDLEN_ZIPFIAN				/* YCSB's ZipfianGenerator(min, max) */
+	FIELDLEN_ZIPFIAN			/* YCSB's ZipfianGenerator(min, max) */
 } FieldLengthDist;
 
 /* Everything rows depend on besides the key number: a pure function of this. */

@@ -89,8 +89,10 @@ drop_guard_names(List *names, const char *name)
 	ListCell   *lc;
 
 	foreach(lc, names)
+	{
 		if (strcmp(strVal(lfirst(lc)), name) == 0)
 			return true;
+	}
 	return false;
 }
 

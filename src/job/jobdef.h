@@ -44,7 +44,8 @@
 #include "job/jobsettings.h"
 #include "load/load.h"
 
-#define JOB_MAGIC			0x50475455	/* "PGTU": the layout with the unit being written */
+#define JOB_MAGIC			0x50475455	/* "PGTU": the layout with the unit
+										 * being written */
 /*
  * Most chunks of a job: each is a transaction, so more would approach XID
  * wraparound, and each worker keeps a bitmap of them (128 MB at most).
@@ -59,7 +60,8 @@ typedef enum JobState
 {
 	JOB_STARTING,
 	JOB_RUNNING,
-	JOB_PAUSED,					/* waiting for disk space; pause_reason says why */
+	JOB_PAUSED,					/* waiting for disk space; pause_reason says
+								 * why */
 	JOB_THROTTLED,				/* sleeping to keep under max_rate */
 	JOB_DONE,
 	JOB_FAILED,
@@ -128,9 +130,11 @@ typedef struct JobShared
 	pg_atomic_uint32 stop_requested;
 	pg_atomic_uint32 failed;	/* some worker failed */
 	pg_atomic_uint64 headroom;	/* smallest free - reserve, bytes */
-	pg_atomic_uint64 next_log_at;	/* TimestampTz of the next progress_log row */
+	pg_atomic_uint64 next_log_at;	/* TimestampTz of the next progress_log
+									 * row */
 	pg_atomic_uint32 loading;	/* workers still claiming chunks */
 	pg_atomic_uint32 phase;		/* JobPhase */
+
 	/*
 	 * A method with a preparing phase (a leaf job routes ranges first, then
 	 * loads leaves as chunks) prepares nranges units (worker.c)
@@ -172,7 +176,7 @@ typedef struct JobDef
 	bool		ours;			/* row written by this transaction */
 	dsm_handle	handle;
 	/* the settings jobsettings.h declares itself */
-	JOB_SETTINGS(JS_DECL)
+				JOB_SETTINGS(JS_DECL)
 } JobDef;
 
 /* What a worker gets in bgw_extra. */

@@ -436,21 +436,27 @@ ledger_put_setting(const JobDef *def, JobSetting s, char *null)
 		case JS_KIND_TEXT:
 		case JS_KIND_NOTE:
 			text = *(char *const *) member;
+
 			break;
 		case JS_KIND_KEYS:
 			text = keys_mode_name(*(const KeyMode *) member);
+
 			break;
 		case JS_KIND_PREFIX:
 			text = member;
+
 			break;
 		case JS_KIND_FIELDDIST:
 			text = spec_fielddist_name(*(const FieldLengthDist *) member);
+
 			break;
 		case JS_KIND_INDEXES:
 			text = *(const bool *) member ? "after" : "maintain";
+
 			break;
 		case JS_KIND_METHOD:
 			text = (*(const LoadMethod *const *) member)->name;
+
 			break;
 		default:
 			elog(ERROR, "petagen: setting \"%s\" has no column", d->name);
@@ -520,7 +526,10 @@ ledger_set_handle(int64 job, dsm_handle handle)
 	Oid			types[2] = {INT8OID, INT8OID};
 	Datum		values[2] = {Int64GetDatum(job), Int64GetDatum((int64) handle)};
 
-	/* started_at keeps the first run's start; a 0.1 catalog has no run_started_at */
+	/*
+	 * started_at keeps the first run's start; a 0.1 catalog has no
+	 * run_started_at
+	 */
 	ledger_update_job(catalog_version() >= CATALOG_V0_2 ?
 					  "UPDATE petagen.jobs SET dsm_handle = $2,"
 					  " started_at = coalesce(started_at, pg_catalog.now()),"

@@ -356,7 +356,8 @@ pending_xact_callback(XactEvent event, void *arg)
 			pending_register(run);
 	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
 		event == XACT_EVENT_PARALLEL_ABORT || event == XACT_EVENT_PREPARE)
-		pending_runs = NULL;	/* the memory and segments went with the transaction */
+		pending_runs = NULL;	/* the memory and segments went with the
+								 * transaction */
 }
 
 /*

@@ -576,13 +576,13 @@ check_heap_bytes(Relation rel, const RowShape *shape, const LeafEstimate *est,
 				 double fieldlength)
 {
 	double		data = check_key_bytes(shape, est) +
-		shape->nfields * check_varlena(fieldlength);
+	shape->nfields * check_varlena(fieldlength);
 	bool		dropped = shape->natts > shape->nfields + 1;
 	Size		hoff = MAXALIGN(SizeofHeapTupleHeader +
 								(dropped ? BITMAPLEN(shape->natts) : 0));
 	double		item = MAXALIGN((Size) (hoff + data)) + sizeof(ItemIdData);
 	double		room = BLCKSZ - SizeOfPageHeaderData -
-		BLCKSZ * (100 - RelationGetFillFactor(rel, HEAP_DEFAULT_FILLFACTOR)) / 100;
+	BLCKSZ * (100 - RelationGetFillFactor(rel, HEAP_DEFAULT_FILLFACTOR)) / 100;
 	double		per_page = Min(floor(room / item), MaxHeapTuplesPerPage);
 
 	if (per_page < 1)
@@ -663,8 +663,10 @@ check_space_add(CheckCtx *ctx, const char *path, const char *name,
 	space->index += index;
 	space->wal += wal;
 	foreach(lc, space->names)
+	{
 		if (strcmp(lfirst(lc), name) == 0)
 			return i;
+	}
 	space->names = lappend(space->names, pstrdup(name));
 	return i;
 }
@@ -719,7 +721,7 @@ check_leaf_indexes(CheckCtx *ctx, Relation rel, const RouteLeaf *leaf,
 	{
 		Relation	index = index_open(lfirst_oid(lc), AccessShareLock);
 		Oid			spcoid = OidIsValid(index->rd_rel->reltablespace) ?
-			index->rd_rel->reltablespace : MyDatabaseTableSpace;
+		index->rd_rel->reltablespace : MyDatabaseTableSpace;
 		double		bytes = check_index_bytes(index, shape, est, ctx);
 
 		check_space_add_tablespace(ctx, est, spcoid, 0, bytes);
@@ -880,7 +882,7 @@ check_leaves(CheckCtx *ctx)
 		shape_from_tupdesc(RelationGetDescr(rel), RelationGetRelationName(rel),
 						   &shape);
 		est->heap = check_heap_bytes(rel, &shape, est,
-								 spec_mean_fieldlength(&ctx->def->spec));
+									 spec_mean_fieldlength(&ctx->def->spec));
 		check_space_add_tablespace(ctx, est, leaf->heap_tablespace, est->heap, 0);
 		est->index = check_leaf_indexes(ctx, rel, leaf, &shape, est);
 		ctx->nlocal++;
@@ -915,7 +917,10 @@ check_leaves(CheckCtx *ctx)
 static double
 check_wal_total(const CheckCtx *ctx)
 {
-	/* new storage in the loading transaction: WAL only with wal_level > minimal */
+	/*
+	 * new storage in the loading transaction: WAL only with wal_level >
+	 * minimal
+	 */
 	if (ctx->def->method->new_storage && wal_level == WAL_LEVEL_MINIMAL)
 		return 0;
 	return ctx->heap + ctx->index;
@@ -1108,7 +1113,8 @@ typedef struct ProbeLeaf
 {
 	bool		opened;
 	Relation	heap;
-	Relation	index;			/* a btree index leading with ycsb_key, or NULL */
+	Relation	index;			/* a btree index leading with ycsb_key, or
+								 * NULL */
 	KeyLookup  *lookup;
 } ProbeLeaf;
 
@@ -1274,6 +1280,7 @@ check_short(const char *detail, const char *summary)
 	if (pg_mbstrlen_with_len(detail, len) > CHECK_FINDING_MAX && summary)
 	{
 		text = summary;
+
 		len = strlen(summary);
 	}
 	if (pg_mbstrlen_with_len(text, len) <= CHECK_FINDING_MAX)

@@ -482,8 +482,8 @@ worker_finish_job(WorkerCtx *ctx)
 	 * An interrupted run stays "running" in the catalog: resume() continues
 	 * it (a leaf job from its routing files).  Any other end lets the method
 	 * finish (remove the routing files) before it commits, so that no
-	 * resume() can route again into a directory being removed: if the
-	 * commit fails, resume() routes again.
+	 * resume() can route again into a directory being removed: if the commit
+	 * fails, resume() routes again.
 	 */
 	if (state != JOB_INTERRUPTED)
 	{

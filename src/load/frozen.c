@@ -304,7 +304,11 @@ frozen_repair_job(int64 job)
 			continue;
 		frozen_repair(job, chunks[i], &intent);
 		frozen_free_intent(&intent);
-		/* the next repair's snapshot must see these deletions: they share pages */
+
+		/*
+		 * the next repair's snapshot must see these deletions: they share
+		 * pages
+		 */
 		CommandCounterIncrement();
 	}
 	pfree(chunks);

@@ -744,8 +744,10 @@ leaf_storage_xact_callback(XactEvent event, void *arg)
 	ListCell   *lc;
 
 	if (event == XACT_EVENT_COMMIT)
+	{
 		foreach(lc, leaf_records_at_commit)
 			(void) durable_unlink(((LeafRecordAtCommit *) lfirst(lc))->path, WARNING);
+	}
 	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
 		event == XACT_EVENT_PREPARE)
 	{

@@ -112,9 +112,10 @@ static uint64
 leaf_keys_fingerprint(const GenSpec *spec)
 {
 	StringInfoData buf;
+
 	/* the kind in the mode's field: unchanged for text keys */
 	int32		fields[3] = {spec->keys.mode + 16 * spec->keys.kind,
-		spec->keys.zeropadding, spec->keys.prefixlen};
+	spec->keys.zeropadding, spec->keys.prefixlen};
 	uint64		fp;
 
 	initStringInfo(&buf);

@@ -58,6 +58,7 @@ extern void load_check_privilege(Oid relid);
 extern void load_check(Oid relid, const GenSpec *spec, int64 last);
 extern void load_check_table(Oid relid, const GenSpec *spec, int64 last,
 							 RowShape *shape);
+
 /* Does rel (a leaf) hold a row that snapshot sees?  See leafload.c. */
 extern bool load_has_rows(Relation rel, Snapshot snapshot);
 extern void load_range(Oid relid, const GenSpec *spec, bool frozen,
@@ -103,7 +104,8 @@ typedef struct LoadJob
 	GenSpec		spec;
 	bool		frozen;			/* rows written frozen: see load.h */
 	bool		indexes_after;	/* indexes => 'after' (table.c) */
-	int64		token;			/* the method's new_token() (jobs.route_token), or 0 */
+	int64		token;			/* the method's new_token()
+								 * (jobs.route_token), or 0 */
 	int			run;
 	int			worker;			/* the worker's index, or -1 outside one */
 	int64		nunits;			/* as planned when the run began */
@@ -117,11 +119,12 @@ typedef struct LoadHost
 	void	   *arg;
 	/* after every flushed batch, with the unit's stats so far */
 	LoadProgressFn progress;
+
 	/*
 	 * Before a preparing unit writes `bytes` of files in the data directory
-	 * (the only place a preparing unit writes): wait until its filesystem
-	 * has that much free above the disk reserve, honour a stop request, say
-	 * what the worker does.
+	 * (the only place a preparing unit writes): wait until its filesystem has
+	 * that much free above the disk reserve, honour a stop request, say what
+	 * the worker does.
 	 */
 	void		(*before_prepare) (void *arg, int64 bytes);
 } LoadHost;
@@ -183,9 +186,10 @@ typedef struct LoadMethod
 	const char *units_name;		/* several, in a disk reserve pause's reason */
 	const char *prepare_name;	/* the preparing phase, in status() too */
 	const char *prepare_activity;	/* a preparing worker's state reason */
+
 	/*
-	 * Writes into new storage, frozen: no freeze owed after the load, no
-	 * WAL at wal_level = minimal (petagen.check()'s estimates).
+	 * Writes into new storage, frozen: no freeze owed after the load, no WAL
+	 * at wal_level = minimal (petagen.check()'s estimates).
 	 */
 	bool		new_storage;
 	/* Writes only into empty leaves: its preflight() tells rows found. */
@@ -196,8 +200,8 @@ typedef struct LoadMethod
 
 	/*
 	 * Choosing and checking, in start(), check() and resume().  Why the
-	 * method cannot load check's job (method => 'auto' then takes the next
-	 * in load_methods[]), or NULL if it can.
+	 * method cannot load check's job (method => 'auto' then takes the next in
+	 * load_methods[]), or NULL if it can.
 	 */
 	char	   *(*obstacle) (const LoadCheck *check);
 	/* Why 'auto' takes the method when none before it had an obstacle. */
@@ -226,7 +230,11 @@ typedef struct LoadMethod
 
 	/* The job's units, in the current transaction. */
 	int64		(*plan_units) (const LoadJob *job);
-	/* Before resume() and forget(): clean what a crash left (done: the ledger's units). */
+
+	/*
+	 * Before resume() and forget(): clean what a crash left (done: the
+	 * ledger's units).
+	 */
 	void		(*recover) (const LoadJob *job, const uint8 *done, int64 nunits);
 	/* A run ended other than interrupted: remove what only the run used. */
 	void		(*finish) (const LoadJob *job);
@@ -246,7 +254,11 @@ typedef struct LoadMethod
 	 * (estimated if unknown).
 	 */
 	int64		(*unit_keys) (const LoadJob *job, int64 unit);
-	/* The leaf unit `unit` writes whole, or InvalidOid; the disk reserve's too. */
+
+	/*
+	 * The leaf unit `unit` writes whole, or InvalidOid; the disk reserve's
+	 * too.
+	 */
 	Oid			(*unit_leaf) (const LoadJob *job, int64 unit);
 	/* Before the unit's transaction, in a transaction of its own. */
 	void		(*begin_unit) (LoadJob *job, int64 unit);
@@ -287,7 +299,8 @@ typedef struct FrozenIntent
 	int			nleaves;
 	Oid		   *leaves;			/* the local leaves of the table */
 	BlockNumber *from_blocks;	/* per leaf: no row of the chunk before it */
-	FullTransactionId xid_bound;	/* no attempt of the chunk has an older XID */
+	FullTransactionId xid_bound;	/* no attempt of the chunk has an older
+									 * XID */
 } FrozenIntent;
 
 extern void frozen_check(Oid relid, const GenSpec *spec);

@@ -243,8 +243,8 @@ static void
 leaf_job_routing(const LoadJob *job, LeafRouting *routing)
 {
 	LeafRouting now = {
-		.job = job->job, .token = job->token, .relid = job->relid,
-		.first = job->first, .rows = job->rows, .chunk_rows = job->chunk_rows, .spec = job->spec,
+		.job = job->job,.token = job->token,.relid = job->relid,
+		.first = job->first,.rows = job->rows,.chunk_rows = job->chunk_rows,.spec = job->spec,
 	};
 
 	*routing = now;

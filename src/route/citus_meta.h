@@ -17,8 +17,8 @@ typedef struct CitusShard
 	int32		min;			/* shardminvalue .. shardmaxvalue, inclusive */
 	int32		max;
 	bool		local;			/* a placement in this node's group */
-	char	   *node;			/* "host:port" of a node holding it: this
-								 * node for a local shard */
+	char	   *node;			/* "host:port" of a node holding it: this node
+								 * for a local shard */
 } CitusShard;
 
 /* A hash-distributed table: its shards sorted by range, and its hash. */

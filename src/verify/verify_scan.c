@@ -91,7 +91,7 @@ static void
 keyprint_add(KeyPrint *kp, const char *key, int len)
 {
 	XXH128_hash_t h = key != NULL ? XXH3_128bits(key, len) :
-		XXH3_128bits_withSeed("", 0, 1);
+	XXH3_128bits_withSeed("", 0, 1);
 	uint64		low = kp->sum_low + h.low64;
 
 	kp->sum_high += h.high64 + (low < kp->sum_low ? 1 : 0);
@@ -204,7 +204,10 @@ leafscan_next(LeafScan *ls, const char **key, int *len)
 		bool		isnull;
 		Datum		value;
 
-		/* as an index-only scan: the heap decides unless the page is all-visible */
+		/*
+		 * as an index-only scan: the heap decides unless the page is
+		 * all-visible
+		 */
 		if (!VM_ALL_VISIBLE(ls->heap, ItemPointerGetBlockNumber(tid), &ls->vmbuffer))
 		{
 			if (!index_fetch_heap(ls->iscan, ls->slot))
