@@ -452,7 +452,8 @@ worker_finish_job(WorkerCtx *ctx)
 	{
 		state = JOB_FAILED;
 		error = ctx->error[0] ? ctx->error : "a worker failed: see the server log";
-		code = (int) pg_atomic_read_u32(&ctx->shared->failed_code);
+		code = ctx->error[0] ? ctx->error_code :
+			(int) pg_atomic_read_u32(&ctx->shared->failed_code);
 	}
 	else if (state != JOB_INTERRUPTED &&
 			 pg_atomic_read_u32(&ctx->shared->stop_requested))
