@@ -197,7 +197,7 @@ catalog_int8(uint64 row, int col)
  * auto-resume launcher, which no SQL call tells the version, included)
  * takes at its next transaction, and which forgets the version found.
  */
-#define CATALOG_NEWEST_COLUMN	"first" /* of 0.2 */
+#define CATALOG_NEWEST_COLUMN	"next_retry_at" /* of 0.2 */
 
 static bool catalog_version_valid = false;
 static PetagenCatalogVersion catalog_version_found;

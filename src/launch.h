@@ -29,6 +29,7 @@ extern BackgroundWorkerHandle *launch_try_worker(const LaunchKind *kind, int64 i
 												 int index, const void *args,
 												 Size args_len);
 extern void launch_register_autoresume(void);
+extern bool autoretry_transient(int sqlerrcode);
 extern int	launch_free_slots(void);
 extern int	launch_autoresume_slots(void);
 extern void launch_check_workers(int nworkers);

@@ -50,6 +50,8 @@ PG_MODULE_MAGIC;
 int			petagen_disk_reserve_mb = 1024;
 int			petagen_progress_log_interval = 300;
 bool		petagen_auto_resume = true;
+int			petagen_auto_retry = 3;
+int			petagen_auto_retry_delay = 30;
 
 void		_PG_init(void);
 
@@ -79,6 +81,15 @@ _PG_init(void)
 							 "Only when petagen is in shared_preload_libraries: its launcher resumes, as each job's owner, the jobs a restart interrupted.",
 							 &petagen_auto_resume, true, PGC_SIGHUP, 0,
 							 NULL, NULL, NULL);
+	DefineCustomIntVariable("petagen.auto_retry",
+							"Times the launcher retries a load job that failed for a transient cause.",
+							"Only when petagen is in shared_preload_libraries: its launcher resumes, as the job's owner, a job that failed for a cause a retry may not meet again (a lock timeout, a deadlock, a lack of resources, an I/O error); 0 retries none.",
+							&petagen_auto_retry, 3, 0, 1000,
+							PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("petagen.auto_retry_delay",
+							"Wait before a load job's first automatic retry; each next one waits twice as long, 10 minutes at most.",
+							NULL, &petagen_auto_retry_delay, 30, 1, 600,
+							PGC_SIGHUP, GUC_UNIT_S, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("petagen");
 	if (process_shared_preload_libraries_in_progress)
 		launch_register_autoresume();

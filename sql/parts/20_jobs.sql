@@ -60,7 +60,13 @@ CREATE TABLE @extschema@.jobs (
     minfieldlength integer NOT NULL DEFAULT 1,
     -- the first key number: the job loads first .. first+rows-1 (YCSB's
     -- insertstart)
-    first bigint NOT NULL DEFAULT 0 CHECK (first >= 0)
+    first bigint NOT NULL DEFAULT 0 CHECK (first >= 0),
+    -- petagen.auto_retry: the SQLSTATE of the error that failed the job's
+    -- last run, the retries the launcher made, and when it retries next
+    -- ('infinity': it does not, and status() says why)
+    failed_sqlstate text,
+    retries integer NOT NULL DEFAULT 0,
+    next_retry_at timestamptz
 );
 COMMENT ON TABLE @extschema@.jobs IS
     'petagen load jobs; state "running" with no live worker is shown as interrupted by petagen.status()';

@@ -38,6 +38,14 @@
  * Before that, each scan starts a worker in place of one of a chunk job's
  * that died while the others load (autoresume_replace()): the run goes
  * on, and ends done, in the same run.
+ * With petagen.auto_retry above 0, each scan also deals with the failed
+ * jobs of a 0.2 catalog (autoretry_failed()): a job whose last run failed
+ * for a transient cause (autoretry_transient()) is resumed as its owner,
+ * like an interrupted one, after petagen.auto_retry_delay doubled per retry
+ * already made (10 minutes at most), up to petagen.auto_retry times; a job
+ * failed for a permanent cause, or whose retries are spent, is logged once
+ * and left failed.  petagen.jobs keeps the failure's SQLSTATE, the retries
+ * made and the next one's time ('infinity': none), which status() shows.
  * The launcher holds one background worker slot for as long as the server
  * runs, and each scan one more per database, one at a time.  Connected to no
  * database, it still has a ProcSignal slot, so its waits process interrupts:
@@ -354,19 +362,15 @@ autoresume_call_resume(const AutoresumeJob *job)
 	CommitTransactionCommand();
 }
 
-/* Resume job, interrupted at `when` for reason, and log how that went. */
-static void
-autoresume_resume(const AutoresumeJob *job, const char *dbname, const char *when,
-				  const char *reason, MemoryContext cxt)
+/* Resume job as its owner; false, the refusal logged, if resume() refused. */
+static bool
+autoresume_try_resume(const AutoresumeJob *job, const char *dbname, MemoryContext cxt)
 {
+	volatile bool ok = true;
+
 	PG_TRY();
 	{
 		autoresume_call_resume(job);
-		ereport(LOG,
-				(errmsg("petagen: resumed job " INT64_FORMAT " in database \"%s\" with %d workers",
-						job->job, dbname, job->nworkers),
-				 errdetail("It was interrupted after its last progress at %s: %s.",
-						   when, reason)));
 	}
 	PG_CATCH();
 	{
@@ -379,8 +383,24 @@ autoresume_resume(const AutoresumeJob *job, const char *dbname, const char *when
 				 edata->detail ? errdetail("%s", edata->detail) : 0,
 				 edata->hint ? errhint("%s", edata->hint) : 0));
 		FreeErrorData(edata);
+		ok = false;
 	}
 	PG_END_TRY();
+	MemoryContextSwitchTo(cxt);
+	return ok;
+}
+
+/* Resume job, interrupted at `when` for reason, and log how that went. */
+static void
+autoresume_resume(const AutoresumeJob *job, const char *dbname, const char *when,
+				  const char *reason, MemoryContext cxt)
+{
+	if (autoresume_try_resume(job, dbname, cxt))
+		ereport(LOG,
+				(errmsg("petagen: resumed job " INT64_FORMAT " in database \"%s\" with %d workers",
+						job->job, dbname, job->nworkers),
+				 errdetail("It was interrupted after its last progress at %s: %s.",
+						   when, reason)));
 }
 
 /* Record why job was interrupted and, with auto_resume on, resume it. */
@@ -529,7 +549,131 @@ autoresume_replace_dead(void)
 	CommitTransactionCommand();
 }
 
-/* Entry point of a database's worker: resume its interrupted jobs. */
+/*
+ * Can a retry of a job that failed with this SQLSTATE succeed, the cause
+ * gone meanwhile?  Transient causes, by class:
+ *	08	connection exception (a remote leaf's connection);
+ *	40	transaction rollback: serialization failure, deadlock;
+ *	53	insufficient resources: disk full, out of memory, too many
+ *		connections, no free background worker slot (53400);
+ *	58	system error: I/O errors;
+ * and 55P03 lock_not_available (lock_timeout), 57P01..57P03 (terminated
+ * by an administrator, a crash, the server not accepting connections yet).
+ * Anything else is permanent: a dropped table (42P01), a missing privilege
+ * (42501), a constraint violation (23xxx), bad data (22xxx), an object in
+ * use (55006) ... a retry meets it again.
+ */
+bool
+autoretry_transient(int sqlerrcode)
+{
+	switch (ERRCODE_TO_CATEGORY(sqlerrcode))
+	{
+		case ERRCODE_CONNECTION_EXCEPTION:
+		case ERRCODE_TRANSACTION_ROLLBACK:
+		case ERRCODE_INSUFFICIENT_RESOURCES:
+		case ERRCODE_SYSTEM_ERROR:
+			return true;
+		default:
+			return sqlerrcode == ERRCODE_LOCK_NOT_AVAILABLE ||
+				sqlerrcode == ERRCODE_ADMIN_SHUTDOWN ||
+				sqlerrcode == ERRCODE_CRASH_SHUTDOWN ||
+				sqlerrcode == ERRCODE_CANNOT_CONNECT_NOW;
+	}
+}
+
+/* Seconds before a job's next retry: the delay, doubled per retry, 10 min at most. */
+static int
+autoretry_backoff(int retries)
+{
+	int64		secs = petagen_auto_retry_delay;
+
+	for (int i = 0; i < retries && secs < 600; i++)
+		secs *= 2;
+	return (int) Min(secs, 600);
+}
+
+/* Set a failed job's retries and next retry, in a transaction of its own. */
+static void
+autoretry_set(int64 job, int32 retries, TimestampTz next)
+{
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	ledger_set_retry(job, retries, next);
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+}
+
+/*
+ * Deal with a failed job: give up on it for good (a permanent cause, or
+ * petagen.auto_retry's retries spent), set its retry after the backoff,
+ * or, when that is due, count the retry and resume it as its owner.
+ */
+static void
+autoretry_job(const LedgerFailedJob *f, const char *dbname, MemoryContext cxt)
+{
+	AutoresumeJob job = {f->job, f->owner, 0};
+
+	if (!autoretry_transient(f->sqlerrcode))
+	{
+		autoretry_set(f->job, f->retries, DT_NOEND);
+		ereport(LOG,
+				(errmsg("petagen: not retrying job " INT64_FORMAT " in database \"%s\": %s (permanent, SQLSTATE %s)",
+						f->job, dbname, f->error, unpack_sql_state(f->sqlerrcode)),
+				 errhint("Remove the cause, then resume it with petagen.resume(" INT64_FORMAT ").", f->job)));
+	}
+	else if (f->retries >= petagen_auto_retry)
+	{
+		autoretry_set(f->job, f->retries, DT_NOEND);
+		ereport(LOG,
+				(errmsg("petagen: not retrying job " INT64_FORMAT " in database \"%s\": %d retries spent",
+						f->job, dbname, f->retries),
+				 errdetail("Its last run failed: %s.", f->error),
+				 errhint("Resume it with petagen.resume(" INT64_FORMAT ") once the cause is gone.", f->job)));
+	}
+	else if (!f->scheduled)
+		autoretry_set(f->job, f->retries,
+					  TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+												  autoretry_backoff(f->retries) * INT64CONST(1000)));
+	else
+	{
+		/* counted first: a refusal leaves it failed, to be decided again */
+		autoretry_set(f->job, f->retries + 1, 0);
+		ereport(LOG,
+				(errmsg("petagen: retrying job " INT64_FORMAT " in database \"%s\" (attempt %d of %d) after: %s",
+						f->job, dbname, f->retries + 1, petagen_auto_retry, f->error)));
+		(void) autoresume_try_resume(&job, dbname, cxt);
+	}
+}
+
+/*
+ * With petagen.auto_retry on, deal with this database's failed jobs whose
+ * retry is undecided or due; none if petagen is not installed or its
+ * catalog is 0.1's (no column to keep a failure's SQLSTATE).
+ */
+static void
+autoretry_failed(const char *dbname, MemoryContext cxt)
+{
+	LedgerFailedJob *failed = NULL;
+	int			nfailed = 0;
+
+	if (petagen_auto_retry <= 0)
+		return;
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	MemoryContextSwitchTo(cxt);
+	if (OidIsValid(get_extension_oid("petagen", true)) &&
+		catalog_version() >= CATALOG_V0_2)
+		failed = ledger_failed_jobs(&nfailed);
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	MemoryContextSwitchTo(cxt);
+	for (int i = 0; i < nfailed; i++)
+		autoretry_job(&failed[i], dbname, cxt);
+}
+
+/* Entry point of a database's worker: resume its interrupted jobs, retry its failed ones. */
 void
 petagen_autoresume_db_main(Datum main_arg)
 {
@@ -558,13 +702,12 @@ petagen_autoresume_db_main(Datum main_arg)
 		autoresume_replace_dead();
 	MemoryContextSwitchTo(cxt);
 	jobs = autoresume_interrupted(cxt, args.at_start, &njobs);
-	if (njobs == 0)
-		proc_exit(0);
 	StartTransactionCommand();
 	dbname = MemoryContextStrdup(cxt, get_database_name(args.database));
 	CommitTransactionCommand();
 	MemoryContextSwitchTo(cxt);
 	for (int i = 0; i < njobs; i++)
 		autoresume_job(&jobs[i], dbname, reason, cxt);
+	autoretry_failed(dbname, cxt);
 	proc_exit(0);
 }

@@ -129,6 +129,7 @@ typedef struct JobShared
 	pg_atomic_uint32 active;	/* workers that have not left yet */
 	pg_atomic_uint32 stop_requested;
 	pg_atomic_uint32 failed;	/* some worker failed */
+	pg_atomic_uint32 failed_code;	/* the first failure's sqlerrcode */
 	pg_atomic_uint64 headroom;	/* smallest free - reserve, bytes */
 	pg_atomic_uint64 next_log_at;	/* TimestampTz of the next progress_log
 									 * row */

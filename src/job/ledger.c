@@ -624,44 +624,55 @@ enum
 	Arg_end_run,
 	Arg_end_state,
 	Arg_end_error,
+	Arg_end_sqlstate,			/* a 0.2 catalog's only */
 	END_NARGS
 };
 
-/* Record the end of a run (its final state's name) in petagen.jobs and a last progress_log row. */
+/*
+ * Record the end of a run (its final state's name) in petagen.jobs and a
+ * last progress_log row; sqlerrcode: the failure's SQLSTATE, 0 if none.
+ */
 void
-ledger_record_end(int64 job, int32 run, const char *state, const char *error)
+ledger_record_end(int64 job, int32 run, const char *state, const char *error,
+				  int sqlerrcode)
 {
 	Oid			types[END_NARGS] = {
 		[Arg_end_job] = INT8OID,
 		[Arg_end_run] = INT4OID,
 		[Arg_end_state] = TEXTOID,
 		[Arg_end_error] = TEXTOID,
+		[Arg_end_sqlstate] = TEXTOID,
 	};
 	Datum		values[END_NARGS] = {
 		[Arg_end_job] = Int64GetDatum(job),
 		[Arg_end_run] = Int32GetDatum(run),
 		[Arg_end_state] = CStringGetTextDatum(state),
 		[Arg_end_error] = error ? CStringGetTextDatum(error) : (Datum) 0,
+		[Arg_end_sqlstate] = sqlerrcode ?
+		CStringGetTextDatum(unpack_sql_state(sqlerrcode)) : (Datum) 0,
 	};
 	char		nulls[END_NARGS] = {
 		[Arg_end_job] = ' ',
 		[Arg_end_run] = ' ',
 		[Arg_end_state] = ' ',
 		[Arg_end_error] = error ? ' ' : 'n',
+		[Arg_end_sqlstate] = sqlerrcode ? ' ' : 'n',
 	};
-	bool		phases;
+	bool		phases = catalog_version() >= CATALOG_V0_2;
 	CatalogScope scope;
 
 	catalog_connect(&scope, true);
-	catalog_exec("UPDATE petagen.jobs SET state = $3,"
-				 " finished_at = pg_catalog.now(),"
-				 " last_error = coalesce($4, last_error),"
-				 " last_error_at = CASE WHEN $4 IS NULL THEN last_error_at"
-				 " ELSE pg_catalog.now() END"
-				 " WHERE job = $1 AND run = $2",
-				 4, types, values, nulls, SPI_OK_UPDATE);
+	/* a 0.2 catalog keeps the SQLSTATE for petagen.auto_retry (autoresume.c) */
+	catalog_exec(psprintf("UPDATE petagen.jobs SET state = $3,"
+						  " finished_at = pg_catalog.now(),"
+						  " last_error = coalesce($4, last_error),"
+						  " last_error_at = CASE WHEN $4 IS NULL THEN last_error_at"
+						  " ELSE pg_catalog.now() END%s"
+						  " WHERE job = $1 AND run = $2",
+						  phases ? ", failed_sqlstate = $5, next_retry_at = NULL" : ""),
+				 phases ? END_NARGS : Arg_end_error + 1, types, values, nulls,
+				 SPI_OK_UPDATE);
 	/* a last progress_log row, so the history ends where the job did, and how */
-	phases = catalog_version() >= CATALOG_V0_2;
 	catalog_exec(psprintf("INSERT INTO petagen.progress_log (job, keys_done,"
 						  " rows_written, bytes, logged_at%s)"
 						  " SELECT $1, coalesce(sum(keys), 0), coalesce(sum(rows_written), 0),"
@@ -698,6 +709,75 @@ ledger_lock_job(int64 job)
 {
 	ledger_exec_job("SELECT FROM petagen.jobs WHERE job = $1 FOR NO KEY UPDATE",
 					job, SPI_OK_SELECT);
+}
+
+/* ledger_failed_jobs()' target list. */
+enum
+{
+	Anum_failed_job = 1,
+	Anum_failed_owner,
+	Anum_failed_sqlstate,
+	Anum_failed_error,
+	Anum_failed_retries,
+	Anum_failed_scheduled,
+};
+
+/*
+ * The failed jobs of a 0.2 catalog whose failure has an SQLSTATE and whose
+ * retry is not decided yet, or due, in job order (petagen.auto_retry).
+ */
+LedgerFailedJob *
+ledger_failed_jobs(int *njobs)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	LedgerFailedJob *jobs;
+	CatalogScope scope;
+
+	catalog_connect(&scope, false);
+	*njobs = catalog_exec("SELECT job, started_by::oid, failed_sqlstate,"
+						  " coalesce(last_error, ''), retries::int8, next_retry_at IS NOT NULL"
+						  " FROM petagen.jobs WHERE state = 'failed'"
+						  " AND failed_sqlstate IS NOT NULL"
+						  " AND (next_retry_at IS NULL OR next_retry_at <= pg_catalog.now())"
+						  " ORDER BY job", 0, NULL, NULL, NULL, SPI_OK_SELECT);
+	jobs = MemoryContextAllocZero(cxt, sizeof(LedgerFailedJob) * Max(*njobs, 1));
+	for (int i = 0; i < *njobs; i++)
+	{
+		LedgerFailedJob *f = &jobs[i];
+		char	   *code = catalog_text(i, Anum_failed_sqlstate, cxt);
+		bool		isnull;
+
+		f->job = catalog_int8(i, Anum_failed_job);
+		f->owner = DatumGetObjectId(catalog_value(i, Anum_failed_owner, &isnull));
+		f->sqlerrcode = strlen(code) == 5 ?
+			MAKE_SQLSTATE(code[0], code[1], code[2], code[3], code[4]) :
+			ERRCODE_INTERNAL_ERROR;
+		strlcpy(f->error, catalog_text(i, Anum_failed_error, cxt), JOB_TEXT_LEN);
+		f->retries = (int32) catalog_int8(i, Anum_failed_retries);
+		f->scheduled = DatumGetBool(catalog_value(i, Anum_failed_scheduled, &isnull));
+	}
+	catalog_finish(&scope);
+	return jobs;
+}
+
+/*
+ * Set a failed job's retries and its next retry (0: none decided,
+ * DT_NOEND: never), as the catalog owner.
+ */
+void
+ledger_set_retry(int64 job, int32 retries, TimestampTz next)
+{
+	Oid			types[3] = {INT8OID, INT4OID, TIMESTAMPTZOID};
+	Datum		values[3] = {Int64GetDatum(job), Int32GetDatum(retries),
+	TimestampTzGetDatum(next)};
+	char		nulls[3] = {' ', ' ', next == 0 ? 'n' : ' '};
+	CatalogScope scope;
+
+	catalog_connect(&scope, true);
+	catalog_exec("UPDATE petagen.jobs SET retries = $2, next_retry_at = $3"
+				 " WHERE job = $1 AND state = 'failed'",
+				 3, types, values, nulls, SPI_OK_UPDATE);
+	catalog_finish(&scope);
 }
 
 /* ledger_delete_job()'s target list. */
@@ -822,6 +902,9 @@ enum
 	Anum_summary_started_at,
 	Anum_summary_finished_at,
 	Anum_summary_logged_keys,
+	Anum_summary_failed_sqlstate,
+	Anum_summary_retries,
+	Anum_summary_next_retry_at,
 };
 
 /* Timestamp column col of the first result row; 0 for NULL. */
@@ -864,12 +947,15 @@ ledger_summary(int64 job, LedgerSummary *sum)
 							  " coalesce(sum(c.bytes) FILTER (WHERE c.run = j.run), 0)::float8,"
 							  " j.last_error, j.last_error_at, j.started_at, j.finished_at,"
 							  " (SELECT coalesce(max(p.keys_done), 0) FROM petagen.progress_log p"
-							  " WHERE p.job = j.job)"
+							  " WHERE p.job = j.job), %s"
 							  " FROM petagen.jobs j LEFT JOIN petagen.chunks c USING (job)"
 							  " WHERE j.job = $1 GROUP BY j.job",
 							  catalog_version() >= CATALOG_V0_2 ?
 							  "coalesce(j.run_started_at, j.started_at)" :
-							  "j.started_at"),
+							  "j.started_at",
+							  catalog_version() >= CATALOG_V0_2 ?
+							  "j.failed_sqlstate, j.retries::int8, j.next_retry_at" :
+							  "NULL::text, 0::int8, NULL::timestamptz"),
 					 1, types, values, NULL, SPI_OK_SELECT) > 0)
 	{
 		char	   *err = catalog_text(0, Anum_summary_last_error,
@@ -888,6 +974,11 @@ ledger_summary(int64 job, LedgerSummary *sum)
 		sum->started_at = ledger_timestamp(Anum_summary_started_at);
 		sum->finished_at = ledger_timestamp(Anum_summary_finished_at);
 		sum->logged_keys = catalog_int8(0, Anum_summary_logged_keys);
+		err = catalog_text(0, Anum_summary_failed_sqlstate, CurrentMemoryContext);
+		if (err)
+			strlcpy(sum->failed_sqlstate, err, sizeof(sum->failed_sqlstate));
+		sum->retries = (int32) catalog_int8(0, Anum_summary_retries);
+		sum->next_retry_at = ledger_timestamp(Anum_summary_next_retry_at);
 	}
 	catalog_finish(&scope);
 }

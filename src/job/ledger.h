@@ -27,7 +27,21 @@ typedef struct LedgerSummary
 	TimestampTz started_at;		/* the first run's start; 0 if none */
 	TimestampTz finished_at;	/* the last run's end; 0 if none */
 	int64		logged_keys;	/* the most keys progress_log ever showed done */
+	char		failed_sqlstate[6]; /* the last failure's SQLSTATE; "" if none */
+	int32		retries;		/* petagen.auto_retry's retries so far */
+	TimestampTz next_retry_at;	/* 0 if none, DT_NOEND if never */
 } LedgerSummary;
+
+/* A failed job petagen.auto_retry's launcher has to look at. */
+typedef struct LedgerFailedJob
+{
+	int64		job;
+	Oid			owner;
+	int			sqlerrcode;		/* the failure's SQLSTATE */
+	char		error[JOB_TEXT_LEN];
+	int32		retries;
+	bool		scheduled;		/* a retry is due (else none is decided) */
+} LedgerFailedJob;
 
 /* ledger.c: the job rows */
 extern bool job_read(int64 job, JobDef *def, bool missing_ok);
@@ -45,8 +59,10 @@ extern void ledger_alter_job(int64 job, int32 nworkers, int64 max_rate,
 							 int64 disk_reserve);
 extern void ledger_mark_stopped(int64 job);
 extern void ledger_record_end(int64 job, int32 run, const char *state,
-							  const char *error);
+							  const char *error, int sqlerrcode);
 extern void ledger_lock_job(int64 job);
+extern LedgerFailedJob *ledger_failed_jobs(int *njobs);
+extern void ledger_set_retry(int64 job, int32 retries, TimestampTz next);
 extern void ledger_delete_job(int64 job, int64 *chunks, int64 *progress);
 extern char *ledger_record_interruption(int64 job, const char *reason);
 extern void ledger_interruption(int64 job, char *buf, Size len);

@@ -111,6 +111,7 @@ live_init(dsm_segment *seg, const JobDef *def, int64 nchunks)
 	pg_atomic_init_u32(&shared->active, def->nworkers);
 	pg_atomic_init_u32(&shared->stop_requested, 0);
 	pg_atomic_init_u32(&shared->failed, 0);
+	pg_atomic_init_u32(&shared->failed_code, 0);
 	pg_atomic_init_u64(&shared->headroom, PG_UINT64_MAX);
 	pg_atomic_init_u64(&shared->next_log_at, 0);
 	pg_atomic_init_u32(&shared->loading, def->nworkers);

@@ -23,7 +23,9 @@
 #include "job/job.h"
 #include "job/ledger.h"
 #include "job/live.h"
+#include "launch.h"
 #include "load/load.h"
+#include "petagen.h"
 
 /* The phases of a job, in the order they run. */
 typedef enum ProgressStep
@@ -739,6 +741,41 @@ progress_worker(JobShared *shared, int index, WorkerProgress *w)
 }
 
 /*
+ * Into p->reason: how a failed job failed and, with petagen.auto_retry,
+ * when the launcher retries it (session time) or why it does not.
+ */
+static void
+progress_failure(JobProgress *p)
+{
+	const LedgerSummary *sum = &p->sum;
+	const char *code = sum->failed_sqlstate;
+	char		when[16];
+	pg_time_t	t;
+	char	   *note;
+
+	if (sum->next_retry_at == 0)
+	{
+		strlcpy(p->reason, sum->last_error, JOB_TEXT_LEN);
+		return;
+	}
+	if (sum->next_retry_at != DT_NOEND)
+	{
+		t = timestamptz_to_time_t(sum->next_retry_at);
+		pg_strftime(when, sizeof(when), "%H:%M:%S", pg_localtime(&t, session_timezone));
+		note = psprintf("retry %d of %d at %s after: %s", sum->retries + 1,
+						Max(petagen_auto_retry, sum->retries + 1), when,
+						sum->last_error);
+	}
+	else if (strlen(code) == 5 &&
+			 autoretry_transient(MAKE_SQLSTATE(code[0], code[1], code[2], code[3], code[4])))
+		note = psprintf("not retried: %d retries spent", sum->retries);
+	else
+		note = psprintf("not retried: %s (permanent)", sum->last_error);
+	strlcpy(p->reason, note, JOB_TEXT_LEN);
+	pfree(note);
+}
+
+/*
  * What status() shows in `reason`: why the job is paused, throttled or
  * held (a worker's reason), how it failed, or when and why it was
  * interrupted (as the auto-resume launcher recorded it).
@@ -749,7 +786,7 @@ progress_reason(const JobDef *def, JobProgress *p, const char *worker_reason)
 	if (worker_reason != NULL && worker_reason[0] != '\0')
 		strlcpy(p->reason, worker_reason, JOB_TEXT_LEN);
 	else if (p->state == JOB_FAILED)
-		strlcpy(p->reason, p->sum.last_error, JOB_TEXT_LEN);
+		progress_failure(p);
 	else if (p->state == JOB_INTERRUPTED)
 		ledger_interruption(def->job, p->reason, JOB_TEXT_LEN);
 }

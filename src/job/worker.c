@@ -69,6 +69,7 @@ typedef struct WorkerCtx
 	bool		loading;		/* counted in shared->loading */
 	bool		left;			/* no longer counted in shared->active */
 	char		error[JOB_TEXT_LEN];
+	int			error_code;		/* error's SQLSTATE (sqlerrcode) */
 } WorkerCtx;
 
 /* The worker's slot and pace. */
@@ -270,6 +271,7 @@ worker_try_chunk(WorkerCtx *ctx, int64 chunk)
 		if (!worker_retryable(edata->sqlerrcode) || attempt >= WORKER_MAX_RETRIES)
 		{
 			strlcpy(ctx->error, edata->message, sizeof(ctx->error));
+			ctx->error_code = edata->sqlerrcode;
 			elog(LOG, "petagen job " INT64_FORMAT " worker %d failed in chunk " INT64_FORMAT " after %d attempts: %s",
 				 ctx->def.job, ctx->args.index, chunk, attempt, edata->message);
 			return false;
@@ -440,6 +442,7 @@ worker_finish_job(WorkerCtx *ctx)
 {
 	JobState	state = JOB_DONE;
 	const char *error = NULL;
+	int			code = 0;
 	char		missing[JOB_TEXT_LEN];
 
 	for (int i = 0; i < ctx->shared->nworkers; i++)
@@ -449,6 +452,8 @@ worker_finish_job(WorkerCtx *ctx)
 	{
 		state = JOB_FAILED;
 		error = ctx->error[0] ? ctx->error : "a worker failed: see the server log";
+		code = ctx->error[0] ? ctx->error_code :
+			(int) pg_atomic_read_u32(&ctx->shared->failed_code);
 	}
 	else if (state != JOB_INTERRUPTED &&
 			 pg_atomic_read_u32(&ctx->shared->stop_requested))
@@ -457,6 +462,7 @@ worker_finish_job(WorkerCtx *ctx)
 	{
 		state = JOB_FAILED;
 		error = ctx->error;
+		code = ctx->error_code;
 	}
 
 	SetCurrentStatementStartTimestamp();
@@ -489,7 +495,8 @@ worker_finish_job(WorkerCtx *ctx)
 	{
 		if (ctx->def.method->finish)
 			ctx->def.method->finish(&ctx->load);
-		ledger_record_end(ctx->def.job, ctx->def.run, job_state_name(state), error);
+		ledger_record_end(ctx->def.job, ctx->def.run, job_state_name(state), error,
+						  code);
 	}
 	PopActiveSnapshot();
 	CommitTransactionCommand();
@@ -590,7 +597,14 @@ petagen_worker_main(Datum main_arg)
 
 	end = ctx->error[0] ? JOB_FAILED : (ctx->stopping ? JOB_STOPPED : JOB_DONE);
 	if (end == JOB_FAILED)
+	{
+		uint32		none = 0;
+
+		/* the first failure's SQLSTATE is the run's */
+		(void) pg_atomic_compare_exchange_u32(&ctx->shared->failed_code, &none,
+											  (uint32) ctx->error_code);
 		pg_atomic_write_u32(&ctx->shared->failed, 1);
+	}
 	ctx->left = true;
 	/* the last worker's slot shows the end only once the catalog has it */
 	if (pg_atomic_sub_fetch_u32(&ctx->shared->active, 1) == 0)
@@ -675,6 +689,7 @@ worker_prepare_unit(WorkerCtx *ctx, int64 unit)
 		{
 			worker_set_error(ctx, edata->message);
 			strlcpy(ctx->error, edata->message, sizeof(ctx->error));
+			ctx->error_code = edata->sqlerrcode;
 			elog(LOG, "petagen job " INT64_FORMAT " worker %d failed to prepare %s unit " INT64_FORMAT ": %s",
 				 ctx->def.job, ctx->args.index, ctx->def.method->prepare_name,
 				 unit, edata->message);
@@ -804,6 +819,7 @@ worker_build_next_index(WorkerCtx *ctx, bool leaves_only)
 		edata = launch_catch_and_abort(ctx->cxt);
 		worker_set_error(ctx, edata->message);
 		strlcpy(ctx->error, edata->message, sizeof(ctx->error));
+		ctx->error_code = edata->sqlerrcode;
 		elog(LOG, "petagen job " INT64_FORMAT " worker %d failed to build an index: %s",
 			 ctx->def.job, ctx->args.index, edata->message);
 		FreeErrorData(edata);

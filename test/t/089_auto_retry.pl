@@ -1,0 +1,140 @@
+# petagen.auto_retry with petagen in shared_preload_libraries: a job that
+# failed for a transient cause (a lock timeout, 55P03) is resumed by the
+# launcher after petagen.auto_retry_delay and ends done once the cause is
+# gone, status() showing the retry meanwhile; a job that failed for a
+# permanent cause (a CHECK constraint, 23514) is not retried and
+# status_details() says why; petagen.auto_retry = 0 retries nothing.
+#
+# Timing: petagen.debug_pause holds the worker before chunk 2 while the test
+# takes an ACCESS EXCLUSIVE lock on the table; the job's owner has a short
+# lock_timeout, so the held worker, released, fails on the lock.  The
+# launcher's scans are observed through the catalog and its processes.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use PetagenTest;
+
+my $node = petagen_node('autoretry',
+	"shared_preload_libraries = 'petagen'\nmax_worker_processes = 16\n"
+	  . "petagen.auto_retry_delay = '1s'\n");
+$node->safe_psql(
+	'postgres', q{
+CREATE EXTENSION petagen;
+CREATE ROLE loader LOGIN IN ROLE petagen_operator;
+ALTER ROLE loader SET lock_timeout = '300ms';
+SELECT petagen.create_table('t_lock');
+SELECT petagen.create_table('t_check');
+SELECT petagen.create_table('t_off');
+SELECT petagen.create_table('t_held');
+GRANT SELECT, INSERT ON t_lock, t_check, t_off, t_held TO loader;
+ALTER TABLE t_check ADD CONSTRAINT no_rows CHECK (ycsb_key = 'none');
+});
+
+# Start a one-worker load of 50000 rows into $table as loader.
+sub start_job
+{
+	my ($table) = @_;
+	return $node->safe_psql('postgres',
+		"SET ROLE loader; SELECT petagen.start(50000, workers => 1,"
+		  . " \"table\" => '$table', chunk_rows => 10000)");
+}
+
+# The job-level reason of $job, whole.
+sub reason_of
+{
+	my ($job) = @_;
+	return $node->safe_psql('postgres',
+		"SELECT reason FROM petagen.status_details($job) WHERE worker IS NULL"
+		  . " AND reason IS NOT NULL");
+}
+
+# Make $job's worker, held before chunk 2, fail on a lock held by $holder.
+sub fail_on_lock
+{
+	my ($job, $table) = @_;
+	wait_for_debug_pause($node, $job, 1);
+	my $holder = $node->background_psql('postgres');
+	$holder->query_safe("BEGIN; LOCK TABLE $table IN ACCESS EXCLUSIVE MODE");
+	set_debug_pause($node, '');
+	$node->poll_query_until('postgres',
+		"SELECT state = 'failed' FROM petagen.jobs WHERE job = $job")
+	  or die "job $job did not fail on the lock";
+	return $holder;
+}
+
+# (c) a transient failure is retried and the retried run ends done.
+set_debug_pause($node, 'before_chunk:2');
+my $job = start_job('t_lock');
+my $holder = fail_on_lock($job, 't_lock');
+is( $node->safe_psql('postgres',
+		"SELECT failed_sqlstate FROM petagen.jobs WHERE job = $job"),
+	'55P03', 'the failure\'s SQLSTATE is recorded');
+ok( $node->poll_query_until('postgres',
+		"SELECT reason LIKE 'retry 1 of 3 at %' FROM petagen.status_details($job)"
+		  . " WHERE worker IS NULL AND reason IS NOT NULL"),
+	'status_details() shows the retry to come');
+like(reason_of($job), qr/^retry 1 of 3 at \d\d:\d\d:\d\d after: .*lock timeout/,
+	'with the error it retries after');
+$holder->query_safe('COMMIT');
+$holder->quit;
+# wait() would return at once while the job is failed, before the retry
+ok( $node->poll_query_until('postgres',
+		"SELECT retries >= 1 AND state <> 'failed' FROM petagen.jobs WHERE job = $job"),
+	'the launcher retries the job');
+wait_done($node, $job, 'the retried job ends done');
+cmp_ok($node->safe_psql('postgres', "SELECT retries FROM petagen.jobs WHERE job = $job"),
+	'>=', 1, 'its retries are counted');
+ok( $node->log_contains(
+		qr/petagen: retrying job $job in database "postgres" \(attempt 1 of 3\) after: .*lock timeout/),
+	'the launcher logs the retry');
+is($node->safe_psql('postgres', "SELECT count(*) FROM t_lock"), '50000',
+	'every row is loaded');
+
+# (d) a permanent failure is not retried, and status_details() says why.
+my $check = start_job('t_check');
+$node->poll_query_until('postgres',
+	"SELECT state = 'failed' FROM petagen.jobs WHERE job = $check")
+  or die "job $check did not fail";
+is( $node->safe_psql('postgres',
+		"SELECT failed_sqlstate FROM petagen.jobs WHERE job = $check"),
+	'23514', 'a CHECK violation is recorded as such');
+ok( $node->poll_query_until('postgres',
+		"SELECT next_retry_at = 'infinity' FROM petagen.jobs WHERE job = $check"),
+	'the launcher decides not to retry it');
+like(reason_of($check), qr/^not retried: .*no_rows.* \(permanent\)$/,
+	'status_details() says it is permanent');
+is($node->safe_psql('postgres', "SELECT retries FROM petagen.jobs WHERE job = $check"),
+	'0', 'and no retry was made');
+ok($node->log_contains(qr/petagen: not retrying job $check in database "postgres": .*\(permanent, SQLSTATE 23514\)/),
+	'the launcher logs why, once');
+
+# (e) petagen.auto_retry = 0: a transient failure is left as it is.  A
+# job whose worker is terminated shows that a scan ran after the failure:
+# the launcher records its interruption and resumes it in the same scan.
+set_setting($node, 'auto_retry', '0');
+set_debug_pause($node, 'before_chunk:2');
+my $off = start_job('t_off');
+my $held = start_job('t_held');
+wait_for_debug_pause($node, $held, 1);
+$holder = fail_on_lock($off, 't_off');
+$node->safe_psql('postgres',
+	"SELECT pg_terminate_backend(pid) FROM petagen.status_details($held) WHERE pid IS NOT NULL");
+ok( $node->poll_query_until('postgres',
+		"SELECT interrupted_reason IS NOT NULL FROM petagen.jobs WHERE job = $held"
+		  . " AND NOT EXISTS (SELECT FROM pg_stat_activity WHERE backend_type = 'petagen auto-resume')"),
+	'a scan ran after the failure');
+is( $node->safe_psql('postgres',
+		"SELECT retries = 0 AND next_retry_at IS NULL FROM petagen.jobs WHERE job = $off"),
+	't', 'it did not retry the job');
+like(reason_of($off), qr/^canceling statement due to lock timeout/,
+	'status_details() shows the error alone');
+$holder->query_safe('COMMIT');
+$holder->quit;
+set_debug_pause($node, '');
+wait_done($node, $held, 'the resumed job ends done');
+
+done_testing();
