@@ -180,7 +180,7 @@ my $gone_oid = $primary->safe_psql('postgres',
 my $pid = $primary->safe_psql('gone',
 	"SELECT pid FROM petagen.status_workers($job_gone) WHERE worker = 0");
 ok(kill('KILL', $pid), 'database gone: SIGKILL sent to worker 0');
-ok($primary->poll_query_until('gone', "SELECT state FROM petagen.status($job_gone)", 'interrupted'),
+ok(poll_after_crash($primary, "SELECT state FROM petagen.status($job_gone)", 'interrupted', 'gone'),
 	'database gone: after the restart the job is interrupted');
 set_debug_pause($primary, '');
 my $gone_records = "SELECT count(*) FROM pg_ls_dir('pg_petagen/storage', true, false) f"

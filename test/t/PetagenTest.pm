@@ -186,14 +186,15 @@ sub count_within
 # poll_query_until for a server restarting after a crash: the query goes on
 # psql's command line, not its stdin, so a psql that exits at once (the
 # server is in recovery) cannot make IPC::Run die of a broken pipe.  True
-# once $query on database postgres returns $expected, false after 180 s.
+# once $query on database $db (default postgres) returns $expected, false
+# after 180 s.
 sub poll_after_crash
 {
-	my ($node, $query, $expected) = @_;
+	my ($node, $query, $expected, $db) = @_;
 	foreach (1 .. 1800)
 	{
 		my ($stdout, $stderr) = ('', '');
-		IPC::Run::run([ 'psql', '-XAtq', '-d', $node->connstr('postgres'), '-c', $query ],
+		IPC::Run::run([ 'psql', '-XAtq', '-d', $node->connstr($db // 'postgres'), '-c', $query ],
 			'>', \$stdout, '2>', \$stderr);
 		chomp $stdout;
 		return 1 if $stdout eq $expected;
