@@ -4,33 +4,9 @@
  *		setting.
  *
  * petagen generates YCSB-shaped rows inside the server.  The code is in
- * one directory per concept, each using only those listed after it:
- *
- *	verify/			verify(): per-leaf fingerprints (verify_scan.c) in
- *					parallel workers (verify_scan.c), key-by-key probes of
- *					the leaves that differ (verify_scan.c), foreign leaves
- *					on their node (verify_scan.c)
- *	bench/			benchmarks in background workers
- *	job/			load jobs: the SQL API (job.c), their arguments
- *					(options.c), refusals (preflight.c), petagen.check()
- *					(preflight.c), the job catalog (ledger.c), live state
- *					(live.c), workers (worker.c), status() (status.c), the Citus
- *					shards a job writes (ledger.c), the DROP
- *					EXTENSION guard (drop_guard.c), resuming after a
- *					restart (autoresume.c)
- *	load/			a range of keys into the local leaves in one
- *					transaction (load.c), frozen rows (frozen.c),
- *					indexes after (table.c), leaf-at-a-time loads
- *					(leafload.c), free space (table.c), create_table()
- *					(table.c)
- *	route/			a table's leaves and the leaf of a key: partitions
- *					(route.c), Citus shards (citus_meta.c)
- *	gen/			keys, rows and distributions: pure functions, no SPI
- *	(top)			launch.c starts workers (and registers the launcher
- *					that job/autoresume.c runs when preloaded), catalog.c
- *					runs SQL with search_path pinned, guard.c refuses what
- *					the context forbids, debug_pause.c holds workers for
- *					tests
+ * one directory per layer (gen, route, load, job, then bench and verify),
+ * each including only the layers before it (scripts/check_layers.sh);
+ * docs/architecture.md maps every file along the data path of a load.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
