@@ -345,7 +345,7 @@ leaf_auto_reason(const LoadJob *job)
 
 /*
  * Rows per second one worker writes into a leaf, conservatively: one
- * chunk-mode worker wrote 137,740 rows/s on a quiet 2-core machine, and a
+ * chunk-mode worker wrote 137,740 rows/s on a 2-core machine, and a
  * leaf worker is faster (docs/performance.md).
  */
 #define CHECK_LEAF_ROWS_PER_SEC	150000.0
