@@ -114,17 +114,19 @@ ok($node->log_contains(qr/petagen: not retrying job $check in database "postgres
 
 # (e) petagen.auto_retry = 0: a transient failure is left as it is.  A
 # job whose worker is terminated shows that a scan ran after the failure:
-# the launcher records its interruption and resumes it in the same scan.
+# the launcher resumes it (its run count goes up, for good), then looks at
+# the failed jobs in the same scan, before its worker exits.
 set_setting($node, 'auto_retry', '0');
 set_debug_pause($node, 'before_chunk:2');
 my $off = start_job('t_off');
+$holder = fail_on_lock($off, 't_off');
+set_debug_pause($node, 'before_chunk:2');
 my $held = start_job('t_held');
 wait_for_debug_pause($node, $held, 1);
-$holder = fail_on_lock($off, 't_off');
 $node->safe_psql('postgres',
 	"SELECT pg_terminate_backend(pid) FROM petagen.status_details($held) WHERE pid IS NOT NULL");
 ok( $node->poll_query_until('postgres',
-		"SELECT interrupted_reason IS NOT NULL FROM petagen.jobs WHERE job = $held"
+		"SELECT run > 1 FROM petagen.jobs WHERE job = $held"
 		  . " AND NOT EXISTS (SELECT FROM pg_stat_activity WHERE backend_type = 'petagen auto-resume')"),
 	'a scan ran after the failure');
 is( $node->safe_psql('postgres',
