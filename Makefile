@@ -20,6 +20,10 @@ PROVE_TESTS = $(sort $(wildcard test/t/*.pl))
 # Headers are included by their path under src/: "job/jobdef.h".
 PG_CPPFLAGS += -I$(srcdir)/src
 SHLIB_LINK += -lxxhash
+# Benchmarks' client sessions and cluster calls connect with libpq, as
+# dblink and postgres_fdw do.
+PG_CPPFLAGS += -I$(libpq_srcdir)
+SHLIB_LINK_INTERNAL += $(libpq)
 PG_CFLAGS += -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
 	-Wno-missing-field-initializers
 # The project's own build (scripts/build.sh) and CI make warnings errors; a

@@ -25,7 +25,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PKGS=(postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap
-      postgresql-contrib libxxhash-dev libipc-run-perl
+      postgresql-contrib libxxhash-dev libpq-dev libipc-run-perl
       liblz4-dev libzstd-dev libkrb5-dev   # these three build Citus
       pg-bsd-indent)                       # scripts/indent.sh --check
 PG16_WHEEL='pgserver==0.1.4'
