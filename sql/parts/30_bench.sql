@@ -44,7 +44,7 @@ CREATE TABLE @extschema@.bench_results (
     samples jsonb
 );
 COMMENT ON TABLE @extschema@.bench_results IS
-    'petagen.bench() runs: sweep is the id of the first run of a bench_sweep(); target_node is "local", the foreign server of the target leaves, the Citus node (host:port) of shards queried through Citus, or "mixed"';
+    'petagen.bench() runs: sweep is the id of the first run of a bench_sweep() or bench_capacity(); target_node is "local", the foreign server of the target leaves, the Citus node (host:port) of shards queried through Citus, or "mixed"';
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.bench_results', '');
 GRANT SELECT ON @extschema@.bench_results TO petagen_operator;
 GRANT SELECT ON @extschema@.bench_results TO pg_monitor;
@@ -56,6 +56,8 @@ GRANT SELECT ON @extschema@.bench_results TO pg_monitor;
 --#include objects/bench/0.2.sql
 
 --#include objects/bench_sweep/0.2.sql
+
+--#include objects/bench_capacity/0.2.sql
 
 --#include objects/forget_bench/0.2.sql
 

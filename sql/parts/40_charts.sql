@@ -31,6 +31,8 @@
 
 --#include objects/chart_sweep/0.2.sql
 
+--#include objects/chart_capacity/0.2.sql
+
 --#include objects/load_rates/0.2.sql
 
 --#include objects/chart_load/0.2.sql

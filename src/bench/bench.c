@@ -193,7 +193,7 @@ bench_default_duration(bool operationcount)
 }
 
 /* Read and validate every argument but workers into def. */
-static void
+void
 bench_read_args(FunctionCallInfo fcinfo, BenchDef *def)
 {
 	/* every run is recorded in petagen.bench_results */
@@ -524,13 +524,9 @@ bench_insert_base(const BenchDef *def, int64 id)
 	return bench_key_end(def) + id * BENCH_INSERT_STRIDE;
 }
 
-/*
- * Run one benchmark with nworkers workers, record it, return its row and
- * its id.  sweep: the sweep's id, 0 for none, -1 when this run starts one.
- */
-static int64
-bench_run(FunctionCallInfo fcinfo, const BenchDef *def, int nworkers,
-		  int64 sweep)
+/* Run one benchmark with nworkers workers; what it measured, not yet recorded. */
+BenchResult *
+bench_measure_run(const BenchDef *def, int nworkers)
 {
 	BenchResult *res = palloc0(sizeof(BenchResult));
 
@@ -541,11 +537,29 @@ bench_run(FunctionCallInfo fcinfo, const BenchDef *def, int nworkers,
 						   psprintf("petagen bench " INT64_FORMAT ": %s, %d workers",
 									res->id, bench_kind_name(def->workload.kind), nworkers));
 	bench_execute_run(def, res);
-	if (sweep < 0)
-		sweep = res->id;
+	return res;
+}
+
+/* Record a run bench_measure_run() measured, in sweep (0: none), and warn of what it found. */
+void
+bench_finish(const BenchDef *def, const BenchResult *res, int64 sweep)
+{
 	bench_record(def, res, sweep);
 	bench_warn_not_found(res);
 	bench_warn_integrity(res);
+}
+
+/*
+ * Run one benchmark with nworkers workers, record it, return its row and
+ * its id.  sweep: the sweep's id, 0 for none, -1 when this run starts one.
+ */
+static int64
+bench_run(FunctionCallInfo fcinfo, const BenchDef *def, int nworkers,
+		  int64 sweep)
+{
+	BenchResult *res = bench_measure_run(def, nworkers);
+
+	bench_finish(def, res, sweep < 0 ? res->id : sweep);
 	bench_return_row(fcinfo, def, res);
 	return res->id;
 }

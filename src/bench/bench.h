@@ -366,6 +366,8 @@ typedef struct BenchDef
 	bool		record_settings;	/* bench_results has label, settings,
 									 * integrity_errors */
 	bool		record_measure; /* and target_rate, operation_stats, samples */
+	const char *extra_options;	/* more "key": value members of options, or
+								 * NULL */
 } BenchDef;
 
 /* What a run measured. */
@@ -399,6 +401,9 @@ bench_key_end(const BenchDef *def)
 	return def->first + def->rows;
 }
 
+extern void bench_read_args(FunctionCallInfo fcinfo, BenchDef *def);
+extern BenchResult *bench_measure_run(const BenchDef *def, int nworkers);
+extern void bench_finish(const BenchDef *def, const BenchResult *res, int64 sweep);
 extern int64 bench_results_insert_end(int64 job, int64 from);
 extern void bench_record(const BenchDef *def, const BenchResult *res, int64 sweep);
 extern void bench_return_row(FunctionCallInfo fcinfo, const BenchDef *def,

@@ -162,6 +162,8 @@ bench_options_json(const BenchDef *def, const BenchResult *res)
 		appendStringInfo(&buf, ", \"terminated_workers\": %d", res->terminated);
 	if (res->last_error[0])
 		bench_json_text(&buf, "last_error", res->last_error);
+	if (def->extra_options)
+		appendStringInfo(&buf, ", %s", def->extra_options);
 	appendStringInfoChar(&buf, '}');
 	return buf.data;
 }
