@@ -280,10 +280,11 @@ capacity_check_probe(const CapacitySearch *s, const CapacityStep *probe)
 	ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			 errmsg("petagen.bench_capacity() measured no operation in its closed-loop step"),
-			 errdetail("%d workers completed no operation in %.1f s; " UINT64_FORMAT " failed%s%s.",
-					   s->nworkers, probe->res->seconds, probe->res->errors,
-					   probe->res->last_error[0] ? ", the last with: " : "",
-					   probe->res->last_error),
+			 errdetail_plural("%d worker completed no operation in %.1f s; " UINT64_FORMAT " failed%s%s.",
+							  "%d workers completed no operation in %.1f s; " UINT64_FORMAT " failed%s%s.",
+							  s->nworkers, s->nworkers, probe->res->seconds, probe->res->errors,
+							  probe->res->last_error[0] ? ", the last with: " : "",
+							  probe->res->last_error),
 			 errhint("Run petagen.bench() with the same arguments to see what fails.")));
 }
 
@@ -297,9 +298,10 @@ capacity_check_low(const CapacitySearch *s, const CapacityStep *probe,
 	ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			 errmsg("p99 of %s cannot be met even at a low rate", capacity_ms(s->bound_us)),
-			 errdetail("At %g operations per second, a tenth of the %g a closed loop of %d workers reached (p99 %s), the p99 latency from the intended start was %s and %g operations per second were completed.",
-					   low->rate, probe->tps, s->nworkers, capacity_ms(probe->p99_us),
-					   capacity_ms(low->p99_us), low->tps),
+			 errdetail_plural("At %g operations per second, a tenth of the %g a closed loop of %d worker reached (p99 %s), the p99 latency from the intended start was %s and %g operations per second were completed.",
+							  "At %g operations per second, a tenth of the %g a closed loop of %d workers reached (p99 %s), the p99 latency from the intended start was %s and %g operations per second were completed.",
+							  s->nworkers, low->rate, probe->tps, s->nworkers,
+							  capacity_ms(probe->p99_us), capacity_ms(low->p99_us), low->tps),
 			 errhint("Pass a p99 above the latency at a low rate, or find what slows each operation (locks, triggers, I/O, other load) with petagen.bench() and petagen.bench_operations().")));
 }
 

@@ -9,7 +9,7 @@ CREATE OR REPLACE FUNCTION @extschema@.bench_capacity(
     steps integer DEFAULT 8,
     step_duration interval DEFAULT '3 s',
     workers integer DEFAULT 2,
-    warmup interval DEFAULT '0 s',
+    warmup interval DEFAULT '1 s',
     "table" text DEFAULT 'usertable',
     target text[] DEFAULT NULL,
     distribution text DEFAULT NULL,

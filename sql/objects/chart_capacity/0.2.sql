@@ -23,7 +23,7 @@ BEGIN
     SELECT max((r.options #>> '{capacity,p99_us}')::double precision),
            max(r.tps) FILTER (WHERE r.target_rate IS NULL),
            max(r.target_rate) FILTER (WHERE (r.options #>> '{capacity,meets}')::boolean),
-           format('%s on %s, %s workers, node %s, %s s per step',
+           format('%s on %s, workers: %s, node %s, %s s per step',
                   string_agg(DISTINCT r.kind, ', '), string_agg(DISTINCT r."table", ', '),
                   string_agg(DISTINCT r.workers::text, ', '), string_agg(DISTINCT r.node, ', '),
                   string_agg(DISTINCT trim_scale(extract(epoch FROM r.duration)) || '', ', '))
@@ -38,7 +38,7 @@ BEGIN
     SELECT array_agg(p.series ORDER BY p.o, p.x), array_agg(p.x ORDER BY p.o, p.x),
            array_agg(p.y ORDER BY p.o, p.x)
       INTO s, xs, ys
-      FROM (SELECT 1 AS o, 'p99 from the intended start' AS series, r.target_rate AS x, r.p99_us AS y
+      FROM (SELECT 1 AS o, 'paced steps' AS series, r.target_rate AS x, r.p99_us AS y
               FROM @extschema@.bench_results AS r
              WHERE r.sweep = chart_capacity.search AND r.options ? 'capacity'
                AND r.target_rate IS NOT NULL AND r.p99_us IS NOT NULL
