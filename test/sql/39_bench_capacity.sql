@@ -50,7 +50,7 @@ SELECT count(*) - :runs_before AS runs_recorded_by_refusals FROM petagen.bench_r
 -- rate, no verdict), a tenth of its rate (which meets it), and its rate
 -- (which may keep up or not); the answer is the highest that met the bound.
 CREATE TEMP TABLE search AS
-SELECT * FROM petagen.bench_capacity('select', p99 => '10 s', steps => 3, step_duration => '0.3 s',
+SELECT * FROM petagen.bench_capacity('select', p99 => '10 s', steps => 3, step_duration => '0.3 s', warmup => '0 s',
                                      workers => 1, "table" => 't', rows => 1000);
 SELECT step, target_rate IS NULL AS closed_loop, tps > 0 AS measured, meets IS NOT NULL AS judged,
        p50_us <= p99_us AND p99_us <= p999_us AND p999_us <= max_us AS ordered, errors,
