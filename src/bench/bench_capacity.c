@@ -264,11 +264,13 @@ capacity_run_step(CapacitySearch *s, double rate)
 	return st;
 }
 
-/* A latency in microseconds for a message: milliseconds, or "none". */
+/* A latency in microseconds for a message: in ms, in s from a second on, or "none". */
 static char *
 capacity_ms(double us)
 {
-	return isnan(us) ? pstrdup("none (no operation completed)") : psprintf("%.3g ms", us / 1000);
+	if (isnan(us))
+		return pstrdup("none (no operation completed)");
+	return us < 1e6 ? psprintf("%.3g ms", us / 1000) : psprintf("%.3g s", us / 1e6);
 }
 
 /* Raise an error unless the closed loop measured operations. */
@@ -298,8 +300,8 @@ capacity_check_low(const CapacitySearch *s, const CapacityStep *probe,
 	ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			 errmsg("p99 of %s cannot be met even at a low rate", capacity_ms(s->bound_us)),
-			 errdetail_plural("At %g operations per second, a tenth of the %g a closed loop of %d worker reached (p99 %s), the p99 latency from the intended start was %s and %g operations per second were completed.",
-							  "At %g operations per second, a tenth of the %g a closed loop of %d workers reached (p99 %s), the p99 latency from the intended start was %s and %g operations per second were completed.",
+			 errdetail_plural("At %.1f operations per second, a tenth of the %.1f a closed loop of %d worker reached (p99 %s), the p99 latency from the intended start was %s and %.1f operations per second were completed.",
+							  "At %.1f operations per second, a tenth of the %.1f a closed loop of %d workers reached (p99 %s), the p99 latency from the intended start was %s and %.1f operations per second were completed.",
 							  s->nworkers, low->rate, probe->tps, s->nworkers,
 							  capacity_ms(probe->p99_us), capacity_ms(low->p99_us), low->tps),
 			 errhint("Pass a p99 above the latency at a low rate, or find what slows each operation (locks, triggers, I/O, other load) with petagen.bench() and petagen.bench_operations().")));
