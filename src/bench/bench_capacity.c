@@ -10,10 +10,10 @@
  * the id of the first as their sweep id, which chart_capacity() takes.
  * Step 1 is a closed loop: the most the workers reach, R.  Step 2 runs at
  * a tenth of R: a bound it misses there is refused with the figures (an
- * error, so nothing is recorded).  Step 3 runs at R; while it and later
- * steps miss the bound, the rest bisect between the highest rate that met
- * it and the lowest that did not, until steps are spent or the two are
- * within 1% of R.  A step meets the bound when it measured operations, its
+ * error, so nothing is recorded).  Step 3 runs at R: if it meets the
+ * bound, R is the answer; else the rest bisect between the highest rate
+ * that met it and the lowest that did not, until steps are spent or the
+ * two are within 1% of R.  A step meets the bound when it measured operations, its
  * p99 from the intended start (bench_results.p99_us, the run's every kind
  * merged) is at most the bound, and its workers kept up: they completed at
  * least 95% of the operations the rate offered over the measured window
