@@ -35,9 +35,9 @@
  * finished" and resumed like the others.  Such a scan leaves a job whose
  * interruption is already recorded since its last progress: one resume()
  * refused, or left with auto_resume off, is not retried every few seconds.
- * Before that, each scan starts a worker in place of one of a chunk job's
- * that died while the others load (autoresume_replace()): the run goes
- * on, and ends done, in the same run.
+ * Before that, each scan starts a worker in place of one of a job's that
+ * died while the others load (autoresume_replace()): the run goes on, and
+ * ends done, in the same run.
  * With petagen.auto_retry above 0, each scan also deals with the failed
  * jobs of a 0.2 catalog (autoretry_failed()): a job whose last run failed
  * for a transient cause (autoretry_transient()) is resumed as its owner,
@@ -480,11 +480,22 @@ autoresume_job(const AutoresumeJob *job, const char *dbname, const char *reason,
 
 /*
  * Can the launcher replace the dead worker in slot `index` of a run?  Only
- * in a job whose method has no preparing phase (a chunk job: a leaf job's
- * replacement is not safe yet, it can wait for good on its leaf's commit
- * lock), while the run loads its units (short of indexing), with no stop
- * asked for and no worker failed: a worker that died otherwise leaves the
- * run to end interrupted and be resumed.
+ * while the run loads its units (short of indexing), with no stop asked
+ * for and no worker failed, and in a job whose method has a preparing
+ * phase (a leaf job's routing) only if it died loading a unit (it had
+ * claimed one, so every range was routed): one that died routing leaves
+ * its range unrouted, which a new run routes.  A worker that died
+ * otherwise leaves the run to end interrupted and be resumed.
+ *
+ * A dead worker is one whose process is gone from the proc array, which it
+ * leaves after its transaction aborted: its locks are released and the new
+ * storage of the leaf it was writing is unlinked by then, so the
+ * replacement finds the leaf as it was, empty in its old storage, and
+ * replaces the record of the leaf's new files with its own (leafload.c).
+ * As it starts, the replacement reads every leaf of the table (the disk
+ * reserve's estimates), so it waits, like any reader, while another worker
+ * holds its leaf ACCESS EXCLUSIVE for that leaf's commit: a moment, unless
+ * the other worker is held there (petagen.debug_pause before_commit).
  */
 static bool
 autoresume_replaceable(const JobDef *def, JobShared *shared, int index)
@@ -493,7 +504,7 @@ autoresume_replaceable(const JobDef *def, JobShared *shared, int index)
 
 	return pg_atomic_read_u32(&slot->state) == JOB_INTERRUPTED &&
 		!job_worker_alive(slot) &&
-		def->method->prepare_unit == NULL &&
+		(def->method->prepare_unit == NULL || slot->claimed >= 0) &&
 		pg_atomic_read_u32(&shared->phase) == PHASE_LOADING &&
 		!pg_atomic_read_u32(&shared->stop_requested) &&
 		!pg_atomic_read_u32(&shared->failed);

@@ -11,7 +11,8 @@
 #
 # Timing is held by petagen.debug_pause (ALTER SYSTEM, so it survives the
 # restart): both workers are held before chunk 3, before the crash and again
-# once resumed, and before the commit of unit 3 when one is terminated.
+# once resumed, and in unit 3 (a chunk before its commit, a leaf in the
+# middle of its rows) when one is terminated.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -62,16 +63,20 @@ wait_for_debug_pause($node, $job, 2);
 set_debug_pause($node, '');
 check_load_exact($node, $job, 't', 100000, 'resumed job');
 
-# A worker terminated before it commits its unit while the other runs: the
-# launcher, within seconds, starts another in its place, which loads that
-# unit again; the job stays running, says so, and ends done and exact in
-# its first run.  The replacement is held again before its commit: proof
-# that it redoes the unit its predecessor held.
+# A worker terminated in its unit while the other runs: the launcher,
+# within seconds, starts another in its place, which loads that unit again;
+# the job stays running, says so, and ends done and exact in its first run.
+# The replacement is held again at the same point: proof that it redoes the
+# unit its predecessor held.  A leaf is held in the middle of its rows, not
+# before its commit: there it is locked ACCESS EXCLUSIVE, which the
+# replacement, as it starts, waits for like any reader of the table (it
+# reads every leaf's size), and a worker held there would hold it back
+# for good.
 sub restarted_worker
 {
-	my ($method) = @_;
+	my ($method, $pause) = @_;
 	$node->safe_psql('postgres', 'TRUNCATE t');
-	set_debug_pause($node, 'before_commit:3');
+	set_debug_pause($node, "$pause:3");
 	my $job = $node->safe_psql('postgres',
 		"SELECT petagen.start(100000, workers => 2, \"table\" => 't', chunk_rows => 10000, method => '$method')"
 	);
@@ -90,7 +95,8 @@ sub restarted_worker
 	wait_for_debug_pause($node, $job, 2);
 	like(
 		$node->safe_psql('postgres',
-			"SELECT state || ': ' || reason FROM petagen.status_details($job) WHERE worker IS NULL"),
+			"SELECT state || ': ' || reason FROM petagen.status_details($job) WHERE worker IS NULL"
+			  . " AND reason IS NOT NULL"),
 		qr/^running: worker [01] died: restarted at \d\d:\d\d:\d\d; petagen\.debug_pause/,
 		"$method job: status() says the worker died and was restarted");
 	set_debug_pause($node, '');
@@ -101,7 +107,8 @@ sub restarted_worker
 		qr/resumed job $job /, "$method job: not resumed");
 }
 
-restarted_worker('chunk');
+restarted_worker('chunk', 'before_commit');
+restarted_worker('leaf',  'mid_chunk');
 
 # Slots taken: job B's one worker and job A's two fill the five slots with
 # the launcher and the logical replication launcher.  After a crash the
