@@ -30,6 +30,7 @@ extern BackgroundWorkerHandle *launch_try_worker(const LaunchKind *kind, int64 i
 												 Size args_len);
 extern void launch_register_autoresume(void);
 extern bool autoretry_transient(int sqlerrcode);
+extern bool autoresume_in_worker(void);
 extern int	launch_free_slots(void);
 extern int	launch_autoresume_slots(void);
 extern void launch_check_workers(int nworkers);

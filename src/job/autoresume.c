@@ -35,9 +35,9 @@
  * finished" and resumed like the others.  Such a scan leaves a job whose
  * interruption is already recorded since its last progress: one resume()
  * refused, or left with auto_resume off, is not retried every few seconds.
- * Before that, each scan starts a worker in place of one of a chunk job's
- * that died while the others load (autoresume_replace()): the run goes
- * on, and ends done, in the same run.
+ * Before that, each scan starts a worker in place of one of a job's that
+ * died while the others load (autoresume_replace()): the run goes on, and
+ * ends done, in the same run.
  * With petagen.auto_retry above 0, each scan also deals with the failed
  * jobs of a 0.2 catalog (autoretry_failed()): a job whose last run failed
  * for a transient cause (autoretry_transient()) is resumed as its owner,
@@ -46,6 +46,16 @@
  * failed for a permanent cause, or whose retries are spent, is logged once
  * and left failed.  petagen.jobs keeps the failure's SQLSTATE, the retries
  * made and the next one's time ('infinity': none), which status() shows.
+ * A resume the launcher makes that resume() refuses (too few free
+ * background worker slots: 53400) is recorded the same way, on a failed
+ * job as on an interrupted one (left running in the catalog), and decided
+ * on by the same rule: a job interrupted while the slots were taken is
+ * resumed once they are free.  A database's worker waits
+ * AUTORESUME_LOCK_TIMEOUT at most for a lock: a table locked by a long
+ * transaction refuses the resume (55P03), retried the same way.  The
+ * launcher's resumes count against
+ * petagen.auto_retry; a resume() called by anyone else gives the job its
+ * retries again (ledger_resume_run()).
  * The launcher holds one background worker slot for as long as the server
  * runs, and each scan one more per database, one at a time.  Connected to no
  * database, it still has a ProcSignal slot, so its waits process interrupts:
@@ -97,6 +107,13 @@
 /* How often the launcher looks for jobs whose workers all exited. */
 #define AUTORESUME_INTERVAL_MS	5000
 
+/*
+ * How long a database's worker waits for a lock: a table locked by a
+ * long transaction refuses a resume (55P03, retried) instead of holding up
+ * the launcher and every other database's jobs for as long.
+ */
+#define AUTORESUME_LOCK_TIMEOUT "5s"
+
 /* What the launcher tells a database's worker, in bgw_extra. */
 typedef struct AutoresumeArgs
 {
@@ -120,6 +137,17 @@ static const LaunchKind autoresume_db_kind = {
 
 PGDLLEXPORT void petagen_autoresume_main(Datum main_arg);
 PGDLLEXPORT void petagen_autoresume_db_main(Datum main_arg);
+
+/*
+ * Is this process a database's auto-resume worker?  Its resumes are the
+ * launcher's own, which count against petagen.auto_retry.
+ */
+bool
+autoresume_in_worker(void)
+{
+	return MyBgworkerEntry != NULL &&
+		strcmp(MyBgworkerEntry->bgw_function_name, autoresume_db_kind.function) == 0;
+}
 
 /*
  * Take the file the launcher left at the last shutdown: true if it was
@@ -362,11 +390,35 @@ autoresume_call_resume(const AutoresumeJob *job)
 	CommitTransactionCommand();
 }
 
-/* Resume job as its owner; false, the refusal logged, if resume() refused. */
+/*
+ * Record resume()'s refusal of job, unless a resume by someone else gave
+ * it a live run meanwhile: its SQLSTATE decides a retry (autoretry_job()).
+ */
+static void
+autoresume_record_refusal(const AutoresumeJob *job, const ErrorData *edata)
+{
+	JobDef		def;
+	char	   *error = psprintf("resume refused: %s", edata->message);
+
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	ledger_lock_job(job->job);
+	if (job_read(job->job, &def, true) && !live_is_running(&def))
+		ledger_record_refusal(job->job, edata->sqlerrcode, error);
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	pfree(error);
+}
+
+/*
+ * Resume job as its owner; false, the refusal logged and recorded, if
+ * resume() refused.
+ */
 static bool
 autoresume_try_resume(const AutoresumeJob *job, const char *dbname, MemoryContext cxt)
 {
-	volatile bool ok = true;
+	ErrorData  *volatile refusal = NULL;
 
 	PG_TRY();
 	{
@@ -382,12 +434,16 @@ autoresume_try_resume(const AutoresumeJob *job, const char *dbname, MemoryContex
 						job->job, dbname, edata->message),
 				 edata->detail ? errdetail("%s", edata->detail) : 0,
 				 edata->hint ? errhint("%s", edata->hint) : 0));
-		FreeErrorData(edata);
-		ok = false;
+		refusal = edata;
 	}
 	PG_END_TRY();
 	MemoryContextSwitchTo(cxt);
-	return ok;
+	if (refusal == NULL)
+		return true;
+	autoresume_record_refusal(job, refusal);
+	MemoryContextSwitchTo(cxt);
+	FreeErrorData(refusal);
+	return false;
 }
 
 /* Resume job, interrupted at `when` for reason, and log how that went. */
@@ -424,11 +480,22 @@ autoresume_job(const AutoresumeJob *job, const char *dbname, const char *reason,
 
 /*
  * Can the launcher replace the dead worker in slot `index` of a run?  Only
- * in a job whose method has no preparing phase (a chunk job: a leaf job's
- * replacement is not safe yet, it can wait for good on its leaf's commit
- * lock), while the run loads its units (short of indexing), with no stop
- * asked for and no worker failed: a worker that died otherwise leaves the
- * run to end interrupted and be resumed.
+ * while the run loads its units (short of indexing), with no stop asked
+ * for and no worker failed, and in a job whose method has a preparing
+ * phase (a leaf job's routing) only if it died loading a unit (it had
+ * claimed one, so every range was routed): one that died routing leaves
+ * its range unrouted, which a new run routes.  A worker that died
+ * otherwise leaves the run to end interrupted and be resumed.
+ *
+ * A dead worker is one whose process is gone from the proc array, which it
+ * leaves after its transaction aborted: its locks are released and the new
+ * storage of the leaf it was writing is unlinked by then, so the
+ * replacement finds the leaf as it was, empty in its old storage, and
+ * replaces the record of the leaf's new files with its own (leafload.c).
+ * As it starts, the replacement reads every leaf of the table (the disk
+ * reserve's estimates), so it waits, like any reader, while another worker
+ * holds its leaf ACCESS EXCLUSIVE for that leaf's commit: a moment, unless
+ * the other worker is held there (petagen.debug_pause before_commit).
  */
 static bool
 autoresume_replaceable(const JobDef *def, JobShared *shared, int index)
@@ -437,7 +504,7 @@ autoresume_replaceable(const JobDef *def, JobShared *shared, int index)
 
 	return pg_atomic_read_u32(&slot->state) == JOB_INTERRUPTED &&
 		!job_worker_alive(slot) &&
-		def->method->prepare_unit == NULL &&
+		(def->method->prepare_unit == NULL || slot->claimed >= 0) &&
 		pg_atomic_read_u32(&shared->phase) == PHASE_LOADING &&
 		!pg_atomic_read_u32(&shared->stop_requested) &&
 		!pg_atomic_read_u32(&shared->failed);
@@ -605,9 +672,10 @@ autoretry_set(int64 job, int32 retries, TimestampTz next)
 }
 
 /*
- * Deal with a failed job: give up on it for good (a permanent cause, or
- * petagen.auto_retry's retries spent), set its retry after the backoff,
- * or, when that is due, count the retry and resume it as its owner.
+ * Deal with a failed job, or an interrupted one whose resume was refused:
+ * give up on it for good (a permanent cause, or petagen.auto_retry's
+ * retries spent), set its retry after the backoff, or, when that is due,
+ * count the retry and resume it as its owner.
  */
 static void
 autoretry_job(const LedgerFailedJob *f, const char *dbname, MemoryContext cxt)
@@ -637,7 +705,7 @@ autoretry_job(const LedgerFailedJob *f, const char *dbname, MemoryContext cxt)
 												  autoretry_backoff(f->retries) * INT64CONST(1000)));
 	else
 	{
-		/* counted first: a refusal leaves it failed, to be decided again */
+		/* counted first: a refusal is recorded, to be decided again */
 		autoretry_set(f->job, f->retries + 1, 0);
 		ereport(LOG,
 				(errmsg("petagen: retrying job " INT64_FORMAT " in database \"%s\" (attempt %d of %d) after: %s",
@@ -647,9 +715,31 @@ autoretry_job(const LedgerFailedJob *f, const char *dbname, MemoryContext cxt)
 }
 
 /*
- * With petagen.auto_retry on, deal with this database's failed jobs whose
- * retry is undecided or due; none if petagen is not installed or its
- * catalog is 0.1's (no column to keep a failure's SQLSTATE).
+ * Keep of the nfailed jobs in failed those the launcher may retry: not
+ * an interrupted job that has a live run again; returns how many are left.
+ */
+static int
+autoretry_drop_live(LedgerFailedJob *failed, int nfailed)
+{
+	int			n = 0;
+
+	for (int i = 0; i < nfailed; i++)
+	{
+		JobDef		def;
+
+		if (failed[i].interrupted &&
+			(!job_read(failed[i].job, &def, true) || live_is_running(&def)))
+			continue;
+		failed[n++] = failed[i];
+	}
+	return n;
+}
+
+/*
+ * With petagen.auto_retry on, deal with this database's failed jobs, and
+ * interrupted ones whose resume was refused, whose retry is undecided or
+ * due; none if petagen is not installed or its catalog is 0.1's (no column
+ * to keep a failure's SQLSTATE).
  */
 static void
 autoretry_failed(const char *dbname, MemoryContext cxt)
@@ -665,7 +755,10 @@ autoretry_failed(const char *dbname, MemoryContext cxt)
 	MemoryContextSwitchTo(cxt);
 	if (OidIsValid(get_extension_oid("petagen", true)) &&
 		catalog_version() >= CATALOG_V0_2)
+	{
 		failed = ledger_failed_jobs(&nfailed);
+		nfailed = autoretry_drop_live(failed, nfailed);
+	}
 	PopActiveSnapshot();
 	CommitTransactionCommand();
 	MemoryContextSwitchTo(cxt);
@@ -695,6 +788,7 @@ petagen_autoresume_db_main(Datum main_arg)
 	BackgroundWorkerUnblockSignals();
 	BackgroundWorkerInitializeConnectionByOid(args.database, InvalidOid, 0);
 	SetConfigOption("search_path", CATALOG_SEARCH_PATH, PGC_USERSET, PGC_S_SESSION);
+	SetConfigOption("lock_timeout", AUTORESUME_LOCK_TIMEOUT, PGC_USERSET, PGC_S_SESSION);
 	cxt = AllocSetContextCreate(TopMemoryContext, "petagen auto-resume",
 								ALLOCSET_DEFAULT_SIZES);
 	MemoryContextSwitchTo(cxt);

@@ -405,7 +405,8 @@ petagen_resume(PG_FUNCTION_ARGS)
 		job_check_not_overwritten(&def);
 	job_sweep_methods();
 	def.run++;
-	ledger_resume_run(&def);
+	/* the launcher's resumes count against petagen.auto_retry, a person's not */
+	ledger_resume_run(&def, !autoresume_in_worker());
 	job_launch(&def);
 	PG_RETURN_INT64(def.job);
 }

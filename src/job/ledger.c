@@ -551,9 +551,12 @@ enum
  * Record a new run (def's run and nworkers) of def's job; read back into
  * def the max_rate and disk_reserve of the row as updated, so that the run
  * takes those of an alter() that committed while this waited for the row.
+ * The last failure's SQLSTATE and the retry decided on it go (a 0.2
+ * catalog's); with fresh_retries, so do the retries made: a resume by a
+ * person gives the job petagen.auto_retry's retries again.
  */
 void
-ledger_resume_run(JobDef *def)
+ledger_resume_run(JobDef *def, bool fresh_retries)
 {
 	Oid			types[3] = {INT8OID, INT4OID, INT4OID};
 	Datum		values[3] = {Int64GetDatum(def->job), Int32GetDatum(def->run),
@@ -563,9 +566,13 @@ ledger_resume_run(JobDef *def)
 
 	catalog_connect(&scope, true);
 	/* forget() may have removed the row since resume() read it */
-	if (catalog_exec("UPDATE petagen.jobs SET state = 'running', run = $2,"
-					 " workers = $3, finished_at = NULL WHERE job = $1"
-					 " RETURNING max_rate, disk_reserve",
+	if (catalog_exec(psprintf("UPDATE petagen.jobs SET state = 'running', run = $2,"
+							  " workers = $3, finished_at = NULL%s%s WHERE job = $1"
+							  " RETURNING max_rate, disk_reserve",
+							  catalog_version() >= CATALOG_V0_2 ?
+							  ", failed_sqlstate = NULL, next_retry_at = NULL" : "",
+							  catalog_version() >= CATALOG_V0_2 && fresh_retries ?
+							  ", retries = 0" : ""),
 					 3, types, values, NULL, SPI_OK_UPDATE_RETURNING) == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
@@ -720,11 +727,14 @@ enum
 	Anum_failed_error,
 	Anum_failed_retries,
 	Anum_failed_scheduled,
+	Anum_failed_interrupted,
 };
 
 /*
- * The failed jobs of a 0.2 catalog whose failure has an SQLSTATE and whose
- * retry is not decided yet, or due, in job order (petagen.auto_retry).
+ * The jobs of a 0.2 catalog that petagen.auto_retry may retry, in job
+ * order: failed, or interrupted with a resume refused (running in the
+ * catalog: the caller skips those with a live run), whose failure or
+ * refusal has an SQLSTATE, and whose retry is not decided yet, or due.
  */
 LedgerFailedJob *
 ledger_failed_jobs(int *njobs)
@@ -735,8 +745,9 @@ ledger_failed_jobs(int *njobs)
 
 	catalog_connect(&scope, false);
 	*njobs = catalog_exec("SELECT job, started_by::oid, failed_sqlstate,"
-						  " coalesce(last_error, ''), retries::int8, next_retry_at IS NOT NULL"
-						  " FROM petagen.jobs WHERE state = 'failed'"
+						  " coalesce(last_error, ''), retries::int8, next_retry_at IS NOT NULL,"
+						  " state = 'running'"
+						  " FROM petagen.jobs WHERE state IN ('failed', 'running')"
 						  " AND failed_sqlstate IS NOT NULL"
 						  " AND (next_retry_at IS NULL OR next_retry_at <= pg_catalog.now())"
 						  " ORDER BY job", 0, NULL, NULL, NULL, SPI_OK_SELECT);
@@ -755,14 +766,16 @@ ledger_failed_jobs(int *njobs)
 		strlcpy(f->error, catalog_text(i, Anum_failed_error, cxt), JOB_TEXT_LEN);
 		f->retries = (int32) catalog_int8(i, Anum_failed_retries);
 		f->scheduled = DatumGetBool(catalog_value(i, Anum_failed_scheduled, &isnull));
+		f->interrupted = DatumGetBool(catalog_value(i, Anum_failed_interrupted, &isnull));
 	}
 	catalog_finish(&scope);
 	return jobs;
 }
 
 /*
- * Set a failed job's retries and its next retry (0: none decided,
- * DT_NOEND: never), as the catalog owner.
+ * Set the retries and the next retry (0: none decided, DT_NOEND: never) of
+ * a failed job, or of an interrupted one whose resume was refused, as the
+ * catalog owner.
  */
 void
 ledger_set_retry(int64 job, int32 retries, TimestampTz next)
@@ -775,9 +788,31 @@ ledger_set_retry(int64 job, int32 retries, TimestampTz next)
 
 	catalog_connect(&scope, true);
 	catalog_exec("UPDATE petagen.jobs SET retries = $2, next_retry_at = $3"
-				 " WHERE job = $1 AND state = 'failed'",
+				 " WHERE job = $1 AND state IN ('failed', 'running')",
 				 3, types, values, nulls, SPI_OK_UPDATE);
 	catalog_finish(&scope);
+}
+
+/*
+ * Record that the launcher's resume of a failed or interrupted job was
+ * refused, with the refusal's SQLSTATE and error, for petagen.auto_retry
+ * to decide on as on a failure; a 0.1 catalog has no column for it.
+ */
+void
+ledger_record_refusal(int64 job, int sqlerrcode, const char *error)
+{
+	Oid			types[3] = {INT8OID, TEXTOID, TEXTOID};
+	Datum		values[3] = {Int64GetDatum(job),
+		CStringGetTextDatum(unpack_sql_state(sqlerrcode)),
+	CStringGetTextDatum(error)};
+
+	if (catalog_version() == CATALOG_V0_1)
+		return;
+	ledger_update_job("UPDATE petagen.jobs SET failed_sqlstate = $2,"
+					  " last_error = $3, last_error_at = pg_catalog.now(),"
+					  " next_retry_at = NULL"
+					  " WHERE job = $1 AND state IN ('failed', 'running')",
+					  3, types, values);
 }
 
 /* ledger_delete_job()'s target list. */

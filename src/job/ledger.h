@@ -32,7 +32,10 @@ typedef struct LedgerSummary
 	TimestampTz next_retry_at;	/* 0 if none, DT_NOEND if never */
 } LedgerSummary;
 
-/* A failed job petagen.auto_retry's launcher has to look at. */
+/*
+ * A failed job, or an interrupted one whose resume was refused, that
+ * petagen.auto_retry's launcher has to look at.
+ */
 typedef struct LedgerFailedJob
 {
 	int64		job;
@@ -41,6 +44,7 @@ typedef struct LedgerFailedJob
 	char		error[JOB_TEXT_LEN];
 	int32		retries;
 	bool		scheduled;		/* a retry is due (else none is decided) */
+	bool		interrupted;	/* running in the catalog: a resume refused */
 } LedgerFailedJob;
 
 /* ledger.c: the job rows */
@@ -54,7 +58,7 @@ extern bool ledger_running_conflict(Oid relid, int64 except_job,
 extern int64 ledger_written_since(Oid relid, int64 job, Oid *other_relid);
 extern void ledger_insert_job(JobDef *def);
 extern void ledger_set_handle(int64 job, dsm_handle handle);
-extern void ledger_resume_run(JobDef *def);
+extern void ledger_resume_run(JobDef *def, bool fresh_retries);
 extern void ledger_alter_job(int64 job, int32 nworkers, int64 max_rate,
 							 int64 disk_reserve);
 extern void ledger_mark_stopped(int64 job);
@@ -63,6 +67,7 @@ extern void ledger_record_end(int64 job, int32 run, const char *state,
 extern void ledger_lock_job(int64 job);
 extern LedgerFailedJob *ledger_failed_jobs(int *njobs);
 extern void ledger_set_retry(int64 job, int32 retries, TimestampTz next);
+extern void ledger_record_refusal(int64 job, int sqlerrcode, const char *error);
 extern void ledger_delete_job(int64 job, int64 *chunks, int64 *progress);
 extern char *ledger_record_interruption(int64 job, const char *reason);
 extern void ledger_interruption(int64 job, char *buf, Size len);

@@ -741,37 +741,50 @@ progress_worker(JobShared *shared, int index, WorkerProgress *w)
 }
 
 /*
- * Into p->reason: how a failed job failed and, with petagen.auto_retry,
- * when the launcher retries it (session time) or why it does not.
+ * How a failed job failed, or why an interrupted job's resume was refused,
+ * and, with petagen.auto_retry, when the launcher retries it (session
+ * time) or why it does not; palloc'd.
  */
-static void
-progress_failure(JobProgress *p)
+static char *
+progress_retry_note(const LedgerSummary *sum)
 {
-	const LedgerSummary *sum = &p->sum;
 	const char *code = sum->failed_sqlstate;
 	char		when[16];
 	pg_time_t	t;
-	char	   *note;
 
 	if (sum->next_retry_at == 0)
-	{
-		strlcpy(p->reason, sum->last_error, JOB_TEXT_LEN);
-		return;
-	}
+		return pstrdup(sum->last_error);
 	if (sum->next_retry_at != DT_NOEND)
 	{
 		t = timestamptz_to_time_t(sum->next_retry_at);
 		pg_strftime(when, sizeof(when), "%H:%M:%S", pg_localtime(&t, session_timezone));
-		note = psprintf("retry %d of %d at %s after: %s", sum->retries + 1,
+		return psprintf("retry %d of %d at %s after: %s", sum->retries + 1,
 						Max(petagen_auto_retry, sum->retries + 1), when,
 						sum->last_error);
 	}
-	else if (strlen(code) == 5 &&
-			 autoretry_transient(MAKE_SQLSTATE(code[0], code[1], code[2], code[3], code[4])))
-		note = psprintf("not retried: %d retries spent", sum->retries);
-	else
-		note = psprintf("not retried: %s (permanent)", sum->last_error);
-	strlcpy(p->reason, note, JOB_TEXT_LEN);
+	if (strlen(code) == 5 &&
+		autoretry_transient(MAKE_SQLSTATE(code[0], code[1], code[2], code[3], code[4])))
+		return psprintf("not retried: %d retries spent", sum->retries);
+	return psprintf("not retried: %s (permanent)", sum->last_error);
+}
+
+/*
+ * Into p->reason: when and why an interrupted job was interrupted (as the
+ * auto-resume launcher recorded it) and, if the launcher's resume was
+ * refused, why and what comes next.
+ */
+static void
+progress_interruption(const JobDef *def, JobProgress *p)
+{
+	char	   *note;
+
+	ledger_interruption(def->job, p->reason, JOB_TEXT_LEN);
+	if (p->sum.failed_sqlstate[0] == '\0')
+		return;
+	note = progress_retry_note(&p->sum);
+	if (p->reason[0] != '\0')
+		strlcat(p->reason, "; ", JOB_TEXT_LEN);
+	strlcat(p->reason, note, JOB_TEXT_LEN);
 	pfree(note);
 }
 
@@ -783,12 +796,18 @@ progress_failure(JobProgress *p)
 static void
 progress_reason(const JobDef *def, JobProgress *p, const char *worker_reason)
 {
+	char	   *note;
+
 	if (worker_reason != NULL && worker_reason[0] != '\0')
 		strlcpy(p->reason, worker_reason, JOB_TEXT_LEN);
 	else if (p->state == JOB_FAILED)
-		progress_failure(p);
+	{
+		note = progress_retry_note(&p->sum);
+		strlcpy(p->reason, note, JOB_TEXT_LEN);
+		pfree(note);
+	}
 	else if (p->state == JOB_INTERRUPTED)
-		ledger_interruption(def->job, p->reason, JOB_TEXT_LEN);
+		progress_interruption(def, p);
 }
 
 /*

@@ -6,10 +6,13 @@
 # is resumed after a crash.
 # A worker of a running job terminated mid-unit (chunk or leaf) is
 # replaced within seconds; the job ends done and exact in its first run.
+# A job whose resume after a crash is refused for want of slots (another
+# job's workers hold them) is retried, and ends done once they are free.
 #
 # Timing is held by petagen.debug_pause (ALTER SYSTEM, so it survives the
 # restart): both workers are held before chunk 3, before the crash and again
-# once resumed, and before the commit of unit 3 when one is terminated.
+# once resumed, and in unit 3 (a chunk before its commit, a leaf in the
+# middle of its rows) when one is terminated.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -60,16 +63,20 @@ wait_for_debug_pause($node, $job, 2);
 set_debug_pause($node, '');
 check_load_exact($node, $job, 't', 100000, 'resumed job');
 
-# A worker terminated before it commits its unit while the other runs: the
-# launcher, within seconds, starts another in its place, which loads that
-# unit again; the job stays running, says so, and ends done and exact in
-# its first run.  The replacement is held again before its commit: proof
-# that it redoes the unit its predecessor held.
+# A worker terminated in its unit while the other runs: the launcher,
+# within seconds, starts another in its place, which loads that unit again;
+# the job stays running, says so, and ends done and exact in its first run.
+# The replacement is held again at the same point: proof that it redoes the
+# unit its predecessor held.  A leaf is held in the middle of its rows, not
+# before its commit: there it is locked ACCESS EXCLUSIVE, which the
+# replacement, as it starts, waits for like any reader of the table (it
+# reads every leaf's size), and a worker held there would hold it back
+# for good.
 sub restarted_worker
 {
-	my ($method) = @_;
+	my ($method, $pause) = @_;
 	$node->safe_psql('postgres', 'TRUNCATE t');
-	set_debug_pause($node, 'before_commit:3');
+	set_debug_pause($node, "$pause:3");
 	my $job = $node->safe_psql('postgres',
 		"SELECT petagen.start(100000, workers => 2, \"table\" => 't', chunk_rows => 10000, method => '$method')"
 	);
@@ -88,7 +95,8 @@ sub restarted_worker
 	wait_for_debug_pause($node, $job, 2);
 	like(
 		$node->safe_psql('postgres',
-			"SELECT state || ': ' || reason FROM petagen.status_details($job) WHERE worker IS NULL"),
+			"SELECT state || ': ' || reason FROM petagen.status_details($job) WHERE worker IS NULL"
+			  . " AND reason IS NOT NULL"),
 		qr/^running: worker [01] died: restarted at \d\d:\d\d:\d\d; petagen\.debug_pause/,
 		"$method job: status() says the worker died and was restarted");
 	set_debug_pause($node, '');
@@ -99,7 +107,48 @@ sub restarted_worker
 		qr/resumed job $job /, "$method job: not resumed");
 }
 
-restarted_worker('chunk');
+restarted_worker('chunk', 'before_commit');
+restarted_worker('leaf',  'mid_chunk');
+
+# Slots taken: job B's one worker and job A's two fill the five slots with
+# the launcher and the logical replication launcher.  After a crash the
+# launcher resumes B first, whose worker, held before chunk 3 again, keeps
+# its slot; the auto-resume worker holds another, and one is left for A's
+# two: its resume is refused (53400), recorded, and retried with backoff
+# until B is released and done.
+set_setting($node, 'auto_retry', '10');
+set_setting($node, 'auto_retry_delay', '1s');
+$node->safe_psql('postgres',
+	"SELECT petagen.create_table('t_a'); SELECT petagen.create_table('t_b')");
+set_debug_pause($node, 'before_chunk:3');
+my $job_b = $node->safe_psql('postgres',
+	"SELECT petagen.start(100000, workers => 1, \"table\" => 't_b', chunk_rows => 10000, method => 'chunk')");
+wait_for_debug_pause($node, $job_b, 1);
+my $job_a = $node->safe_psql('postgres',
+	"SELECT petagen.start(100000, workers => 2, \"table\" => 't_a', chunk_rows => 10000, method => 'chunk')");
+wait_for_debug_pause($node, $job_a, 2);
+$log_offset = -s $node->logfile;
+$node->stop('immediate');
+$node->start;
+$node->wait_for_log(qr/LOG:  petagen: (resumed|could not resume) job $job_a /, $log_offset);
+like(slurp_file($node->logfile, $log_offset),
+	qr/LOG:  petagen: could not resume job $job_a in database "postgres": [^\n]*background worker/,
+	'slots taken: the resume after the crash is refused');
+wait_for_debug_pause($node, $job_b, 1);
+ok( $node->poll_query_until('postgres',
+		"SELECT j.failed_sqlstate = '53400' AND s.state = 'interrupted'"
+		  . " AND s.reason ~ '^server crashed or was killed, last progress at .*; retry [0-9]+ of 10 at [0-9:]+ after: resume refused: .*background worker'"
+		  . " FROM petagen.jobs j, petagen.status_details($job_a) s WHERE j.job = $job_a AND s.worker IS NULL"),
+	'the refusal is recorded, and status() says when the retry comes');
+set_debug_pause($node, '');
+wait_done($node, $job_b, 'the job that held the slots ends done');
+ok( $node->poll_query_until('postgres',
+		"SELECT retries >= 1 AND run >= 2 AND state <> 'failed' FROM petagen.jobs WHERE job = $job_a"),
+	'once the slots are free, the launcher retries the job');
+like(slurp_file($node->logfile, $log_offset),
+	qr/LOG:  petagen: retrying job $job_a in database "postgres" \(attempt \d+ of 10\) after: resume refused: /,
+	'the launcher logs the retry');
+check_load_exact($node, $job_a, 't_a', 100000, 'job retried after its resume was refused');
 
 $node->stop;
 done_testing();

@@ -3,7 +3,9 @@
 # launcher after petagen.auto_retry_delay and ends done once the cause is
 # gone, status() showing the retry meanwhile; a job that failed for a
 # permanent cause (a CHECK constraint, 23514) is not retried and
-# status_details() says why; petagen.auto_retry = 0 retries nothing.
+# status_details() says why; a job whose retries are spent gets them all
+# again from a resume() called by a person; petagen.auto_retry = 0
+# retries nothing.
 #
 # Timing: petagen.debug_pause holds the worker before chunk 2 while the test
 # takes an ACCESS EXCLUSIVE lock on the table; the job's owner has a short
@@ -30,7 +32,8 @@ SELECT petagen.create_table('t_lock');
 SELECT petagen.create_table('t_check');
 SELECT petagen.create_table('t_off');
 SELECT petagen.create_table('t_held');
-GRANT SELECT, INSERT ON t_lock, t_check, t_off, t_held TO loader;
+SELECT petagen.create_table('t_spent');
+GRANT SELECT, INSERT ON t_lock, t_check, t_off, t_held, t_spent TO loader;
 ALTER TABLE t_check ADD CONSTRAINT no_rows CHECK (ycsb_key = 'none');
 });
 
@@ -112,7 +115,53 @@ is($node->safe_psql('postgres', "SELECT retries FROM petagen.jobs WHERE job = $c
 ok($node->log_contains(qr/petagen: not retrying job $check in database "postgres": .*\(permanent, SQLSTATE 23514\)/),
 	'the launcher logs why, once');
 
-# (e) petagen.auto_retry = 0: a transient failure is left as it is.  A
+# (e) with petagen.auto_retry = 1, the launcher's one retry meets the
+# lock too (its resume() waits for it 5 s at most, then is refused: the
+# launcher goes on) and is the last.  A resume() by the superuser, once the
+# lock is gone, gives the job its retry again: held before chunk 3, its
+# worker fails on the lock once more, and the launcher schedules retry 1 of
+# 1 (ten minutes away, so that the test sees it stay).  Once the lock is
+# gone, a resume() loads the job to done.
+set_setting($node, 'auto_retry', '1');
+set_debug_pause($node, 'before_chunk:2');
+my $spent = start_job('t_spent');
+$holder = fail_on_lock($spent, 't_spent');
+ok( $node->poll_query_until('postgres',
+		"SELECT retries = 1 AND next_retry_at = 'infinity' FROM petagen.jobs WHERE job = $spent"),
+	'the launcher retries once, and no more');
+ok( $node->log_contains(
+		qr/petagen: could not resume job $spent in database "postgres": canceling statement due to lock timeout/),
+	'the retry waited for the lock a while, then gave up');
+is( $node->safe_psql('postgres',
+		"SELECT state, failed_sqlstate FROM petagen.jobs WHERE job = $spent"),
+	'failed|55P03', 'the refusal is recorded');
+is(reason_of($spent), 'not retried: 1 retries spent',
+	'status_details() says the retries are spent');
+$holder->query_safe('COMMIT');
+$holder->quit;
+set_setting($node, 'auto_retry_delay', '10min');
+set_debug_pause($node, 'before_chunk:3');
+$node->safe_psql('postgres', "SELECT petagen.resume($spent)");
+is( $node->safe_psql('postgres',
+		"SELECT retries, next_retry_at IS NULL, failed_sqlstate IS NULL FROM petagen.jobs WHERE job = $spent"),
+	'0|t|t', 'resume() resets the retries and the failure');
+$holder = fail_on_lock($spent, 't_spent');
+ok( $node->poll_query_until('postgres',
+		"SELECT retries = 0 AND next_retry_at > now() + interval '5 min'"
+		  . " FROM petagen.jobs WHERE job = $spent"),
+	'the launcher schedules a retry again');
+like(reason_of($spent), qr/^retry 1 of 1 at \d\d:\d\d:\d\d after: .*lock timeout/,
+	'status_details() shows the retry to come, not the retries spent');
+$holder->query_safe('COMMIT');
+$holder->quit;
+$node->safe_psql('postgres', "SELECT petagen.resume($spent)");
+wait_done($node, $spent, 'the job resumed once the lock is gone ends done');
+is($node->safe_psql('postgres', "SELECT count(*) FROM t_spent"), '50000',
+	'every row of it is loaded');
+set_setting($node, 'auto_retry_delay', '1s');
+set_setting($node, 'auto_retry', '3');
+
+# (f) petagen.auto_retry = 0: a transient failure is left as it is.  A
 # job whose worker is terminated shows that a scan ran after the failure:
 # the launcher resumes it (its run count goes up, for good), then looks at
 # the failed jobs in the same scan, before its worker exits.
