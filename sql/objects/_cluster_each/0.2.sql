@@ -25,7 +25,5 @@ BEGIN
     END LOOP;
 END
 $$;
-COMMENT ON FUNCTION @extschema@._cluster_each(bigint, text, boolean, text) IS
-    'run a query taking the node''s job id on every node of a cluster job; one row per node, its first value or its error';
 REVOKE ALL ON FUNCTION @extschema@._cluster_each(bigint, text, boolean, text) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION @extschema@._cluster_each(bigint, text, boolean, text) TO petagen_operator, pg_monitor;
+GRANT EXECUTE ON FUNCTION @extschema@._cluster_each(bigint, text, boolean, text) TO petagen_operator;

@@ -35,7 +35,5 @@ BEGIN
         ORDER BY n.kind IS DISTINCT FROM 'local', c.node;
 END
 $$;
-COMMENT ON FUNCTION @extschema@._cluster_members(bigint, text, boolean) IS
-    'the nodes of a cluster job, each with its load job and how to reach it; the errors of a missing or another role''s cluster job';
 REVOKE ALL ON FUNCTION @extschema@._cluster_members(bigint, text, boolean) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@._cluster_members(bigint, text, boolean) TO petagen_operator, pg_monitor;

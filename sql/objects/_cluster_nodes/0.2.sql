@@ -44,7 +44,5 @@ BEGIN
         ORDER BY 1;
 END
 $$;
-COMMENT ON FUNCTION @extschema@._cluster_nodes(regclass) IS
-    'the nodes of a table''s cluster: Citus nodes holding its placements, or this node and the postgres_fdw servers of its foreign leaves';
 REVOKE ALL ON FUNCTION @extschema@._cluster_nodes(regclass) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@._cluster_nodes(regclass) TO petagen_operator, pg_monitor;

@@ -4,8 +4,6 @@ CREATE OR REPLACE FUNCTION @extschema@._cluster_record("table" regclass, nodes t
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'petagen_cluster_record'
 LANGUAGE C VOLATILE STRICT;
-COMMENT ON FUNCTION @extschema@._cluster_record(regclass, text[], bigint[]) IS
-    'record a cluster job in petagen.cluster_jobs (cluster_start()''s); returns its id';
 REVOKE ALL ON FUNCTION @extschema@._cluster_record(regclass, text[], bigint[]) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@._cluster_record(regclass, text[], bigint[]) TO petagen_operator;
 
@@ -15,7 +13,5 @@ CREATE OR REPLACE FUNCTION @extschema@._cluster_unrecord(cluster_job bigint)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'petagen_cluster_unrecord'
 LANGUAGE C VOLATILE STRICT;
-COMMENT ON FUNCTION @extschema@._cluster_unrecord(bigint) IS
-    'remove a cluster job from petagen.cluster_jobs (cluster_forget()''s); returns the number of rows removed';
 REVOKE ALL ON FUNCTION @extschema@._cluster_unrecord(bigint) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@._cluster_unrecord(bigint) TO petagen_operator;

@@ -25,7 +25,5 @@ BEGIN
             FROM unnest(seen) AS w GROUP BY w ORDER BY count(*) DESC, w LIMIT 1);
 END
 $$;
-COMMENT ON FUNCTION @extschema@._job_waits(bigint, integer) IS
-    'what the workers of a load job wait on most, sampled from pg_stat_activity: wait_event_type:wait_event (or CPU) and its share';
 REVOKE ALL ON FUNCTION @extschema@._job_waits(bigint, integer) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@._job_waits(bigint, integer) TO petagen_operator, pg_monitor;

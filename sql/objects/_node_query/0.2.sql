@@ -5,7 +5,5 @@ CREATE OR REPLACE FUNCTION @extschema@._node_query(server text, query text,
 RETURNS record
 AS 'MODULE_PATHNAME', 'petagen_node_query'
 LANGUAGE C VOLATILE STRICT;
-COMMENT ON FUNCTION @extschema@._node_query(text, text) IS
-    'run a query on the node of a postgres_fdw server as the calling role with its user mapping (as dblink does): whether it connected and the query ran, its error, its first value';
 REVOKE ALL ON FUNCTION @extschema@._node_query(text, text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@._node_query(text, text) TO petagen_operator, pg_monitor;

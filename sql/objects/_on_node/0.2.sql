@@ -38,7 +38,5 @@ BEGIN
     END IF;
 END
 $$;
-COMMENT ON FUNCTION @extschema@._on_node(text, text, text, integer, text) IS
-    'run a query on one node of a cluster as the calling role: whether the node was reached and the query ran, its error, its first value';
 REVOKE ALL ON FUNCTION @extschema@._on_node(text, text, text, integer, text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@._on_node(text, text, text, integer, text) TO petagen_operator, pg_monitor;
