@@ -1,6 +1,7 @@
 -- petagen.cluster_status(cluster_job): the screen to \watch for a cluster
 -- load: a row per node and a total row, in 120 columns.  A straggler (a
--- running node loading at less than 60% of the nodes' median rate) is
+-- loading node, running, throttled or paused, at less than 60% of the
+-- median rate of the loading nodes) is
 -- named in note with what its workers wait on most; a node that cannot be
 -- reached is 'unreachable' with its error while the others go on.
 CREATE OR REPLACE FUNCTION @extschema@.cluster_status(cluster_job bigint DEFAULT NULL,
@@ -36,10 +37,11 @@ BEGIN
         FROM o
     ), med AS (
         SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY v.rps) AS median
-        FROM v WHERE v.st = 'running' AND v.rps IS NOT NULL
+        FROM v WHERE v.st IN ('running', 'throttled', 'paused') AND v.rps IS NOT NULL
         HAVING count(*) > 1
     ), n AS (
-        SELECT v.*, v.st = 'running' AND v.rps < 0.6 * med.median AS straggler, med.median
+        SELECT v.*, v.st IN ('running', 'throttled', 'paused') AND v.rps < 0.6 * med.median
+                    AS straggler, med.median
         FROM v LEFT JOIN med ON true
     )
     SELECT n.node, n.st, n.j->>'progress', n.j->>'rate', (n.j->>'eta')::interval,
@@ -47,7 +49,7 @@ BEGIN
                          regexp_replace(split_part(n.error, E'\n', 1),
                                         '^connection to server .* failed: ', 'could not connect: ')
                      WHEN n.straggler THEN
-                         format('straggler: %s%% of median rate; %s',
+                         format('straggler %s%% of median: %s',
                                 round(100 * n.rps / n.median),
                                 coalesce((SELECT w.result FROM @extschema@._on_node(n.node, n.kind,
                                               n.host, n.port, format('SELECT @extschema@._job_waits(%s)', n.job)) AS w),
@@ -57,18 +59,20 @@ BEGIN
     UNION ALL
     SELECT 'total',
            CASE WHEN bool_and(n.st = 'done') THEN 'done'
-                WHEN bool_or(n.st = 'running') THEN 'running'
+                WHEN bool_or(n.st = 'failed') THEN 'failed'
+                WHEN bool_or(n.st IN ('running', 'throttled', 'paused')) THEN 'running'
                 ELSE min(n.st) END,
-           repeat('#', floor(avg(coalesce(n.pct, 0)) / 10)::integer)
-               || repeat('.', 10 - floor(avg(coalesce(n.pct, 0)) / 10)::integer)
-               || to_char(avg(coalesce(n.pct, 0)), ' 990.0') || '%',
+           repeat('#', floor(avg(n.pct) / 10)::integer)
+               || repeat('.', 10 - floor(avg(n.pct) / 10)::integer)
+               || ' ' || lpad(to_char(avg(n.pct), 'FM990.0'), 5) || '%',
            (SELECT CASE WHEN r < 999.95 THEN round(r)::text || '/s'
                         WHEN r < 999950 THEN to_char(r / 1e3, 'FM9990.0') || 'k/s'
                         WHEN r < 999950000 THEN to_char(r / 1e6, 'FM9990.0') || 'M/s'
                         ELSE to_char(r / 1e9, 'FM999990.0') || 'G/s' END
             FROM (SELECT sum(n.rps) AS r) AS t),
            CASE WHEN bool_and(n.st = 'done') THEN interval '0'
-                WHEN bool_and(n.st IN ('done', 'running') AND (n.st = 'done' OR n.j->>'eta' IS NOT NULL))
+                WHEN bool_and(n.st = 'done' OR n.st IN ('running', 'throttled', 'paused')
+                                               AND n.j->>'eta' IS NOT NULL)
                 THEN max((n.j->>'eta')::interval) END,
            format('%s nodes', count(*))
                || coalesce(', ' || nullif(count(*) FILTER (WHERE n.st = 'unreachable'), 0) || ' unreachable', '')
