@@ -32,13 +32,14 @@ sub on1
 # The jobs of every node, "node1:N node2:N node3:N" ("-": no petagen).
 sub job_counts
 {
-	return join(' ',
-		map {
-			"node$_:"
-			  . $nodes[ $_ - 1 ]->safe_psql('postgres',
-				"SELECT CASE WHEN to_regclass('petagen.jobs') IS NULL THEN '-'"
-				  . " ELSE (xpath('/row/c/text()', query_to_xml('SELECT count(*) AS c FROM petagen.jobs', false, true, '')))[1]::text END")
-		} 1 .. $n);
+	my @counts;
+	for my $node (@nodes)
+	{
+		my $has = $node->safe_psql('postgres', "SELECT to_regclass('petagen.jobs') IS NOT NULL");
+		push @counts, $node->name . ':'
+		  . ($has eq 't' ? $node->safe_psql('postgres', 'SELECT count(*) FROM petagen.jobs') : '-');
+	}
+	return join(' ', @counts);
 }
 
 # The error of cluster_start() on node1 (as $role if given).

@@ -74,11 +74,11 @@ BEGIN
     IF cardinality(problems) = 0 THEN
         FOR n IN SELECT * FROM @extschema@._cluster_nodes(tab) LOOP
             r := @extschema@._on_node(n.node, n.kind, n.host, n.port, format(
-                'SELECT pg_catalog.string_agg(c.object || '': '' || c.finding, ''; '')'
+                'SELECT coalesce(pg_catalog.string_agg(c.object || '': '' || c.finding, ''; ''), '''')'
                 ' FROM @extschema@.check(%s) AS c WHERE c.severity = ''error''', args));
             IF NOT r.ok THEN
                 problems := problems || format('node "%s": check() failed: %s', n.node, r.error);
-            ELSIF r.result IS NOT NULL AND NOT coalesce(force, false) THEN
+            ELSIF r.result <> '' AND NOT coalesce(force, false) THEN
                 problems := problems || format('node "%s": check() reports %s', n.node, r.result);
             END IF;
         END LOOP;

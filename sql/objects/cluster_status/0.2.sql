@@ -51,9 +51,9 @@ BEGIN
                      WHEN n.straggler THEN
                          format('straggler %s%% of median: %s',
                                 round(100 * n.rps / n.median),
-                                coalesce((SELECT w.result FROM @extschema@._on_node(n.node, n.kind,
+                                coalesce(nullif((SELECT w.result FROM @extschema@._on_node(n.node, n.kind,
                                               n.host, n.port, format('SELECT @extschema@._job_waits(%s)', n.job)) AS w),
-                                         'waits unknown'))
+                                                ''), 'waits unknown'))
                      ELSE n.j->>'reason' END, 60)
     FROM n
     UNION ALL
