@@ -39,6 +39,8 @@ GRANT SELECT ON @extschema@.cluster_jobs TO petagen_operator, pg_monitor;
 
 --#include objects/cluster_stop/0.2.sql
 
+--#include objects/cluster_alter/0.2.sql
+
 --#include objects/cluster_resume/0.2.sql
 
 --#include objects/cluster_wait/0.2.sql

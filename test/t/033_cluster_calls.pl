@@ -127,6 +127,16 @@ like(
 	qr/^node1 running true petagen\.debug_pause:.*\nnode2 running true petagen\.debug_pause:.*\nnode3 running true petagen\.debug_pause:.*\ntotal running true 3 nodes$/,
 	'cluster_status(): every node running, held, and the total');
 
+# alice may not act on the cluster job of another role.
+like(
+	error_of($node1, "SET ROLE alice; SELECT * FROM petagen.cluster_stop($cj)"),
+	qr/^42501: permission denied for cluster job $cj/,
+	'cluster_stop() of another role\'s cluster job: refused');
+is( on1("SELECT string_agg(node || ':' || state, ' ') FROM petagen.cluster_alter($cj, max_rate => '50MB')"),
+	'node1:running node2:running node3:running', 'cluster_alter(): every node\'s job altered');
+is( join(' ', map { $nodes[ $_ - 1 ]->safe_psql('postgres', "SELECT max_rate FROM petagen.jobs WHERE job = " . $job{"node$_"}) } 1 .. $n),
+	join(' ', (50 * 1024 * 1024) x $n), 'each node\'s job has the new max_rate');
+
 # node3 stops: unreachable, with the error, while the others go on.
 $nodes[2]->stop('immediate');
 like(
