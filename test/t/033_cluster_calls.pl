@@ -7,6 +7,7 @@
 # cluster_status() is read mid-load), a stopped node shows `unreachable`
 # while the others go on, cluster_resume() finishes it and cluster_verify()
 # proves every key exactly once; cluster_forget() removes every node's job.
+# A node throttled far below the others is named straggler with its wait.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -173,5 +174,30 @@ is( on1("SELECT string_agg(node || ':' || state, ' ' ORDER BY node) FROM petagen
 	'node1:done node2:done node3:done', 'cluster_forget(): every node\'s job forgotten');
 is(job_counts(), 'node1:0 node2:0 node3:0', 'no node keeps a job');
 is(on1("SELECT count(*) FROM petagen.cluster_jobs"), '0', 'the cluster job is gone');
+
+# A straggler: every node throttled to 2MB/s, node2 to 200kB/s; its rate is
+# a tenth of the median, and its worker waits on the throttle's sleep.  (The
+# key space already loaded is refused by each node's check().)
+like(
+	error_of($node1, "SELECT petagen.cluster_start($rows, workers => 1, method => 'chunk')"),
+	qr/^55000: no node started: node "node1": check\(\) reports usertable_p\d+: keys: \d+ of the \d+ key numbers probed are already in the table/,
+	'cluster_start() of keys already there: refused by check(), naming the node');
+$cj = on1("SELECT petagen.cluster_start($rows, first => $rows, workers => 1, chunk_rows => 5000,"
+	  . " method => 'chunk', max_rate => '2MB')");
+my $job2 = on1("SELECT job FROM petagen.cluster_jobs WHERE cluster_job = $cj AND node = 'node2'");
+$nodes[1]->safe_psql('postgres', "SELECT petagen.alter($job2, max_rate => '200kB')");
+my $wait = $node1->safe_psql('postgres', 'SHOW server_version_num') >= 170000
+  ? 'Extension:PetagenWorkerSleep' : 'Extension:Extension';
+ok( $node1->poll_query_until(
+		'postgres',
+		"SELECT count(*) FROM petagen.cluster_status($cj)"
+		  . " WHERE node = 'node2' AND note ~ '^straggler [0-9]+% of median: $wait [0-9]+%\$'",
+		'1'),
+	"cluster_status(): node2 is named straggler, waiting on $wait");
+is( on1("SELECT string_agg(node, ' ' ORDER BY node) FROM petagen.cluster_status($cj)"
+		  . " WHERE note LIKE 'straggler%'"),
+	'node2', 'cluster_status(): only node2 straggles');
+is( on1("SELECT string_agg(node || ':' || (error IS NULL), ' ' ORDER BY node) FROM petagen.cluster_stop($cj)"),
+	'node1:true node2:true node3:true', 'cluster_stop(): every node stopped');
 
 done_testing();
