@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-LAYERS="gen route load job bench+verify"
+LAYERS="gen route load job bench+verify cluster"
 
 declare -A floor
 n=0

@@ -6,9 +6,9 @@
 # by the `postgres` OS user (initdb refuses root).
 #
 #   bash scripts/cluster.sh up       build + install petagen, start node1..N
-#   bash scripts/cluster.sh load     the same petagen.start() on every node
-#   bash scripts/cluster.sh status   every node's share, from node1 (FDW)
-#   bash scripts/cluster.sh verify   petagen.verify() of the key space, from node1
+#   bash scripts/cluster.sh load     petagen.cluster_start() from node1: every node
+#   bash scripts/cluster.sh status   petagen.cluster_status() from node1
+#   bash scripts/cluster.sh verify   petagen.cluster_verify() of the key space, from node1
 #   bash scripts/cluster.sh matrix   the N x N select TPS matrix (+ matrix.svg)
 #   bash scripts/cluster.sh psql K   psql on node K
 #   bash scripts/cluster.sh down     stop every node (the data stays)
@@ -74,34 +74,28 @@ cmd_up() {
 }
 
 cmd_load() {
-    local jobs=()
-    for k in $(seq 1 "$NODES"); do
-        jobs+=("$(node_psql "$k" -At -c "SELECT petagen.start($ROWS, workers => $WORKERS)")")
-    done
-    echo "== load: $ROWS rows in the cluster, $WORKERS workers on each of $NODES nodes"
-    for k in $(seq 1 "$NODES"); do
-        echo "node$k: job ${jobs[k - 1]} $(node_psql "$k" -At -c "SELECT petagen.wait(${jobs[k - 1]})")"
-    done
+    local cj
+    cj=$(node_psql 1 -At -c "SELECT petagen.cluster_start($ROWS, workers => $WORKERS)")
+    echo "== load: cluster job $cj, $ROWS rows in the cluster, $WORKERS workers on each of $NODES nodes"
+    node_psql 1 -c "SELECT * FROM petagen.cluster_wait($cj)"
     cmd_status
 }
 
 cmd_status() {
-    node_psql 1 -c "SELECT node, job, phase, progress, rate, elapsed, eta, state,
-                           rows_written, reason
-                    FROM petagen_cluster.status ORDER BY node, job"
+    node_psql 1 -c "SELECT * FROM petagen.cluster_status()"
 }
 
 cmd_verify() {
     node_psql 1 <<'SQL'
 CREATE TEMP TABLE v AS
-    SELECT * FROM petagen.verify((SELECT max(job) FROM petagen.jobs));
-\echo == verify from node1: per node
+    SELECT * FROM petagen.cluster_verify((SELECT max(cluster_job) FROM petagen.cluster_jobs));
+\echo == cluster_verify from node1: per node
 SELECT node, count(*) AS leaves, sum(expected) AS expected, sum(present) AS present,
        sum(missing) AS missing, sum(extra) AS extra, sum(duplicated) AS duplicated,
        bool_and(ok) AS ok
 FROM v GROUP BY node ORDER BY node;
 \echo == leaves that are not ok
-SELECT leaf, node, expected, present, missing, extra, duplicated FROM v WHERE NOT ok;
+SELECT leaf, node, expected, present, missing, extra, duplicated, error FROM v WHERE NOT ok;
 SQL
 }
 

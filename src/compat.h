@@ -249,4 +249,16 @@ compat_bulk_finish(CompatBulkWrite *bulk)
 }
 #endif
 
+/*
+ * The privilege check of a foreign server: 16 folded the per-object
+ * aclcheck functions into object_aclcheck().
+ */
+#if PG_VERSION_NUM >= 160000
+#define compat_foreign_server_aclcheck(srvid, roleid, mode) \
+	object_aclcheck(ForeignServerRelationId, (srvid), (roleid), (mode))
+#else
+#define compat_foreign_server_aclcheck(srvid, roleid, mode) \
+	pg_foreign_server_aclcheck((srvid), (roleid), (mode))
+#endif
+
 #endif							/* PETAGEN_COMPAT_H */
