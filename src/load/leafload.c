@@ -98,7 +98,10 @@ static bool leafkeys_eligible(Relation index, const LeafRowMap *map);
  * 23514), CHECK constraints as the writer checks them, and builds its
  * indexes into their new storage with index_build(), as REINDEX does, so
  * no row goes through a btree insert, checking UNIQUE and EXCLUDE
- * constraints as REINDEX does (23505, 23P01).  It then locks the leaf,
+ * constraints as REINDEX does (23505, 23P01): a btree on ycsb_key alone
+ * (the primary key) fed the rows' TIDs and keys as they were written,
+ * without reading the heap back, every other index from the heap (see
+ * "A leaf's index on its key" below).  It then locks the leaf,
  * its TOAST table and their indexes ACCESS EXCLUSIVE; the caller adds the
  * ledger row and commits.  With wal_level = minimal PostgreSQL writes no
  * WAL for the new storage and syncs it at commit; above minimal every
@@ -936,7 +939,8 @@ leaf_storage_sweep_dropped(void)
  * changes when the kernel writes the pages, never what is written.
  *
  * The caller forms the rows and checks them (load.c) and builds the
- * leaf's indexes afterwards (leafload.c).
+ * leaf's indexes afterwards (leafload.c), its key index from the record of
+ * how many rows each page holds, kept here if the caller asks for it.
  *-------------------------------------------------------------------------
  */
 

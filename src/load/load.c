@@ -398,8 +398,9 @@ petagen_load(PG_FUNCTION_ARGS)
  * one leaf's rows, checked one by one as above, straight into heap pages
  * built in backend memory (leafload.c), frozen, without buffering them in
  * slots and without shared buffers, and leaves its indexes alone: the
- * caller builds them from the heap afterwards.  writer_flush_all()
- * finishes its pages; no row may follow.
+ * caller builds them afterwards (its key index from the record of where
+ * the rows went).  writer_flush_all() finishes its pages; no row may
+ * follow.
  *
  * Frozen writers (frozen.c) insert with HEAP_INSERT_FROZEN |
  * HEAP_INSERT_SKIP_FSM and reset the leaf's cached insertion target block

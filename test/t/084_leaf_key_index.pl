@@ -85,9 +85,9 @@ sub leaf_load
 
 # Blocks of the main fork of $table's leaves read (or found in shared
 # buffers), once the statistics of the workers that wrote its $rows rows
-# are in: the heap blocks pg_statio_user_tables counts less the pages of
-# the visibility map, which index_build() reads to count the all-visible
-# pages (index_update_stats()).
+# are in: per leaf, the heap blocks pg_statio_user_tables counts beyond the
+# pages of the visibility map, which index_build() reads to count the
+# all-visible pages on some majors (index_update_stats()).
 sub heap_blocks_read
 {
 	my ($table) = @_;
@@ -97,8 +97,8 @@ sub heap_blocks_read
 			  . sprintf($leaves, 'pg_stat_user_tables'), $rows),
 		"$table: the workers' statistics count every row inserted");
 	return $node->safe_psql('postgres',
-		'SELECT sum(heap_blks_read + heap_blks_hit'
-		  . " - pg_relation_size(p.relid, 'vm') / current_setting('block_size')::int) "
+		'SELECT sum(greatest(heap_blks_read + heap_blks_hit'
+		  . " - pg_relation_size(p.relid, 'vm') / current_setting('block_size')::int, 0)) "
 		  . sprintf($leaves, 'pg_statio_user_tables'));
 }
 
