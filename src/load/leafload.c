@@ -57,6 +57,8 @@ static void leaf_storage_record(int64 job, int leafno, Oid leafrelid);
 static LeafRowMap *leafrowmap_create(int key_att);
 static void leafrowmap_add_key(LeafRowMap *map, int64 seq);
 static void leafrowmap_add_page(LeafRowMap *map, OffsetNumber nrows);
+static void leafrowmap_check_toasted(LeafRowMap *map, Relation rel,
+									 HeapTuple stored);
 static void leafkeys_build(Relation heap, Relation index,
 						   const LeafRouting *routing, int leafno,
 						   int64 nranges, const LeafRowMap *map);
@@ -1109,6 +1111,8 @@ leafpages_add(LeafPages *lp, HeapTuple tuple)
 	if (HeapTupleHasExternal(tuple) || tuple->t_len > TOAST_TUPLE_THRESHOLD)
 		stored = heap_toast_insert_or_update(lp->rel, tuple, NULL,
 											 LEAF_TOAST_OPTIONS);
+	if (stored != tuple && lp->map != NULL)
+		leafrowmap_check_toasted(lp->map, lp->rel, stored);
 	leafpages_place(lp, tuple, stored);
 	lp->ntuples++;
 	if (stored != tuple)
@@ -1214,7 +1218,11 @@ leafpages_finish(LeafPages *lp)
  * Memory: the record of the pages is a run per change of rows per page
  * (one run for rows of equal width), at most a quarter of
  * maintenance_work_mem; a leaf whose record would grow past that, and any
- * other index, is built from the heap (index_build()).  Keys are
+ * other index, is built from the heap (index_build()).  So is a leaf where
+ * the toaster, shrinking a wide row, compressed its key or moved it out of
+ * line (a long key in a row whose other values did not shrink enough): a
+ * scan feeds the key as the row stores it, and the index keeps it
+ * compressed.  Keys are
  * regenerated one at a time: nothing per row is kept besides btbuild()'s
  * own sort, bounded by maintenance_work_mem as in any index build.
  *-------------------------------------------------------------------------
@@ -1234,7 +1242,8 @@ struct LeafRowMap
 	int			nruns;
 	int			maxruns;		/* allocated */
 	int			limit;			/* the most runs kept */
-	bool		overflow;		/* more than limit: the record is not kept */
+	bool		unfit;			/* feeds no build: more runs than limit, or a
+								 * key stored compressed or out of line */
 	int64		nrows;			/* rows on the pages recorded */
 	uint64		keysum;			/* the key numbers written, in order, hashed */
 	int			key_att;		/* the leaf's ycsb_key (0-based) */
@@ -1281,7 +1290,7 @@ static void
 leafrowmap_add_page(LeafRowMap *map, OffsetNumber nrows)
 {
 	map->nrows += nrows;
-	if (map->overflow)
+	if (map->unfit)
 		return;
 	if (map->nruns > 0 && map->runs[map->nruns - 1].nrows == nrows)
 	{
@@ -1290,7 +1299,7 @@ leafrowmap_add_page(LeafRowMap *map, OffsetNumber nrows)
 	}
 	if (map->nruns == map->limit)
 	{
-		map->overflow = true;
+		map->unfit = true;
 		return;
 	}
 	if (map->nruns == map->maxruns)
@@ -1304,13 +1313,32 @@ leafrowmap_add_page(LeafRowMap *map, OffsetNumber nrows)
 }
 
 /*
+ * Keep no record of a leaf where stored, a row the toaster shrank, holds
+ * its key compressed or out of line: a scan would feed the key as stored,
+ * and the index would keep it compressed.
+ */
+static void
+leafrowmap_check_toasted(LeafRowMap *map, Relation rel, HeapTuple stored)
+{
+	bool		isnull;
+	Datum		key;
+
+	if (map->unfit || TupleDescAttr(RelationGetDescr(rel), map->key_att)->attlen != -1)
+		return;
+	key = heap_getattr(stored, map->key_att + 1, RelationGetDescr(rel), &isnull);
+	if (!isnull && (VARATT_IS_COMPRESSED(DatumGetPointer(key)) ||
+					VARATT_IS_EXTERNAL(DatumGetPointer(key))))
+		map->unfit = true;
+}
+
+/*
  * Can index be built by leafkeys_build(): a btree on the leaf's key alone,
  * covering every row, and the leaf's pages recorded?
  */
 static bool
 leafkeys_eligible(Relation index, const LeafRowMap *map)
 {
-	return map != NULL && !map->overflow &&
+	return map != NULL && !map->unfit &&
 		index->rd_index->indnatts == 1 &&
 		!index->rd_index->indisexclusion &&
 		keyindex_leads_with_key(index, map->key_att);

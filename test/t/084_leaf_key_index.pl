@@ -18,6 +18,8 @@
 #    is exact, every btree passes bt_index_check with heapallindexed, the
 #    plain btree on the key is REINDEX's too, and the other indexes were
 #    built from the heap (heap blocks were read);
+#  - rows whose keys the toaster compressed: the primary key is built from
+#    the heap, and is REINDEX's;
 #  - a worker killed (SIGKILL) with its leaf written and indexed but not
 #    committed (petagen.debug_pause before_commit): the leaves in flight are
 #    empty after the restart, resume() finishes the job, the load is exact
@@ -72,12 +74,14 @@ $$;
 my $checkunique = $node->safe_psql('postgres',
 	"SELECT count(*) FROM pg_proc WHERE proname = 'bt_index_check' AND pronargs = 3");
 
-# Leaf load of $rows rows into $table; returns the job once it is done.
+# Leaf load of $rows rows into $table (more start() arguments in $args);
+# returns the job once it is done.
 sub leaf_load
 {
-	my ($table) = @_;
+	my ($table, $args) = @_;
+	$args //= '';
 	my $job = $node->safe_psql('postgres',
-		qq{SELECT petagen.start($rows, workers => 2, "table" => '$table', method => 'leaf')});
+		qq{SELECT petagen.start($rows, workers => 2, "table" => '$table', method => 'leaf'$args)});
 	is($node->safe_psql('postgres', "SELECT petagen.wait($job, '300s')"),
 		'done', "$table: the leaf load is done");
 	return $job;
@@ -177,6 +181,22 @@ SET enable_seqscan = off; SET enable_bitmapscan = off;
 SELECT count(*) FROM mixed WHERE ycsb_key = ANY (SELECT ycsb_key FROM mixed ORDER BY ycsb_key LIMIT 100)}),
 	'100', 'mixed: the hash index finds the keys');
 same_as_reindex('mixed', 16);
+
+# Wide rows whose long keys the toaster compresses in line (their three
+# fields, each under the threshold, do not compress, and the tuple is still
+# over the threshold when the key's turn comes): the primary key is built
+# from the heap, holding the keys compressed as REINDEX does.
+my $squeeze = ', fieldlength => 1000, zeropadding => 40';
+$node->safe_psql('postgres',
+	"SELECT petagen.create_table('squeezed', fields => 3, fieldlength => 1000)");
+$job = leaf_load('squeezed', $squeeze);
+is( $node->safe_psql('postgres',
+		"SELECT count(*) FROM squeezed WHERE pg_column_compression(ycsb_key) IS NOT NULL"),
+	$rows, 'squeezed: every row holds its key compressed');
+cmp_ok(heap_blocks_read('squeezed'), '>', 0,
+	'squeezed: the primary key was built from the heap');
+check_load_exact($node, $job, 'squeezed', $rows, 'squeezed', $squeeze);
+same_as_reindex('squeezed', 8);
 
 # A worker killed with its leaf written and indexed, before its commit.
 $node->safe_psql('postgres', "SELECT petagen.create_table('killed')");
