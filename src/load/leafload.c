@@ -1222,9 +1222,9 @@ leafpages_finish(LeafPages *lp)
  * the toaster, shrinking a wide row, compressed its key or moved it out of
  * line (a long key in a row whose other values did not shrink enough): a
  * scan feeds the key as the row stores it, and the index keeps it
- * compressed.  Keys are
- * regenerated one at a time: nothing per row is kept besides btbuild()'s
- * own sort, bounded by maintenance_work_mem as in any index build.
+ * compressed.  Keys are regenerated one at a time: nothing per row is
+ * kept besides btbuild()'s own sort, bounded by maintenance_work_mem as in
+ * any index build.
  *-------------------------------------------------------------------------
  */
 
@@ -1365,6 +1365,7 @@ leafkeys_scan(Relation table_rel, Relation index_rel, IndexInfo *index_info,
 			  TableScanDesc scan)
 {
 	const LeafKeyFeed *feed = leafkeys_feed;
+	const TableAmRoutine *heapam = GetHeapamTableAmRoutine();
 	const LeafRowMap *map;
 	MemoryContext rowcxt;
 	MemoryContext old;
@@ -1379,10 +1380,10 @@ leafkeys_scan(Relation table_rel, Relation index_rel, IndexInfo *index_info,
 	if (feed == NULL || RelationGetRelid(table_rel) != feed->relid ||
 		RelationGetRelid(index_rel) != feed->indexrelid ||
 		start_blockno != 0 || numblocks != InvalidBlockNumber || scan != NULL)
-		return GetHeapamTableAmRoutine()->index_build_range_scan(table_rel,
-																 index_rel, index_info, allow_sync, anyvisible,
-																 progress, start_blockno, numblocks, callback,
-																 callback_state, scan);
+		return heapam->index_build_range_scan(table_rel, index_rel, index_info,
+											  allow_sync, anyvisible, progress,
+											  start_blockno, numblocks,
+											  callback, callback_state, scan);
 	map = feed->map;
 	pages_left = map->nruns > 0 ? map->runs[0].npages : 0;
 	keybuf = palloc(KEYS_DATUM_BUFSIZE);
