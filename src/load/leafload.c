@@ -27,6 +27,7 @@
 #include "catalog/pg_am.h"
 #include "catalog/pg_index.h"
 #include "catalog/storage.h"
+#include "common/hashfn.h"
 #include "commands/tablecmds.h"
 #include "miscadmin.h"
 #include "pgstat.h"
@@ -53,6 +54,15 @@
 #include "route/route.h"
 
 static void leaf_storage_record(int64 job, int leafno, Oid leafrelid);
+static LeafRowMap *leafrowmap_create(int key_att);
+static void leafrowmap_add_key(LeafRowMap *map, int64 seq);
+static void leafrowmap_add_page(LeafRowMap *map, OffsetNumber nrows);
+static void leafrowmap_check_toasted(LeafRowMap *map, Relation rel,
+									 HeapTuple stored);
+static void leafkeys_build(Relation heap, Relation index,
+						   const LeafRouting *routing, int leafno,
+						   int64 nranges, const LeafRowMap *map);
+static bool leafkeys_eligible(Relation index, const LeafRowMap *map);
 
 
 /*-------------------------------------------------------------------------
@@ -90,7 +100,10 @@ static void leaf_storage_record(int64 job, int leafno, Oid leafrelid);
  * 23514), CHECK constraints as the writer checks them, and builds its
  * indexes into their new storage with index_build(), as REINDEX does, so
  * no row goes through a btree insert, checking UNIQUE and EXCLUDE
- * constraints as REINDEX does (23505, 23P01).  It then locks the leaf,
+ * constraints as REINDEX does (23505, 23P01): a btree on ycsb_key alone
+ * (the primary key) fed the rows' TIDs and keys as they were written,
+ * without reading the heap back, every other index from the heap (see
+ * "A leaf's index on its key" below).  It then locks the leaf,
  * its TOAST table and their indexes ACCESS EXCLUSIVE; the caller adds the
  * ledger row and commits.  With wal_level = minimal PostgreSQL writes no
  * WAL for the new storage and syncs it at commit; above minimal every
@@ -322,13 +335,16 @@ leaf_new_index_storage(Relation rel)
 }
 
 /*
- * Build every index of relation relid (locked LEAF_BUILD_LOCK) from its
- * heap into the index's new storage (leaf_new_storage()), as REINDEX does
- * after giving it new storage, checking UNIQUE and EXCLUDE constraints
- * (23505, 23P01).
+ * Build every index of relation relid (locked LEAF_BUILD_LOCK) into the
+ * index's new storage (leaf_new_storage()), as REINDEX does after giving it
+ * new storage, checking UNIQUE and EXCLUDE constraints (23505, 23P01).
+ * With routing given (the leaf, its rows written as map records), an index
+ * on the key alone is fed the rows' keys from there (leafkeys_build());
+ * every other index reads the heap (index_build()).
  */
 static void
-leaf_build_indexes(Oid relid)
+leaf_build_indexes(Oid relid, const LeafRouting *routing, int leafno,
+				   int64 nranges, const LeafRowMap *map)
 {
 	Relation	heap = relation_open(relid, NoLock);
 	List	   *indexes = RelationGetIndexList(heap);
@@ -338,7 +354,10 @@ leaf_build_indexes(Oid relid)
 	{
 		Relation	index = index_open(lfirst_oid(lc), LEAF_BUILD_LOCK);
 
-		index_build(heap, index, BuildIndexInfo(index), true, false);
+		if (routing != NULL && leafkeys_eligible(index, map))
+			leafkeys_build(heap, index, routing, leafno, nranges, map);
+		else
+			index_build(heap, index, BuildIndexInfo(index), true, false);
 		index_close(index, NoLock);
 		CommandCounterIncrement();
 	}
@@ -369,7 +388,7 @@ leaf_new_storage(Oid leafrelid)
 		compat_set_new_relfilenumber(toastrel, toastrel->rd_rel->relpersistence);
 		leaf_new_index_storage(toastrel);
 		table_close(toastrel, NoLock);
-		leaf_build_indexes(toastrelid);
+		leaf_build_indexes(toastrelid, NULL, 0, 0, NULL);
 	}
 }
 
@@ -391,9 +410,10 @@ leaf_partition_violation(Oid leafrelid, const KeySpec *keys, int64 seq)
 
 /*
  * Write the rows of leaf leafno's key numbers from every range file,
- * each key first checked against the leaf's bounds as they are now.
+ * each key first checked against the leaf's bounds as they are now;
+ * returns the record of where they went (for leafkeys_build()).
  */
-static void
+static LeafRowMap *
 leaf_write_rows(const LeafRouting *routing, Oid leafrelid, int leafno,
 				int64 nranges, LoadStats *stats, LoadProgressFn progress,
 				void *progress_arg)
@@ -402,11 +422,14 @@ leaf_write_rows(const LeafRouting *routing, Oid leafrelid, int leafno,
 	Router	   *bounds = route_open_leaf(routing->relid, leafrelid);
 	RowShape	shape;
 	RowGen		rg;
-	Writer	   *writer = writer_open_direct(leafrelid, &routing->spec);
+	LeafRowMap *map;
+	Writer	   *writer;
 	int			since_progress = 0;
 
 	shape_from_tupdesc(RelationGetDescr(rel), RelationGetRelationName(rel), &shape);
 	table_close(rel, NoLock);
+	map = leafrowmap_create(shape.key_att);
+	writer = writer_open_direct(leafrelid, &routing->spec, map);
 	rowgen_init(&rg, &shape, &routing->spec);
 	for (int64 range = 0; range < nranges; range++)
 	{
@@ -425,6 +448,7 @@ leaf_write_rows(const LeafRouting *routing, Oid leafrelid, int leafno,
 			if (route_key(bounds, rg.key) != 0)
 				leaf_partition_violation(leafrelid, &rg.spec.keys, seq);
 			stats->keys++;
+			leafrowmap_add_key(map, seq);
 			flushed = writer_add(writer, 0, seq, rg.key, stats);
 			if ((since_progress >= LEAF_PROGRESS_KEYS || flushed) && progress)
 			{
@@ -437,6 +461,7 @@ leaf_write_rows(const LeafRouting *routing, Oid leafrelid, int leafno,
 	writer_flush_all(writer, stats);
 	writer_close(writer);
 	route_close(bounds);
+	return map;
 }
 
 /*
@@ -474,15 +499,16 @@ leaf_write(const LeafRouting *routing, Oid leafrelid, int leafno,
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext,
 											  "petagen leaf", ALLOCSET_DEFAULT_SIZES);
 	MemoryContext old = MemoryContextSwitchTo(cxt);
+	LeafRowMap *map;
 
 	leaf_lock_checked(routing, leafrelid);
 	leaf_new_storage(leafrelid);
 	leaf_storage_record(routing->job, leafno, leafrelid);
-	leaf_write_rows(routing, leafrelid, leafno, nranges, stats, progress,
-					progress_arg);
+	map = leaf_write_rows(routing, leafrelid, leafno, nranges, stats,
+						  progress, progress_arg);
 	if (progress)
 		progress(progress_arg, stats);
-	leaf_build_indexes(leafrelid);
+	leaf_build_indexes(leafrelid, routing, leafno, nranges, map);
 	leaf_lock_for_commit(leafrelid);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
@@ -915,7 +941,8 @@ leaf_storage_sweep_dropped(void)
  * changes when the kernel writes the pages, never what is written.
  *
  * The caller forms the rows and checks them (load.c) and builds the
- * leaf's indexes afterwards (leafload.c).
+ * leaf's indexes afterwards (leafload.c), its key index from the record of
+ * how many rows each page holds, kept here if the caller asks for it.
  *-------------------------------------------------------------------------
  */
 
@@ -956,6 +983,7 @@ struct LeafPages
 	BlockNumber blkno;			/* its block number: pages written so far */
 	BlockNumber writeback_from; /* first page not yet hinted for writeback */
 	int64		ntuples;		/* rows written */
+	LeafRowMap *map;			/* records each page's row count, or NULL */
 };
 
 /* Raise an error unless rel stores its rows in heap pages. */
@@ -973,10 +1001,11 @@ leafpages_check_heap(Relation rel)
 
 /*
  * Start writing the rows of leaf rel, locked against writers by a leaf
- * load, with new and empty storage of the current transaction.
+ * load, with new and empty storage of the current transaction; map, if
+ * given, records how many rows each page holds.
  */
 LeafPages *
-leafpages_begin(Relation rel)
+leafpages_begin(Relation rel, LeafRowMap *map)
 {
 	LeafPages  *lp = palloc0(sizeof(LeafPages));
 
@@ -986,6 +1015,7 @@ leafpages_begin(Relation rel)
 	lp->cid = GetCurrentCommandId(true);
 	lp->save_free = RelationGetTargetPageFreeSpace(rel, HEAP_DEFAULT_FILLFACTOR);
 	lp->bulk = compat_bulk_start(rel, MAIN_FORKNUM);
+	lp->map = map;
 	return lp;
 }
 
@@ -1028,6 +1058,8 @@ leafpages_writeback(LeafPages *lp)
 static void
 leafpages_write_page(LeafPages *lp)
 {
+	if (lp->map != NULL)
+		leafrowmap_add_page(lp->map, PageGetMaxOffsetNumber(lp->page));
 	compat_bulk_write(lp->bulk, lp->blkno, lp->page, true);
 	lp->page = NULL;
 	lp->blkno++;
@@ -1079,6 +1111,8 @@ leafpages_add(LeafPages *lp, HeapTuple tuple)
 	if (HeapTupleHasExternal(tuple) || tuple->t_len > TOAST_TUPLE_THRESHOLD)
 		stored = heap_toast_insert_or_update(lp->rel, tuple, NULL,
 											 LEAF_TOAST_OPTIONS);
+	if (stored != tuple && lp->map != NULL)
+		leafrowmap_check_toasted(lp->map, lp->rel, stored);
 	leafpages_place(lp, tuple, stored);
 	lp->ntuples++;
 	if (stored != tuple)
@@ -1148,6 +1182,286 @@ leafpages_finish(LeafPages *lp)
 	pfree(lp);
 }
 
+
+/*-------------------------------------------------------------------------
+ *		A leaf's index on its key built from the rows as they were written,
+ *		without reading the heap back.
+ *
+ * A leaf load knows where every row went: the page writer above records
+ * how many rows each heap page holds (pages from block 0, in order, rows at
+ * offsets 1 .. n of their page), and the rows were written in the order of
+ * the leaf's key numbers in the routing files, whose keys are regenerated
+ * from the numbers as the writer generated them (keys_datum()).  So an
+ * index on the key alone (a btree whose only column is ycsb_key: no
+ * expression, predicate, INCLUDE column or exclusion; the primary key, a
+ * unique index or not) is built by btbuild() itself, through index_build()
+ * as REINDEX builds it, fed each row's TID and key instead of a scan of
+ * the heap: btbuild() reads its input only through the table's
+ * index_build_range_scan callback (table_index_build_scan()).  For the
+ * build, the leaf's relcache entry points at a copy of the heap's table
+ * access method routine whose index_build_range_scan is leafkeys_scan();
+ * every other entry of the copy is heap's own, and the entry points at
+ * heap's routine again when the build ends, however it ends.  The sort,
+ * the pages written, the UNIQUE check and its error (23505) are
+ * btbuild()'s: the index is the one REINDEX would build.  Each row is fed
+ * as live (tupleIsAlive), as a scan of the leaf finds it (every row is
+ * frozen, nobody else sees the new storage).
+ *
+ * Safety: leafkeys_scan() feeds only the build it was set up for (that
+ * leaf, that index, a whole-table scan); for any other call it is heap's
+ * scan.  If a relcache invalidation rebuilds the leaf's entry meanwhile,
+ * the entry gets heap's routine back and the build reads the heap: slower,
+ * the same index.  The rows fed are checked against what was written: as
+ * many, and the key numbers in the same order (a hash of the sequence), or
+ * the build fails.
+ *
+ * Memory: the record of the pages is a run per change of rows per page
+ * (one run for rows of equal width), at most a quarter of
+ * maintenance_work_mem; a leaf whose record would grow past that, and any
+ * other index, is built from the heap (index_build()).  So is a leaf where
+ * the toaster, shrinking a wide row, compressed its key or moved it out of
+ * line (a long key in a row whose other values did not shrink enough): a
+ * scan feeds the key as the row stores it, and the index keeps it
+ * compressed.  Keys are regenerated one at a time: nothing per row is
+ * kept besides btbuild()'s own sort, bounded by maintenance_work_mem as in
+ * any index build.
+ *-------------------------------------------------------------------------
+ */
+
+/* A run of consecutive heap pages holding the same number of rows. */
+typedef struct LeafPageRun
+{
+	BlockNumber npages;
+	OffsetNumber nrows;			/* on each page: offsets 1 .. nrows */
+} LeafPageRun;
+
+/* Where a leaf's rows went: its heap pages from block 0, in order. */
+struct LeafRowMap
+{
+	LeafPageRun *runs;
+	int			nruns;
+	int			maxruns;		/* allocated */
+	int			limit;			/* the most runs kept */
+	bool		unfit;			/* feeds no build: more runs than limit, or a
+								 * key stored compressed or out of line */
+	int64		nrows;			/* rows on the pages recorded */
+	uint64		keysum;			/* the key numbers written, in order, hashed */
+	int			key_att;		/* the leaf's ycsb_key (0-based) */
+};
+
+/* The index build leafkeys_scan() feeds. */
+typedef struct LeafKeyFeed
+{
+	Oid			relid;
+	Oid			indexrelid;
+	const LeafRouting *routing;
+	int			leafno;
+	int64		nranges;
+	const LeafRowMap *map;
+} LeafKeyFeed;
+
+/* The build being fed, or NULL. */
+static const LeafKeyFeed *leafkeys_feed = NULL;
+
+/* A new, empty record of the pages of a leaf whose key is key_att. */
+static LeafRowMap *
+leafrowmap_create(int key_att)
+{
+	LeafRowMap *map = palloc0(sizeof(LeafRowMap));
+	Size		limit = (Size) maintenance_work_mem * 1024 / 4;
+
+	limit = Min(limit, MaxAllocSize) / sizeof(LeafPageRun);
+	map->limit = (int) Min(limit, (Size) PG_INT32_MAX / 2);
+	map->maxruns = Min(16, map->limit);
+	map->runs = palloc(sizeof(LeafPageRun) * Max(map->maxruns, 1));
+	map->key_att = key_att;
+	return map;
+}
+
+/* Add the key number of the next row written to a leaf's record. */
+static void
+leafrowmap_add_key(LeafRowMap *map, int64 seq)
+{
+	map->keysum = hash_combine64(map->keysum, (uint64) seq);
+}
+
+/* Record the next heap page of a leaf, holding nrows rows. */
+static void
+leafrowmap_add_page(LeafRowMap *map, OffsetNumber nrows)
+{
+	map->nrows += nrows;
+	if (map->unfit)
+		return;
+	if (map->nruns > 0 && map->runs[map->nruns - 1].nrows == nrows)
+	{
+		map->runs[map->nruns - 1].npages++;
+		return;
+	}
+	if (map->nruns == map->limit)
+	{
+		map->unfit = true;
+		return;
+	}
+	if (map->nruns == map->maxruns)
+	{
+		map->maxruns = Min(map->maxruns * 2, map->limit);
+		map->runs = repalloc(map->runs, sizeof(LeafPageRun) * map->maxruns);
+	}
+	map->runs[map->nruns].npages = 1;
+	map->runs[map->nruns].nrows = nrows;
+	map->nruns++;
+}
+
+/*
+ * Keep no record of a leaf where stored, a row the toaster shrank, holds
+ * its key compressed or out of line: a scan would feed the key as stored,
+ * and the index would keep it compressed.
+ */
+static void
+leafrowmap_check_toasted(LeafRowMap *map, Relation rel, HeapTuple stored)
+{
+	bool		isnull;
+	Datum		key;
+
+	if (map->unfit || TupleDescAttr(RelationGetDescr(rel), map->key_att)->attlen != -1)
+		return;
+	key = heap_getattr(stored, map->key_att + 1, RelationGetDescr(rel), &isnull);
+	if (!isnull && (VARATT_IS_COMPRESSED(DatumGetPointer(key)) ||
+					VARATT_IS_EXTERNAL(DatumGetPointer(key))))
+		map->unfit = true;
+}
+
+/*
+ * Can index be built by leafkeys_build(): a btree on the leaf's key alone,
+ * covering every row, and the leaf's pages recorded?
+ */
+static bool
+leafkeys_eligible(Relation index, const LeafRowMap *map)
+{
+	return map != NULL && !map->unfit &&
+		index->rd_index->indnatts == 1 &&
+		!index->rd_index->indisexclusion &&
+		keyindex_leads_with_key(index, map->key_att);
+}
+
+/* Raise an error: the rows fed to a build are not the rows written. */
+static void
+leafkeys_mismatch(Relation rel)
+{
+	elog(ERROR, "the keys of leaf \"%s\" do not match the rows written",
+		 RelationGetRelationName(rel));
+}
+
+/*
+ * The leaf's index_build_range_scan during leafkeys_build(): call callback
+ * with each row's TID and key, in the order the rows were written, each
+ * live; returns the number of rows.  Any other scan is heap's.
+ */
+static double
+leafkeys_scan(Relation table_rel, Relation index_rel, IndexInfo *index_info,
+			  bool allow_sync, bool anyvisible, bool progress,
+			  BlockNumber start_blockno, BlockNumber numblocks,
+			  IndexBuildCallback callback, void *callback_state,
+			  TableScanDesc scan)
+{
+	const LeafKeyFeed *feed = leafkeys_feed;
+	const TableAmRoutine *heapam = GetHeapamTableAmRoutine();
+	const LeafRowMap *map;
+	MemoryContext rowcxt;
+	MemoryContext old;
+	char	   *keybuf;
+	int			run = 0;
+	BlockNumber pages_left;
+	BlockNumber blkno = 0;
+	OffsetNumber off = 0;
+	int64		nrows = 0;
+	uint64		keysum = 0;
+
+	if (feed == NULL || RelationGetRelid(table_rel) != feed->relid ||
+		RelationGetRelid(index_rel) != feed->indexrelid ||
+		start_blockno != 0 || numblocks != InvalidBlockNumber || scan != NULL)
+		return heapam->index_build_range_scan(table_rel, index_rel, index_info,
+											  allow_sync, anyvisible, progress,
+											  start_blockno, numblocks,
+											  callback, callback_state, scan);
+	map = feed->map;
+	pages_left = map->nruns > 0 ? map->runs[0].npages : 0;
+	keybuf = palloc(KEYS_DATUM_BUFSIZE);
+	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "petagen leaf keys",
+								   ALLOCSET_DEFAULT_SIZES);
+	for (int64 range = 0; range < feed->nranges; range++)
+	{
+		LeafReader *r = leaf_reader_open(feed->routing, range, feed->leafno,
+										 feed->routing->nlocal);
+		int64		seq;
+
+		while (leaf_reader_next(r, &seq))
+		{
+			ItemPointerData tid;
+			Datum		values[1];
+			bool		isnull[1] = {false};
+
+			if ((nrows & 1023) == 0)
+				CHECK_FOR_INTERRUPTS();
+			/* the next row's place: the next offset, else the next page */
+			while (run < map->nruns && off == map->runs[run].nrows)
+			{
+				off = 0;
+				blkno++;
+				if (--pages_left == 0 && ++run < map->nruns)
+					pages_left = map->runs[run].npages;
+			}
+			if (run == map->nruns)
+				leafkeys_mismatch(table_rel);
+			ItemPointerSet(&tid, blkno, ++off);
+			values[0] = keys_datum(&feed->routing->spec.keys, seq, keybuf);
+			old = MemoryContextSwitchTo(rowcxt);
+			callback(index_rel, &tid, values, isnull, true, callback_state);
+			MemoryContextSwitchTo(old);
+			MemoryContextReset(rowcxt);
+			keysum = hash_combine64(keysum, (uint64) seq);
+			nrows++;
+		}
+		leaf_reader_close(r);
+	}
+	if (nrows != map->nrows || keysum != map->keysum)
+		leafkeys_mismatch(table_rel);
+	MemoryContextDelete(rowcxt);
+	pfree(keybuf);
+	return (double) nrows;
+}
+
+/*
+ * Build index, on heap's key alone (leafkeys_eligible()), as index_build()
+ * builds it, fed the rows routing's leaf leafno wrote, as map recorded
+ * them, instead of reading the heap (see above).
+ */
+static void
+leafkeys_build(Relation heap, Relation index, const LeafRouting *routing,
+			   int leafno, int64 nranges, const LeafRowMap *map)
+{
+	const TableAmRoutine *heapam = heap->rd_tableam;
+	TableAmRoutine *fed = palloc(sizeof(TableAmRoutine));
+	LeafKeyFeed feed = {RelationGetRelid(heap), RelationGetRelid(index),
+	routing, leafno, nranges, map};
+
+	leafpages_check_heap(heap);
+	*fed = *heapam;
+	fed->index_build_range_scan = leafkeys_scan;
+	leafkeys_feed = &feed;
+	heap->rd_tableam = fed;
+	PG_TRY();
+	{
+		index_build(heap, index, BuildIndexInfo(index), true, false);
+	}
+	PG_FINALLY();
+	{
+		heap->rd_tableam = heapam;
+		leafkeys_feed = NULL;
+	}
+	PG_END_TRY();
+	pfree(fed);
+}
 
 /*-------------------------------------------------------------------------
  *		A leaf's btree index on ycsb_key, and lookups of single keys in it.

@@ -398,8 +398,9 @@ petagen_load(PG_FUNCTION_ARGS)
  * one leaf's rows, checked one by one as above, straight into heap pages
  * built in backend memory (leafload.c), frozen, without buffering them in
  * slots and without shared buffers, and leaves its indexes alone: the
- * caller builds them from the heap afterwards.  writer_flush_all()
- * finishes its pages; no row may follow.
+ * caller builds them afterwards (its key index from the record of where
+ * the rows went).  writer_flush_all() finishes its pages; no row may
+ * follow.
  *
  * Frozen writers (frozen.c) insert with HEAP_INSERT_FROZEN |
  * HEAP_INSERT_SKIP_FSM and reset the leaf's cached insertion target block
@@ -450,6 +451,7 @@ struct Writer
 	Oid		   *relids;			/* by leaf number */
 	GenSpec		spec;
 	bool		direct;			/* one leaf, through leafload.c, no indexes */
+	LeafRowMap *map;			/* direct: where its rows went, or NULL */
 	bool		check_dups;		/* ycsb or go-ycsb keys */
 	int			insert_options; /* heap_multi_insert's options */
 	CommandId	cid;
@@ -506,12 +508,16 @@ writer_open(const Router *router, const GenSpec *spec, bool frozen)
 /*
  * Set up a direct Writer of frozen rows for one leaf (leaf number 0), with
  * new storage of this transaction, whose indexes the caller builds after
- * the rows: they are not maintained.
+ * the rows: they are not maintained.  map, if given, records how many rows
+ * each heap page holds (leafload.c).
  */
 Writer *
-writer_open_direct(Oid relid, const GenSpec *spec)
+writer_open_direct(Oid relid, const GenSpec *spec, LeafRowMap *map)
 {
-	return writer_create(1, &relid, spec, true, true);
+	Writer	   *w = writer_create(1, &relid, spec, true, true);
+
+	w->map = map;
+	return w;
 }
 
 /* The unique btree index on exactly ycsb_key of a leaf, or NULL. */
@@ -598,7 +604,7 @@ writer_open_leaf(Writer *w, int leaf)
 	wl->rri = makeNode(ResultRelInfo);
 	InitResultRelInfo(wl->rri, wl->rel, 0, NULL, 0);
 	if (w->direct)
-		wl->pages = leafpages_begin(wl->rel);
+		wl->pages = leafpages_begin(wl->rel, w->map);
 	else
 	{
 		ExecOpenIndices(wl->rri, false);

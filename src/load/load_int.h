@@ -23,8 +23,9 @@
  */
 
 typedef struct LeafPages LeafPages;
+typedef struct LeafRowMap LeafRowMap;
 
-extern LeafPages *leafpages_begin(Relation rel);
+extern LeafPages *leafpages_begin(Relation rel, LeafRowMap *map);
 extern void leafpages_add(LeafPages *lp, HeapTuple tuple);
 extern void leafpages_finish(LeafPages *lp);
 
@@ -49,7 +50,8 @@ extern int	leaf_storage_remove_orphans(int64 job, const uint8 *done,
 
 typedef struct Writer Writer;
 
-extern Writer *writer_open_direct(Oid relid, const GenSpec *spec);
+extern Writer *writer_open_direct(Oid relid, const GenSpec *spec,
+								  LeafRowMap *map);
 extern bool writer_add(Writer *writer, int leaf, int64 seq, Datum key,
 					   LoadStats *stats);
 extern void writer_flush_all(Writer *writer, LoadStats *stats);
