@@ -127,6 +127,12 @@ typedef struct LoadHost
 	 * the worker does.
 	 */
 	void		(*before_prepare) (void *arg, int64 bytes);
+
+	/*
+	 * Say how the worker writes the unit in hand (a leaf's writer), shown as
+	 * its reason while it has no other, until the unit ends.
+	 */
+	void		(*activity) (void *arg, const char *what);
 } LoadHost;
 
 /* The severity of a finding of petagen.check() (src/job/preflight.c). */
