@@ -264,9 +264,10 @@ sub writer_shown
 	$reader->query_safe("BEGIN; SELECT count(*) FROM $table");
 	my $job = $node->safe_psql('postgres',
 		"SELECT petagen.start($rows, workers => 1, \"table\" => '$table', method => 'leaf')");
+	# pg_class, not pg_partition_tree(), which would queue for the leaf's lock
 	$node->poll_query_until('postgres',
-		"SELECT count(*) > 0 FROM pg_locks l JOIN pg_partition_tree('$table') p"
-		  . " ON l.relation = p.relid WHERE NOT l.granted")
+		"SELECT count(*) > 0 FROM pg_locks l JOIN pg_class c ON c.oid = l.relation"
+		  . " WHERE NOT l.granted AND c.relname LIKE '${table}_p%'")
 	  or die "the worker of job $job never waited for a leaf of $table";
 	my $shown = $node->safe_psql('postgres',
 		"SELECT reason FROM petagen.status_workers($job) WHERE worker = 0");
