@@ -288,6 +288,9 @@ extern int64 load_nchunks(int64 rows, int64 chunk_rows);
 /* The most distinct filesystems one job's estimates and waits count. */
 #define DISK_MAX_TARGETS	64
 
+/* The free space of a filesystem that reports no size (disk_free()). */
+#define DISK_UNLIMITED		(INT64CONST(1) << 60)
+
 extern void disk_tablespace_path(Oid spcoid, char *path);
 extern int64 disk_free(const char *path);
 extern int64 disk_free_inodes(const char *path);
