@@ -146,6 +146,23 @@ typedef RelFileNode CompatRelFile;
 #endif
 
 /*
+ * The path of a fork's first segment file, into path (MAXPGPATH): 18 made
+ * relpathperm() return a struct holding the string instead of a palloc'd
+ * string.
+ */
+#if PG_VERSION_NUM >= 180000
+#define compat_relpath(file, fork, path) \
+	strlcpy((path), relpathperm((file), (fork)).str, MAXPGPATH)
+#else
+#define compat_relpath(file, fork, path) \
+	do { \
+		char	   *compat_p = relpathperm((file), (fork)); \
+		strlcpy((path), compat_p, MAXPGPATH); \
+		pfree(compat_p); \
+	} while (0)
+#endif
+
+/*
  * Writing a new relation's pages from backend memory, bypassing shared
  * buffers (leafload.c), as CLUSTER's rewriteheap.c and nbtsort.c do.
  * 17 added storage/bulk_write.h, which WAL-logs the pages as full-page

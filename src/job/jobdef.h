@@ -103,6 +103,7 @@ typedef struct WorkerSlot
 	char		last_error[JOB_TEXT_LEN];
 	TimestampTz last_error_at;
 	char		current_index[JOB_TEXT_LEN];	/* being built, or "" */
+	char		activity[JOB_TEXT_LEN]; /* how it writes its unit, or "" */
 	int64		unit;			/* chunk (leaf job: leaf number) being
 								 * written, or -1 */
 	int64		unit_base_keys; /* the keys counter when it began */

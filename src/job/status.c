@@ -65,6 +65,7 @@ typedef struct WorkerProgress
 	char		last_error[JOB_TEXT_LEN];
 	TimestampTz last_error_at;
 	char		current_index[JOB_TEXT_LEN];
+	char		activity[JOB_TEXT_LEN]; /* how it writes its unit, or "" */
 	TimestampTz replaced_at;	/* its dead predecessor's replacement, or 0 */
 } WorkerProgress;
 
@@ -533,8 +534,9 @@ status_worker_row(ReturnSetInfo *rsinfo, JobShared *shared, int index,
 	values[SW_ELAPSED] = status_interval(w.started_at == 0 ? 0 :
 										 progress_seconds_since(w.started_at));
 	nulls[SW_HEADROOM] = true;
-	nulls[SW_REASON] = w.reason[0] == '\0';
-	values[SW_REASON] = CStringGetTextDatum(w.reason);
+	/* why it waits, else how it writes its unit (not the job's reason) */
+	nulls[SW_REASON] = w.reason[0] == '\0' && w.activity[0] == '\0';
+	values[SW_REASON] = CStringGetTextDatum(w.reason[0] ? w.reason : w.activity);
 	nulls[SW_LAST_ERROR] = nulls[SW_LAST_ERROR_AT] = w.last_error_at == 0;
 	values[SW_LAST_ERROR] = CStringGetTextDatum(w.last_error);
 	values[SW_LAST_ERROR_AT] = TimestampTzGetDatum(w.last_error_at);
@@ -734,6 +736,7 @@ progress_worker(JobShared *shared, int index, WorkerProgress *w)
 	strlcpy(w->last_error, slot->last_error, JOB_TEXT_LEN);
 	w->last_error_at = slot->last_error_at;
 	strlcpy(w->current_index, slot->current_index, JOB_TEXT_LEN);
+	strlcpy(w->activity, slot->activity, JOB_TEXT_LEN);
 	w->replaced_at = slot->replaced_at;
 	SpinLockRelease(&slot->mutex);
 	w->unit_done = Max(w->keys - unit_base, 0);

@@ -89,6 +89,7 @@ static int64 worker_claim(WorkerCtx *ctx, pg_atomic_uint64 *next, int64 n);
 
 /* The preparing phase. */
 static void worker_before_prepare(void *arg, int64 bytes);
+static void worker_activity(void *arg, const char *what);
 static void worker_leave_preparing(WorkerCtx *ctx);
 static bool worker_prepare_phase(WorkerCtx *ctx);
 
@@ -420,6 +421,7 @@ worker_begin(WorkerCtx *ctx)
 	ctx->host.arg = ctx;
 	ctx->host.progress = worker_progress;
 	ctx->host.before_prepare = worker_before_prepare;
+	ctx->host.activity = worker_activity;
 	if (ctx->def.method->begin)
 		ctx->def.method->begin(&ctx->load);
 	PopActiveSnapshot();
@@ -902,12 +904,14 @@ worker_set_state(WorkerCtx *ctx, JobState state, const char *reason)
 
 /*
  * Publish the chunk (a leaf job's: leaf number, relation leaf) this worker
- * begins, of nkeys key numbers, or -1 when it holds none.
+ * begins, of nkeys key numbers, or -1 when it holds none; its activity is
+ * the unit's, so none yet.
  */
 static void
 worker_set_unit(WorkerCtx *ctx, int64 unit, int64 nkeys, Oid leaf)
 {
 	SpinLockAcquire(&ctx->slot->mutex);
+	ctx->slot->activity[0] = '\0';
 	ctx->slot->unit = unit;
 	ctx->slot->unit_base_keys = ctx->total.keys;
 	ctx->slot->unit_keys = nkeys;
@@ -931,6 +935,20 @@ worker_set_current_index(WorkerCtx *ctx, const char *name)
 {
 	SpinLockAcquire(&ctx->slot->mutex);
 	strlcpy(ctx->slot->current_index, name, JOB_TEXT_LEN);
+	SpinLockRelease(&ctx->slot->mutex);
+}
+
+/*
+ * The method's callback: publish how this worker writes the unit in hand
+ * (status_workers() shows it as the reason while there is no other).
+ */
+static void
+worker_activity(void *arg, const char *what)
+{
+	WorkerCtx  *ctx = arg;
+
+	SpinLockAcquire(&ctx->slot->mutex);
+	strlcpy(ctx->slot->activity, what, JOB_TEXT_LEN);
 	SpinLockRelease(&ctx->slot->mutex);
 }
 

@@ -924,21 +924,28 @@ leaf_storage_sweep_dropped(void)
  * set for every page, as heap_multi_insert sets them for frozen rows; the
  * map's pages are built here, with visibilitymap.c's layout.
  *
- * Pages go to storage through compat.h's bulk writer: PostgreSQL's
- * bulk_write.h from 17, the same steps by hand before.  Where the leaf
- * needs WAL (RelationNeedsWAL: wal_level above minimal, or storage not new
- * in this transaction), every page, of the map too, is WAL-logged as a
- * full-page image, so standbys and point-in-time recovery get the rows; at
- * wal_level = minimal nothing is logged and the new files are synced at
- * commit (or logged then, if smaller than wal_skip_threshold) by
- * PostgreSQL's pending syncs.  An abort or a crash before commit leaves the
- * files unreferenced (the leaf load above deals with them).
+ * Pages of the heap and of the map go to the leaf's new files past the
+ * page cache, with O_DIRECT, in aligned batches of 1 MB, one batch written
+ * while the next is filled (leafdirect.c); where the filesystem refuses
+ * O_DIRECT, through compat.h's bulk writer (PostgreSQL's bulk_write.h from
+ * 17, the same steps by hand before), which copies them into the page
+ * cache.  Either way the pages are the same, handled in the same order:
+ * where the leaf needs WAL (RelationNeedsWAL: wal_level above minimal, or
+ * storage not new in this transaction), every page, of the map too, is
+ * WAL-logged as a full-page image, in records of XLR_MAX_BLOCK_ID pages,
+ * and takes the image's LSN, so standbys and point-in-time recovery get
+ * the rows; then its checksum is set.  At wal_level = minimal nothing is
+ * logged and the new files are synced at commit (or logged then, if
+ * smaller than wal_skip_threshold) by PostgreSQL's pending syncs.  An
+ * abort or a crash before commit leaves the files unreferenced (the leaf
+ * load above deals with them).  TOAST values go through shared buffers.
  *
- * Every checkpoint_flush_after pages of the main fork written, the kernel
- * is asked to start writing them back (smgrwriteback(), as the
- * checkpointer asks for the pages it writes before it syncs them), so the
- * sync at commit, or the checkpoint's, waits for less.  It is a hint: it
- * changes when the kernel writes the pages, never what is written.
+ * Through the bulk writer, every checkpoint_flush_after pages of the main
+ * fork written, the kernel is asked to start writing them back
+ * (smgrwriteback(), as the checkpointer asks for the pages it writes
+ * before it syncs them), so the sync at commit, or the checkpoint's, waits
+ * for less.  It is a hint: it changes when the kernel writes the pages,
+ * never what is written.
  *
  * The caller forms the rows and checks them (load.c) and builds the
  * leaf's indexes afterwards (leafload.c), its key index from the record of
@@ -978,7 +985,7 @@ struct LeafPages
 	TransactionId xid;			/* every row's xmin */
 	CommandId	cid;			/* and cmin */
 	Size		save_free;		/* room the fillfactor keeps free per page */
-	CompatBulkWrite *bulk;		/* the main fork */
+	LeafDirect *out;			/* the main fork */
 	Page		page;			/* the page being filled, or NULL */
 	BlockNumber blkno;			/* its block number: pages written so far */
 	BlockNumber writeback_from; /* first page not yet hinted for writeback */
@@ -1014,7 +1021,7 @@ leafpages_begin(Relation rel, LeafRowMap *map)
 	lp->xid = GetCurrentTransactionId();
 	lp->cid = GetCurrentCommandId(true);
 	lp->save_free = RelationGetTargetPageFreeSpace(rel, HEAP_DEFAULT_FILLFACTOR);
-	lp->bulk = compat_bulk_start(rel, MAIN_FORKNUM);
+	lp->out = leafdirect_start(rel, MAIN_FORKNUM);
 	lp->map = map;
 	return lp;
 }
@@ -1037,14 +1044,16 @@ leafpages_set_header(LeafPages *lp, HeapTuple tuple)
 
 /*
  * Ask the kernel to start writing back the pages of the main fork in the
- * file since the last hint, once checkpoint_flush_after of them are there.
+ * file since the last hint, once checkpoint_flush_after of them are there;
+ * pages written with O_DIRECT are on their way already.
  */
 static void
 leafpages_writeback(LeafPages *lp)
 {
 	BlockNumber written;
 
-	if (checkpoint_flush_after <= 0 || lp->blkno < LEAF_WRITEBACK_LAG)
+	if (checkpoint_flush_after <= 0 || lp->blkno < LEAF_WRITEBACK_LAG ||
+		leafdirect_is_direct(lp->out))
 		return;
 	written = lp->blkno - LEAF_WRITEBACK_LAG;
 	if (written - lp->writeback_from < (BlockNumber) checkpoint_flush_after)
@@ -1060,7 +1069,7 @@ leafpages_write_page(LeafPages *lp)
 {
 	if (lp->map != NULL)
 		leafrowmap_add_page(lp->map, PageGetMaxOffsetNumber(lp->page));
-	compat_bulk_write(lp->bulk, lp->blkno, lp->page, true);
+	leafdirect_write(lp->out, lp->blkno, lp->page, true);
 	lp->page = NULL;
 	lp->blkno++;
 	leafpages_writeback(lp);
@@ -1084,7 +1093,7 @@ leafpages_place(LeafPages *lp, HeapTuple tuple, HeapTuple stored)
 		leafpages_write_page(lp);
 	if (lp->page == NULL)
 	{
-		lp->page = compat_bulk_get_buf(lp->bulk);
+		lp->page = leafdirect_get_buf(lp->out);
 		PageInit(lp->page, BLCKSZ, 0);
 		PageSetAllVisible(lp->page);
 	}
@@ -1143,7 +1152,7 @@ leafpages_vm_fill(char *map, BlockNumber first, BlockNumber end)
 static void
 leafpages_write_vm(Relation rel, BlockNumber npages)
 {
-	CompatBulkWrite *bulk;
+	LeafDirect *out;
 	BlockNumber first = 0;
 
 	StaticAssertStmt(LEAF_VM_FLAGS == 0x03 && BITS_PER_HEAPBLOCK == 2,
@@ -1152,18 +1161,18 @@ leafpages_write_vm(Relation rel, BlockNumber npages)
 		return;
 	if (!smgrexists(RelationGetSmgr(rel), VISIBILITYMAP_FORKNUM))
 		smgrcreate(RelationGetSmgr(rel), VISIBILITYMAP_FORKNUM, false);
-	bulk = compat_bulk_start(rel, VISIBILITYMAP_FORKNUM);
+	out = leafdirect_start(rel, VISIBILITYMAP_FORKNUM);
 	for (BlockNumber mapblk = 0; first < npages; mapblk++)
 	{
-		Page		page = compat_bulk_get_buf(bulk);
+		Page		page = leafdirect_get_buf(out);
 		BlockNumber end = Min(npages, first + LEAF_VM_BLOCKS_PER_PAGE);
 
 		PageInit(page, BLCKSZ, 0);
 		leafpages_vm_fill(PageGetContents(page), first, end);
-		compat_bulk_write(bulk, mapblk, page, false);
+		leafdirect_write(out, mapblk, page, false);
 		first = end;
 	}
-	compat_bulk_finish(bulk);
+	leafdirect_finish(out);
 }
 
 /*
@@ -1177,7 +1186,7 @@ leafpages_finish(LeafPages *lp)
 	pgstat_count_heap_insert(lp->rel, lp->ntuples);
 	if (lp->page != NULL)
 		leafpages_write_page(lp);
-	compat_bulk_finish(lp->bulk);
+	leafdirect_finish(lp->out);
 	leafpages_write_vm(lp->rel, lp->blkno);
 	pfree(lp);
 }

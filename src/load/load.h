@@ -127,6 +127,12 @@ typedef struct LoadHost
 	 * the worker does.
 	 */
 	void		(*before_prepare) (void *arg, int64 bytes);
+
+	/*
+	 * Say how the worker writes the unit in hand (a leaf's writer), shown as
+	 * its reason while it has no other, until the unit ends.
+	 */
+	void		(*activity) (void *arg, const char *what);
 } LoadHost;
 
 /* The severity of a finding of petagen.check() (src/job/preflight.c). */
@@ -281,6 +287,9 @@ extern int64 load_nchunks(int64 rows, int64 chunk_rows);
 
 /* The most distinct filesystems one job's estimates and waits count. */
 #define DISK_MAX_TARGETS	64
+
+/* The free space of a filesystem that reports no size (disk_free()). */
+#define DISK_UNLIMITED		(INT64CONST(1) << 60)
 
 extern void disk_tablespace_path(Oid spcoid, char *path);
 extern int64 disk_free(const char *path);

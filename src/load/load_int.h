@@ -8,6 +8,8 @@
 #define PETAGEN_LOAD_INT_H
 
 #include "access/htup.h"
+#include "common/relpath.h"
+#include "storage/bufpage.h"
 #include "nodes/execnodes.h"
 #include "utils/relcache.h"
 
@@ -28,6 +30,27 @@ typedef struct LeafRowMap LeafRowMap;
 extern LeafPages *leafpages_begin(Relation rel, LeafRowMap *map);
 extern void leafpages_add(LeafPages *lp, HeapTuple tuple);
 extern void leafpages_finish(LeafPages *lp);
+
+/*-------------------------------------------------------------------------
+ *		A leaf's new files written past the page cache (O_DIRECT), or
+ *		through the bulk writer where the filesystem refuses it.  See
+ *		leafdirect.c.
+ *-------------------------------------------------------------------------
+ */
+
+typedef struct LeafDirect LeafDirect;
+
+/* What status_workers() and check() say of a leaf's writer. */
+#define LEAFDIRECT_DIRECT	"O_DIRECT writes"
+#define LEAFDIRECT_BUFFERED "buffered: no O_DIRECT"
+
+extern const char *leafdirect_writer(Oid relid);
+extern LeafDirect *leafdirect_start(Relation rel, ForkNumber fork);
+extern bool leafdirect_is_direct(const LeafDirect *d);
+extern Page leafdirect_get_buf(LeafDirect *d);
+extern void leafdirect_write(LeafDirect *d, BlockNumber blkno, Page page,
+							 bool page_std);
+extern void leafdirect_finish(LeafDirect *d);
 
 /*-------------------------------------------------------------------------
  *		The new files of a leaf being written by a leaf load, recorded on

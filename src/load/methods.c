@@ -427,6 +427,35 @@ leaf_check_nonempty(const LoadCheck *ctx)
 				 "leaf method: local leaves hold rows; a leaf load writes only into empty leaves");
 }
 
+/*
+ * How a leaf job writes the leaves' pages: past the page cache (O_DIRECT),
+ * or through it where a leaf's filesystem refuses O_DIRECT.
+ */
+static void
+leaf_check_writer(const LoadCheck *ctx)
+{
+	int			nlocal;
+	Oid		   *leaves = leaf_local_leaves(ctx->job->relid, &nlocal);
+	int			nbuffered = 0;
+	char	   *first = NULL;
+
+	for (int i = 0; i < nlocal; i++)
+		if (strcmp(leafdirect_writer(leaves[i]), LEAFDIRECT_BUFFERED) == 0 &&
+			nbuffered++ == 0)
+			first = get_rel_name(leaves[i]);
+	if (nbuffered == 0)
+		ctx->add(ctx->arg, CHECK_INFO, 0, ctx->table,
+				 "leaf method: " LEAFDIRECT_DIRECT ", past the page cache", NULL,
+				 "leaf method: " LEAFDIRECT_DIRECT ": the leaves' heap and visibility map pages go to their files past the page cache, in batches of 1 MB");
+	else
+		ctx->add(ctx->arg, CHECK_INFO, 0, first,
+				 psprintf("leaf method: " LEAFDIRECT_BUFFERED " for %d of %d leaves",
+						  nbuffered, nlocal),
+				 "Leaves on a filesystem that accepts O_DIRECT (ext4, XFS) are written past the page cache, leaving it to the readers.",
+				 "leaf method: " LEAFDIRECT_BUFFERED ": the filesystem of %d of the %d local leaves refuses O_DIRECT, so their pages are written through the page cache",
+				 nbuffered, nlocal);
+}
+
 /* A leaf job: empty leaves, routing files, WAL, time per leaf, crash cost. */
 static void
 leaf_preflight(const LoadCheck *ctx)
@@ -453,6 +482,7 @@ leaf_preflight(const LoadCheck *ctx)
 			 leaf_rows / CHECK_LEAF_ROWS_PER_SEC,
 			 Min(ctx->nworkers, ctx->nlocal),
 			 leaf_rows * Min(ctx->nworkers, ctx->nlocal));
+	leaf_check_writer(ctx);
 }
 
 /* Raise an error unless the job's table suits a leaf load (leafload.c). */
@@ -595,6 +625,8 @@ leaf_write_unit(LoadJob *job, int64 unit, LoadStats *stats,
 {
 	LeafJobState *st = job->state;
 
+	/* how its pages are written, for status_workers() */
+	host->activity(host->arg, leafdirect_writer(st->leaves[unit]));
 	leaf_write(&st->routing, st->leaves[unit], (int) unit,
 			   load_nchunks(job->rows, job->chunk_rows), stats,
 			   host->progress, host->arg);

@@ -232,7 +232,11 @@ disk_tablespace_path(Oid spcoid, char *path)
 		snprintf(path, MAXPGPATH, "%s/pg_tblspc/%u", DataDir, spcoid);
 }
 
-/* Free bytes for unprivileged use on the filesystem of path. */
+/*
+ * Free bytes for unprivileged use on the filesystem of path; DISK_UNLIMITED
+ * for a filesystem that reports no size at all (ramfs), whose free space
+ * cannot be watched.
+ */
 int64
 disk_free(const char *path)
 {
@@ -242,6 +246,8 @@ disk_free(const char *path)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not get free space of \"%s\": %m", path)));
+	if (fs.f_blocks == 0)
+		return DISK_UNLIMITED;
 	return (int64) fs.f_bavail * (int64) fs.f_frsize;
 }
 

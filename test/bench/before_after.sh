@@ -17,10 +17,19 @@
 #   w2    the same with 2 workers
 #   load  SELECT * FROM petagen.load('usertable', 0, N, keys => 'ordered')
 #   leaf  w2 with method => 'leaf' instead
+#   leaf_nopk  leaf into the table without its primary key (dropped before,
+#         added again to the emptied table after, neither timed)
 # Prints per method and revision the medians of rows/s, of the server's CPU
 # time per row (lib.sh server_cpu_us: postmaster and children) and of the
 # WAL written over the bytes of the loaded heaps and indexes; and B/A of the
-# rates; writes test/bench/results/before_after.md.
+# rates; beside them the machine's ceiling for that load, min(cores / CPU
+# per row, bandwidth / bytes written per row), with the bandwidth of dd's
+# 1 MB O_DIRECT writes (lib.sh dd_direct_mb_s, once per round, median) and
+# the bytes the heaps, indexes and WAL took; and the share of the leaves'
+# bytes in the page cache right after the load (lib.sh resident_share:
+# fincore, heap/heap+indexes).  Writes test/bench/results/before_after.md
+# (OUT).  The machine may be shared: the revisions alternate within each
+# round, so a busy stretch hits both.
 #   N (default 1000000), ROUNDS (default 3), METHODS (default "w1 w2 load leaf")
 #   WAL_LEVEL (default replica; minimal: lib.sh bench_wal_level)
 set -euo pipefail
@@ -31,7 +40,7 @@ N=${N:-1000000}
 ROUNDS=${ROUNDS:-3}
 BENCH_PORT=${BENCH_PORT:-5468}
 BENCH_DIR=${BENCH_DIR:-/tmp/bench-pg/before_after}
-OUT=$RESULTS_DIR/before_after.md
+OUT=${OUT:-$RESULTS_DIR/before_after.md}
 REVS=("$(git -C "$BENCH_REPO" rev-parse --short "$1")" "$(git -C "$BENCH_REPO" rev-parse --short "$2")")
 METHODS=${METHODS:-w1 w2 load leaf}
 
@@ -49,7 +58,7 @@ stmt() {
     w1)   printf '%s\n' "SELECT petagen.start($N, workers => 1, keys => 'ordered', method => 'chunk') AS job \\gset" "SELECT petagen.wait(:job);" ;;
     w2)   printf '%s\n' "SELECT petagen.start($N, workers => 2, keys => 'ordered', method => 'chunk') AS job \\gset" "SELECT petagen.wait(:job);" ;;
     load) echo "SELECT * FROM petagen.load('usertable', 0, $N, keys => 'ordered');" ;;
-    leaf) printf '%s\n' "SELECT petagen.start($N, workers => 2, keys => 'ordered', method => 'leaf') AS job \\gset" "SELECT petagen.wait(:job);" ;;
+    leaf|leaf_nopk) printf '%s\n' "SELECT petagen.start($N, workers => 2, keys => 'ordered', method => 'leaf') AS job \\gset" "SELECT petagen.wait(:job);" ;;
     esac
 }
 
@@ -60,12 +69,15 @@ PETAGEN_BUILD=0 bench_start
 create_usertable
 log "instance up on port $BENCH_PORT; N=$N ROUNDS=$ROUNDS; revisions ${REVS[*]}"
 
-declare -A RATE CPU WAL
+declare -A RATE CPU WAL BPR RES
+DD=""
 for r in $(seq 1 "$ROUNDS"); do
+    DD="$DD $(dd_direct_mb_s)"
     for m in $METHODS; do
         for rev in "${REVS[@]}"; do
             install_rev "$rev"
             bpsql -c "TRUNCATE usertable" -c "CHECKPOINT"
+            if [ "$m" = leaf_nopk ]; then bpsql -c "ALTER TABLE usertable DROP CONSTRAINT usertable_pkey"; fi
             lsn=$(bval "SELECT pg_current_wal_lsn()")
             cpu0=$(server_cpu_us)
             ms=$(time_sql "$(stmt "$m")")
@@ -73,30 +85,51 @@ for r in $(seq 1 "$ROUNDS"); do
             wal=$(bval "SELECT round(pg_wal_lsn_diff(pg_current_wal_lsn(), '$lsn')
                         / sum(pg_table_size(relid) + pg_indexes_size(relid)), 3)
                         FROM pg_partition_tree('usertable') WHERE isleaf")
+            res=$(resident_share)
+            bpr=$(bval "SELECT round((pg_wal_lsn_diff(pg_current_wal_lsn(), '$lsn')
+                        + sum(pg_table_size(relid) + pg_indexes_size(relid))) / $N)
+                        FROM pg_partition_tree('usertable') WHERE isleaf")
             n=$(bval "SELECT count(*) FROM usertable")
             [ "$n" = "$N" ] || { echo "$rev $m loaded $n rows, not $N" >&2; exit 1; }
+            if [ "$m" = leaf_nopk ]; then
+                bpsql -c "TRUNCATE usertable" -c "ALTER TABLE usertable ADD PRIMARY KEY (ycsb_key)"
+            fi
             rate=$(awk -v n="$N" -v ms="$ms" 'BEGIN{printf "%.0f", n / (ms / 1000)}')
             cpu=$(awk -v n="$N" -v c="$((cpu1 - cpu0))" 'BEGIN{printf "%.2f", c / n}')
             RATE[$m,$rev]="${RATE[$m,$rev]:-} $rate"
             CPU[$m,$rev]="${CPU[$m,$rev]:-} $cpu"
             WAL[$m,$rev]="${WAL[$m,$rev]:-} $wal"
-            log "round $r $m $rev: $ms ms, $rate rows/s, $cpu us CPU/row, WAL/(heap+index) $wal"
+            BPR[$m,$rev]="${BPR[$m,$rev]:-} $bpr"
+            RES[$m,$rev]="${RES[$m,$rev]:-} $res"
+            log "round $r $m $rev: $ms ms, $rate rows/s, $cpu us CPU/row, WAL/(heap+index) $wal, $bpr bytes/row, page cache $res%"
         done
     done
 done
+
+# The ceiling of rows/s for CPU per row $1 (µs) and bytes per row $2.
+ceiling() {
+    awk -v c="$(nproc)" -v cpu="$1" -v b="$2" -v bw="$(median $DD)" \
+        'BEGIN {x = c / (cpu / 1e6); y = bw * 1e6 / b; printf "%.0f", (x < y ? x : y)}'
+}
 
 {
     echo "# petagen $N-row loads: ${REVS[0]} (A) vs ${REVS[1]} (B)"
     echo
     bench_env
     echo "- $ROUNDS rounds; per round each method loads once with each revision, alternating; medians"
+    echo "- dd, 1 GB in 1 MB O_DIRECT writes + fsync, once per round: $(median $DD) MB/s (runs:$DD)"
+    echo "- ceiling = min($(nproc) cores / server CPU per row, dd bandwidth / bytes written per row (heaps, indexes, WAL))"
+    echo "- page cache: share of the leaves' bytes resident right after the load (fincore), heap / heap + indexes"
     echo
-    echo "| method | A rows/s (runs) | B rows/s (runs) | B/A | A / B server CPU µs/row | A / B WAL/(heap+index) |"
-    echo "|---|---|---|---|---|---|"
+    echo "| method | A rows/s (runs) | B rows/s (runs) | B/A | A / B server CPU µs/row | A / B ceiling rows/s | A / B WAL/(heap+index) | A / B page cache % |"
+    echo "|---|---|---|---|---|---|---|---|"
     for m in $METHODS; do
         a=$(median ${RATE[$m,${REVS[0]}]}); b=$(median ${RATE[$m,${REVS[1]}]})
+        ca=$(median ${CPU[$m,${REVS[0]}]}); cb=$(median ${CPU[$m,${REVS[1]}]})
         echo "| $m | $a (${RATE[$m,${REVS[0]}]# }) | $b (${RATE[$m,${REVS[1]}]# }) | $(awk -v a="$a" -v b="$b" 'BEGIN{printf "%.3f", b / a}')" \
-             "| $(median ${CPU[$m,${REVS[0]}]}) / $(median ${CPU[$m,${REVS[1]}]})" \
-             "| $(median ${WAL[$m,${REVS[0]}]}) / $(median ${WAL[$m,${REVS[1]}]}) |"
+             "| $ca / $cb" \
+             "| $(ceiling "$ca" "$(median ${BPR[$m,${REVS[0]}]})") / $(ceiling "$cb" "$(median ${BPR[$m,${REVS[1]}]})")" \
+             "| $(median ${WAL[$m,${REVS[0]}]}) / $(median ${WAL[$m,${REVS[1]}]})" \
+             "| ${RES[$m,${REVS[0]}]# } / ${RES[$m,${REVS[1]}]# } |"
     done
 } | tee "$OUT"

@@ -202,3 +202,35 @@ bench_pg_bulkload() {
     ) || exit 1
     rm -rf "$build"
 }
+
+# Direct sequential write bandwidth, in MB/s, of the filesystem of the
+# instance: dd of 1 GB in 1 MB O_DIRECT writes, then fsync (the ceiling's
+# bandwidth, measured in the same run as the loads it is compared with).
+dd_direct_mb_s() {
+    local f=$BENCH_DIR/dd.direct
+    dd if=/dev/zero of="$f" bs=1M count=1024 oflag=direct conv=fsync 2>&1 | tail -1 |
+        awk '{for (i = 2; i <= NF; i++) if ($i == "s,") s = $(i - 1); printf "%.0f", $1 / s / 1e6}'
+    rm -f "$f"
+}
+
+# The share, in percent, of the bytes of the files of usertable's leaves
+# that the page cache holds (fincore(1), util-linux: mincore() of each
+# file): "heap%/all%", heap = every fork and segment of the leaves, all =
+# with their indexes.
+resident_share() {
+    local data=$BENCH_DIR/data kind p f heap="" all=""
+    for kind in heap all; do
+        local files=()
+        for p in $(bval "SELECT pg_relation_filepath(c.oid) FROM pg_partition_tree('usertable') t
+                         JOIN pg_class c ON c.oid = t.relid OR ('$kind' = 'all' AND c.oid IN
+                           (SELECT indexrelid FROM pg_index WHERE indrelid = t.relid))
+                         WHERE t.isleaf"); do
+            for f in "$data/$p" "$data/$p".[0-9]* "$data/$p"_*; do
+                if [ -e "$f" ]; then files+=("$f"); fi
+            done
+        done
+        printf -v "$kind" '%s' "$(fincore --bytes --noheadings --raw --output RES,SIZE "${files[@]}" |
+            awk '{r += $1; s += $2} END {printf "%.1f", s ? 100 * r / s : 0}')"
+    done
+    echo "$heap/$all"
+}

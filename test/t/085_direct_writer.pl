@@ -19,10 +19,24 @@
 #    writes is at least 80% of the size of the leaves' heaps: a full-page
 #    image leaves out the page's free space), at minimal almost nothing
 #    does;
+#  - a leaf of more pages than a segment file holds (one row a page,
+#    fillfactor 10) is written into two segment files, the first full:
+#    every page there, all-visible and all-frozen, the rows exact;
+#  - the pages go past the page cache (O_DIRECT) where the filesystem
+#    allows it, and check() and status_workers() say so: the worker of a
+#    leaf held at its commit by a reader shows "O_DIRECT writes";
+#  - on a tablespace whose filesystem refuses O_DIRECT (a ramfs that
+#    scripts/test.sh mounts, PETAGEN_TEST_NODIRECT, or /dev/shm where it
+#    refuses), the pages go through the page cache, check() and
+#    status_workers() say "buffered: no O_DIRECT", and every leaf holds the
+#    same pages as the same load written past the page cache: the same
+#    rows at the same TIDs, the same number of pages, the same map;
 #  - the stopped cluster passes pg_checksums --check.
 # A standby fed by that WAL is TAP 083's.
 use strict;
 use warnings;
+use Fcntl qw(O_WRONLY O_CREAT O_DIRECT);
+use File::Path qw(rmtree);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -31,6 +45,24 @@ use lib $FindBin::RealBin;
 use PetagenTest;
 
 skip_unless_contrib(qw(pg_visibility amcheck));
+
+# A directory the tests may write whose filesystem refuses O_DIRECT, or
+# undef: open(2) fails there with EINVAL.
+sub nodirect_dir
+{
+	foreach my $dir (grep { defined $_ && $_ ne '' } $ENV{PETAGEN_TEST_NODIRECT}, '/dev/shm')
+	{
+		next unless -d $dir && -w $dir;
+		my $probe = "$dir/petagen_odirect_probe_$$";
+		my $ok = sysopen(my $fh, $probe, O_WRONLY | O_CREAT | O_DIRECT, 0600);
+		my $refused = !$ok && $!{EINVAL};
+		close $fh if $ok;
+		unlink $probe;
+		return $dir if $refused;
+	}
+	return undef;
+}
+my $nodirect = nodirect_dir();
 
 my $rows = 100000;
 my $wide_rows = 2000;
@@ -152,9 +184,140 @@ sub run_cases
 	is(orphan_files($node), '0',
 		"$wal_level, check: no file of the failed leaf is left outside every relation");
 
+	segments($node, $wal_level);
+	my $writer = $node->safe_psql('postgres',
+		"SELECT finding FROM petagen.check($rows, 2, 'plain', method => 'leaf')"
+		  . " WHERE finding LIKE 'leaf method: %O_DIRECT%'");
+	is($writer, 'leaf method: O_DIRECT writes, past the page cache',
+		"$wal_level: check() says the leaves are written with O_DIRECT");
+	$node->safe_psql('postgres', "SELECT petagen.create_table('held')");
+	is(writer_shown($node, 'held'), 'O_DIRECT writes',
+		"$wal_level: status_workers() says the leaf is written with O_DIRECT");
+
+  SKIP:
+	{
+		skip 'no filesystem here refuses O_DIRECT (scripts/test.sh mounts a ramfs when run as root)', 10
+		  unless defined $nodirect;
+		fallback($node, $wal_level);
+	}
+
 	$node->stop;
 	command_ok([ 'pg_checksums', '--check', '-D', $node->data_dir ],
 		"$wal_level: pg_checksums --check passes");
+}
+
+# A leaf of more pages than a segment file holds, on $node: one leaf,
+# fillfactor 10 (one canonical row a page), a few thousand rows more than
+# a segment's pages.
+sub segments
+{
+	my ($node, $what) = @_;
+	my $per_seg = $node->safe_psql('postgres',
+		"SELECT pg_size_bytes(current_setting('segment_size'))"
+		  . " / current_setting('block_size')::int");
+	my $n = $per_seg + 3000;
+	my $cols = join('', map { ", field$_ varchar(100)" } 0 .. 9);
+	$node->safe_psql('postgres', qq{
+CREATE TABLE seg (ycsb_key varchar(64) PRIMARY KEY$cols) PARTITION BY HASH (ycsb_key);
+CREATE TABLE seg_0 PARTITION OF seg FOR VALUES WITH (MODULUS 1, REMAINDER 0)
+  WITH (fillfactor = 10);});
+	my ($job) = leaf_load($node, 'seg', $n);
+	is($node->safe_psql('postgres', "SELECT petagen.wait($job, '300s')"),
+		'done', "$what, segments: the job is done");
+	is( seqscan_psql($node,
+			"SELECT count(*), count(DISTINCT (ctid::text::point)[0]) FROM seg"),
+		"$n|$n", "$what, segments: $n rows, one a page");
+	is( seqscan_psql($node,
+			"SELECT md5(string_agg(md5(t::text), '' ORDER BY ycsb_key)) FROM seg t"),
+		$node->safe_psql('postgres',
+			"SELECT md5(string_agg(md5(t::text), '' ORDER BY ycsb_key))"
+			  . " FROM petagen.rows(NULL::seg, 0, $n) t"),
+		"$what, segments: content equals the generator's");
+	is( $node->safe_psql('postgres',
+			"SELECT pg_relation_size('seg_0') / current_setting('block_size')::int,"
+			  . " (pg_stat_file(pg_relation_filepath('seg_0'))).size"
+			  . "   = pg_size_bytes(current_setting('segment_size')),"
+			  . " (pg_stat_file(pg_relation_filepath('seg_0') || '.1')).size"
+			  . "   / current_setting('block_size')::int,"
+			  . " pg_stat_file(pg_relation_filepath('seg_0') || '.2', true) IS NULL"),
+		"$n|t|3000|t",
+		"$what, segments: the first segment file is full, the second holds the rest");
+	is( $node->safe_psql('postgres',
+			"SELECT all_visible || '|' || all_frozen FROM pg_visibility_map_summary('seg_0')"),
+		"$n|$n", "$what, segments: every page is all-visible and all-frozen");
+	is( $node->safe_psql('postgres',
+			"SELECT (SELECT count(*) FROM verify_heapam('seg_0')),"
+			  . " (SELECT count(*) FROM pg_check_frozen('seg_0')),"
+			  . " (SELECT count(*) FROM (SELECT bt_index_check(indexrelid, true)"
+			  . "  FROM pg_index WHERE indrelid = 'seg_0'::regclass) c)"),
+		'0|0|1', "$what, segments: verify_heapam, pg_check_frozen and bt_index_check pass");
+	$node->safe_psql('postgres', 'DROP TABLE seg');
+}
+
+# What status_workers() says of the one worker of a leaf load of $table
+# on $node while it waits to commit its first leaf, held by a reader of the
+# table; the load is then let through and checked.
+sub writer_shown
+{
+	my ($node, $table) = @_;
+	my $reader = $node->background_psql('postgres');
+	$reader->query_safe("BEGIN; SELECT count(*) FROM $table");
+	my $job = $node->safe_psql('postgres',
+		"SELECT petagen.start($rows, workers => 1, \"table\" => '$table', method => 'leaf')");
+	# pg_class, not pg_partition_tree(), which would queue for the leaf's lock
+	$node->poll_query_until('postgres',
+		"SELECT count(*) > 0 FROM pg_locks l JOIN pg_class c ON c.oid = l.relation"
+		  . " WHERE NOT l.granted AND c.relname LIKE '${table}_p%'")
+	  or die "the worker of job $job never waited for a leaf of $table";
+	my $shown = $node->safe_psql('postgres',
+		"SELECT reason FROM petagen.status_workers($job) WHERE worker = 0");
+	$reader->query_safe('COMMIT');
+	$reader->quit;
+	check_load_exact($node, $job, $table, $rows, $table);
+	return $shown;
+}
+
+# Per leaf of $table on $node, in the order of their names: its size, its
+# all-frozen pages and a hash of its rows with their TIDs.
+sub leaf_pages
+{
+	my ($node, $table) = @_;
+	return seqscan_psql($node,
+		"SELECT string_agg(format('%s %s %s %s', p.ord, pg_relation_size(p.relid),"
+		  . " (SELECT all_frozen FROM pg_visibility_map_summary(p.relid)),"
+		  . " (SELECT md5(string_agg(ctid::text || ' ' || t::text, ',' ORDER BY ctid))"
+		  . "  FROM $table t WHERE t.tableoid = p.relid)), ' ' ORDER BY p.ord)"
+		  . " FROM (SELECT relid, row_number() OVER (ORDER BY relid::text) AS ord"
+		  . "  FROM pg_partition_tree('$table') WHERE isleaf) p");
+}
+
+# The leaf load of the plain table again, on a tablespace whose filesystem
+# refuses O_DIRECT, on $node: the page cache's writer, said so, and the
+# same pages as past the page cache.
+sub fallback
+{
+	my ($node, $what) = @_;
+	my $dir = "$nodirect/petagen_ts_${what}_$$";
+	mkdir $dir or die "could not create $dir: $!";
+	$node->safe_psql('postgres', "CREATE TABLESPACE nodirect LOCATION '$dir'");
+	$node->safe_psql('postgres',
+		"SELECT petagen.create_table('slow', tablespaces => ARRAY['nodirect'])");
+	is( $node->safe_psql('postgres',
+			"SELECT object || ': ' || finding FROM petagen.check($rows, 2, 'slow', method => 'leaf')"
+			  . " WHERE finding LIKE 'leaf method: %O_DIRECT%'"),
+		'slow_p0: leaf method: buffered: no O_DIRECT for 8 of 8 leaves',
+		"$what, no O_DIRECT: check() says the leaves are written through the page cache");
+	is(writer_shown($node, 'slow'), 'buffered: no O_DIRECT',
+		"$what, no O_DIRECT: status_workers() says so while the leaf is written");
+	pages_sound($node, 'slow', "$what, no O_DIRECT");
+	# The leaves of the same load past the page cache, leaf by leaf.
+	my $plain = leaf_pages($node, 'plain');
+	like($plain, qr/^(\d+ [1-9]\d* [1-9]\d* [0-9a-f]{32} ?){8}$/,
+		"$what, no O_DIRECT: the leaves past the page cache are described");
+	is(leaf_pages($node, 'slow'), $plain,
+		"$what, no O_DIRECT: each leaf has the pages, TIDs and rows of the same leaf written past the page cache");
+	$node->safe_psql('postgres', 'DROP TABLE slow; DROP TABLESPACE nodirect');
+	rmtree($dir);
 }
 
 run_cases('minimal');
