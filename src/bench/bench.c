@@ -266,6 +266,7 @@ bench_create_shared(const BenchDef *def, int64 id, int nworkers,
 	shared->spec = def->spec;
 	shared->insert_base = insert_base;
 	shared->nworkers = nworkers;
+	shared->clients = def->clients;
 	shared->ntargets = def->ntargets;
 	pg_atomic_init_u32(&shared->go, 0);
 	pg_atomic_init_u64(&shared->inserts, 0);
@@ -561,6 +562,11 @@ petagen_bench(PG_FUNCTION_ARGS)
 	bench_read_args(fcinfo, &def);
 	nworkers = PG_GETARG_INT32(BENCH_ARG_WORKERS);
 	launch_check_workers(nworkers);
+	if (bench_arg_given(fcinfo, BENCH_ARG_CLIENTS))
+	{
+		def.clients = PG_GETARG_INT32(BENCH_ARG_CLIENTS);
+		bench_check_clients(def.clients, nworkers);
+	}
 	InitMaterializedSRF(fcinfo, 0);
 	bench_run(fcinfo, &def, nworkers, 0);
 	return (Datum) 0;
