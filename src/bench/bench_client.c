@@ -286,6 +286,27 @@ bench_check_descriptors(int clients, int nworkers)
 					 max_safe_fds / 3 - 1)));
 }
 
+/*
+ * Raise an error unless the current role may log in: its sessions do,
+ * even where a worker could run as a role without LOGIN (17+).
+ */
+static void
+bench_check_login(void)
+{
+	HeapTuple	tuple = SearchSysCache1(AUTHOID, ObjectIdGetDatum(GetUserId()));
+	bool		canlogin = HeapTupleIsValid(tuple) &&
+	((Form_pg_authid) GETSTRUCT(tuple))->rolcanlogin;
+
+	if (HeapTupleIsValid(tuple))
+		ReleaseSysCache(tuple);
+	if (!canlogin)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("role \"%s\" cannot log in, and client sessions log in as it",
+						GetUserNameFromId(GetUserId(), false)),
+				 errhint("Run bench() with clients as a role with LOGIN, or without clients.")));
+}
+
 /* Raise an error unless bench() may open clients sessions from nworkers workers. */
 void
 bench_check_clients(int clients, int nworkers)
@@ -302,6 +323,7 @@ bench_check_clients(int clients, int nworkers)
 				 errmsg("client sessions need a Unix-domain socket of this server"),
 				 errdetail("\"unix_socket_directories\" is empty."),
 				 errhint("Set \"unix_socket_directories\" and restart the server.")));
+	bench_check_login();
 	bench_check_connections(clients);
 	bench_check_descriptors(clients, nworkers);
 }
