@@ -419,7 +419,7 @@ typedef enum BenchArg
 	BENCH_ARG_LABEL,
 	BENCH_ARG_DATAINTEGRITY,
 	BENCH_ARG_TARGET_RATE,
-	BENCH_ARG_CLIENTS			/* bench()'s only */
+	BENCH_ARG_CLIENTS
 } BenchArg;
 
 extern bool bench_arg_given(FunctionCallInfo fcinfo, int argno);

@@ -828,8 +828,8 @@ bench_session_rows(BenchCtx *ctx, BenchSession *s, PGresult * res, bool scan)
 	char	   *key = bench_key_text(ctx, s->key.seq);
 	bool		at_key = bench_result_starts_at(res, key);
 
-	if (scan || s->op != BENCH_OP_RMW || s->nresults == 0)
-		s->found = scan ? at_key : PQntuples(res) > 0;
+	/* a read-modify-write's only rows are its read's */
+	s->found = scan ? at_key : PQntuples(res) > 0;
 	if (ctx->workload->dataintegrity && at_key && !bench_result_matches(ctx, res, s->key.seq))
 		s->mismatches++;
 	pfree(key);
