@@ -33,6 +33,8 @@
 #   SECONDS_PER_RUN  duration    (default 10)
 #   REPS             repetitions (default 3)
 #   CLIENTS          client sessions of the client-path runs (default 64)
+#   CLIENT_PATH_ONLY=1  only the client-path runs, results in
+#                    test/bench/results/bench_vs_pgbench_clients.md
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -43,6 +45,9 @@ CLIENTS=${CLIENTS:-64}
 BENCH_PORT=${BENCH_PORT:-5462}
 BENCH_DIR=${BENCH_DIR:-/tmp/bench-pg/bench_vs_pgbench}
 OUT=$RESULTS_DIR/bench_vs_pgbench.md
+# CLIENT_PATH_ONLY=1: only the client-path comparison, into its own file
+CLIENT_PATH_ONLY=${CLIENT_PATH_ONLY:-0}
+[ "$CLIENT_PATH_ONLY" = 1 ] && OUT=$RESULTS_DIR/bench_vs_pgbench_clients.md
 
 bench_start
 create_usertable
@@ -96,37 +101,47 @@ run_pgbench() {
 }
 
 declare -A TPS P99
-for r in $(seq 1 "$REPS"); do
-    for kind in select update; do
-        read -r t p <<<"$(run_petagen "$kind")"
-        TPS[petagen_$kind]="${TPS[petagen_$kind]:-} $t"; P99[petagen_$kind]="${P99[petagen_$kind]:-} $p"
-        log "rep $r petagen.bench $kind: $t TPS, p99 $p µs"
-        read -r t p <<<"$(run_pgbench "$kind")"
-        TPS[pgbench_$kind]="${TPS[pgbench_$kind]:-} $t"; P99[pgbench_$kind]="${P99[pgbench_$kind]:-} $p"
-        log "rep $r pgbench $kind: $t TPS, p99 $p µs"
+if [ "$CLIENT_PATH_ONLY" != 1 ]; then
+    for r in $(seq 1 "$REPS"); do
+        for kind in select update; do
+            read -r t p <<<"$(run_petagen "$kind")"
+            TPS[petagen_$kind]="${TPS[petagen_$kind]:-} $t"; P99[petagen_$kind]="${P99[petagen_$kind]:-} $p"
+            log "rep $r petagen.bench $kind: $t TPS, p99 $p µs"
+            read -r t p <<<"$(run_pgbench "$kind")"
+            TPS[pgbench_$kind]="${TPS[pgbench_$kind]:-} $t"; P99[pgbench_$kind]="${P99[pgbench_$kind]:-} $p"
+            log "rep $r pgbench $kind: $t TPS, p99 $p µs"
+        done
     done
-done
 
-{
-    echo "# petagen.bench() vs pgbench"
-    echo
-    bench_env
-    echo "- command: \`PG_CONFIG=$PG_CONFIG N=$N SECONDS_PER_RUN=$D REPS=$REPS test/bench/bench_vs_pgbench.sh\`"
-    echo "- $N rows (keys ordered), 2 workers / 2 clients, ${D} s per run, $REPS repetitions, medians; uniform keys; pgbench -n -M prepared -c 2 -j 2"
-    echo
-    echo "| kind | petagen.bench TPS | pgbench TPS | ratio | petagen p99 µs | pgbench p99 µs |"
-    echo "|---|---|---|---|---|---|"
-    for kind in select update; do
-        # shellcheck disable=SC2086
-        a=$(median ${TPS[petagen_$kind]}); b=$(median ${TPS[pgbench_$kind]})
-        # shellcheck disable=SC2086
-        echo "| $kind | $a | $b | $(awk -v a="$a" -v b="$b" 'BEGIN{printf "%.2f", a / b}') | $(median ${P99[petagen_$kind]}) | $(median ${P99[pgbench_$kind]}) |"
-    done
-    echo
-    echo "Runs (TPS):"
-    echo
-    for k in petagen_select pgbench_select petagen_update pgbench_update; do echo "- $k:${TPS[$k]}"; done
-} | tee "$OUT"
+    {
+        echo "# petagen.bench() vs pgbench"
+        echo
+        bench_env
+        echo "- command: \`PG_CONFIG=$PG_CONFIG N=$N SECONDS_PER_RUN=$D REPS=$REPS test/bench/bench_vs_pgbench.sh\`"
+        echo "- $N rows (keys ordered), 2 workers / 2 clients, ${D} s per run, $REPS repetitions, medians; uniform keys; pgbench -n -M prepared -c 2 -j 2"
+        echo
+        echo "| kind | petagen.bench TPS | pgbench TPS | ratio | petagen p99 µs | pgbench p99 µs |"
+        echo "|---|---|---|---|---|---|"
+        for kind in select update; do
+            # shellcheck disable=SC2086
+            a=$(median ${TPS[petagen_$kind]}); b=$(median ${TPS[pgbench_$kind]})
+            # shellcheck disable=SC2086
+            echo "| $kind | $a | $b | $(awk -v a="$a" -v b="$b" 'BEGIN{printf "%.2f", a / b}') | $(median ${P99[petagen_$kind]}) | $(median ${P99[pgbench_$kind]}) |"
+        done
+        echo
+        echo "Runs (TPS):"
+        echo
+        for k in petagen_select pgbench_select petagen_update pgbench_update; do echo "- $k:${TPS[$k]}"; done
+    } | tee "$OUT"
+else
+    {
+        echo "# petagen.bench(clients => $CLIENTS) vs pgbench -c $CLIENTS"
+        echo
+        bench_env
+        echo "- command: \`PG_CONFIG=$PG_CONFIG N=$N SECONDS_PER_RUN=$D REPS=$REPS CLIENTS=$CLIENTS CLIENT_PATH_ONLY=1 test/bench/bench_vs_pgbench.sh\`"
+        echo "- $N rows (keys ordered), uniform keys"
+    } | tee "$OUT"
+fi
 
 # --- the client path: CLIENTS sessions each side -------------------------
 for r in $(seq 1 "$REPS"); do
@@ -154,6 +169,7 @@ done
     for k in petagen_clients pgbench_clients; do echo "- $k:${TPS[$k]}"; done
 } | tee -a "$OUT"
 
+[ "$CLIENT_PATH_ONLY" = 1 ] && exit 0
 # --- the select sweep and its charts -------------------------------------
 log "select sweep 1, 2, 4, 8 workers"
 printf '\nSelect sweep (petagen.bench_sweep, %s s per run; charts in docs/):\n\n```\n' "$D" >>"$OUT"
