@@ -355,6 +355,19 @@ bench_pq_message(const char *msg)
 	return copy;
 }
 
+/* Keep a libpq message as the worker's last error, without its trailing newline. */
+static void
+bench_set_error(BenchCtx *ctx, const char *msg)
+{
+	char	   *error = ctx->slot->error;
+	int			len;
+
+	strlcpy(error, msg ? msg : "", BENCH_TEXT_LEN);
+	len = strlen(error);
+	while (len > 0 && error[len - 1] == '\n')
+		error[--len] = '\0';
+}
+
 /* Raise the error of a session that could not connect. */
 static void
 bench_connect_failed(BenchSession *s, const char *role, const char *dir)
@@ -662,7 +675,7 @@ static void
 bench_session_lost(BenchCtx *ctx, BenchSession *s)
 {
 	if (!s->failed)
-		strlcpy(ctx->slot->error, bench_pq_message(PQerrorMessage(s->conn)), BENCH_TEXT_LEN);
+		bench_set_error(ctx, PQerrorMessage(s->conn));
 	s->failed = true;
 	PQfinish(s->conn);
 	s->conn = NULL;
@@ -855,9 +868,7 @@ bench_session_result(BenchCtx *ctx, BenchClients *c, BenchSession *s, PGresult *
 			if (sent < 0)
 				s->prepared[-1 - sent] = false;
 			if (!s->failed)
-				strlcpy(ctx->slot->error,
-						bench_pq_message(PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY)),
-						BENCH_TEXT_LEN);
+				bench_set_error(ctx, PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY));
 			s->failed = true;
 			break;
 		default:
