@@ -73,6 +73,30 @@ ok( $node->poll_query_until('postgres',
 	'no worker left after the caller is terminated');
 eval { $bench->quit };
 
+# A role's sessions are that role's, whoever the server is; a role that
+# cannot log in is refused before anything starts.
+$node->safe_psql('postgres',
+	q{CREATE ROLE bencher LOGIN; GRANT petagen_operator TO bencher;
+	  GRANT SELECT, UPDATE, INSERT ON ALL TABLES IN SCHEMA public TO bencher;
+	  CREATE ROLE nologin NOLOGIN; GRANT bencher TO nologin;});
+$bench = $node->background_psql('postgres', on_error_stop => 0);
+$caller = $bench->query_safe('SET ROLE bencher; SELECT pg_backend_pid()');
+$bench->query_until(qr/started/,
+	"\\echo started\nSELECT petagen.bench('select', workers => 2, clients => 20, duration => '5 min');\n");
+ok( $node->poll_query_until('postgres',
+		$sessions_sql . q{ AND usename = 'bencher' AND datname = 'postgres'}, '20'),
+	"a role's sessions connect as that role");
+is( $node->safe_psql('postgres', $sessions_sql . q{ AND usename <> 'bencher'}),
+	'0', 'and as no other');
+$node->safe_psql('postgres', "SELECT pg_cancel_backend($caller)");
+ok($node->poll_query_until('postgres', $sessions_sql, '0'), 'its sessions end with the run');
+eval { $bench->quit };
+like(
+	error_of($node,
+		"SET ROLE nologin; SELECT petagen.bench('select', workers => 2, clients => 2)"),
+	qr/^42501: role "nologin" cannot log in/,
+	'a role without LOGIN is refused (before 17 already for its workers)');
+
 # A paced run: latency from the intended start, service time beside it.
 my ($paced) = run_bench($node,
 	"'select', workers => 2, clients => 40, duration => '2 s', target_rate => 2000",
