@@ -96,6 +96,11 @@
 #define BENCH_STMT_SCAN			1
 #define BENCH_STMT_INSERT		2
 #define BENCH_STMT_UPDATE		3
+/*
+ * External descriptors a worker takes besides its sessions: its latch's
+ * wait set and signal descriptor, and the wait set of its sessions.
+ */
+#define BENCH_OWN_EXTERNAL_FDS	3
 /* A statement's name in a session. */
 #define BENCH_STMT_NAME_LEN		16
 
@@ -262,28 +267,30 @@ bench_check_connections(int clients)
 
 /*
  * Raise an error unless a worker may hold its sessions' sockets: fd.c
- * lends external descriptors (libpq's) up to a third of what it may open,
- * which max_files_per_process and the open files limit bound.
+ * lends a process external descriptors (libpq's) up to a third of what it
+ * may open, which max_files_per_process and the open files limit bound;
+ * the worker's own take BENCH_OWN_EXTERNAL_FDS of them.
  */
 static void
 bench_check_descriptors(int clients, int nworkers)
 {
 	int			per_worker = bench_sessions_per_worker(clients, nworkers);
+	int			most = max_safe_fds / 3 - BENCH_OWN_EXTERNAL_FDS;
 	struct rlimit rlim;
 
-	if (per_worker < max_safe_fds / 3)
+	if (per_worker <= most)
 		return;
 	if (getrlimit(RLIMIT_NOFILE, &rlim) != 0)
 		rlim.rlim_cur = RLIM_INFINITY;
 	ereport(ERROR,
 			(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
 			 errmsg("a worker cannot hold %d client sessions", per_worker),
-			 errdetail("A process of this server may use %d file descriptors for connections of its own; \"max_files_per_process\" is %s and the open files limit (ulimit -n) is %s.",
-					   max_safe_fds / 3 - 1, GetConfigOption("max_files_per_process", false, false),
+			 errdetail("A process of this server may hold %d connections of its own; \"max_files_per_process\" is %s and the open files limit (ulimit -n) is %s.",
+					   Max(most, 0), GetConfigOption("max_files_per_process", false, false),
 					   rlim.rlim_cur == RLIM_INFINITY ? "unlimited" :
 					   psprintf(UINT64_FORMAT, (uint64) rlim.rlim_cur)),
 			 errhint("Pass more workers (at most %d sessions each), or raise \"max_files_per_process\" (and the server's open files limit) to more than three times the sessions of a worker.",
-					 max_safe_fds / 3 - 1)));
+					 Max(most, 0))));
 }
 
 /*
