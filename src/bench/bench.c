@@ -383,7 +383,8 @@ bench_wait_ready(BenchShared *shared, BackgroundWorkerHandle **handles)
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("benchmark worker %d could not start: %s", i,
-							slot->error[0] ? slot->error : "it exited, see the server log")));
+							slot->error[0] ? slot->error : "it exited, see the server log"),
+					 slot->hint[0] ? errhint("%s", slot->hint) : 0));
 		bench_sleep();
 	}
 }

@@ -140,7 +140,9 @@ extern void measure_finish(BenchMeasure *m, bool paced);
  */
 
 #define BENCH_MAGIC			0x50474242	/* "PGBB" */
-#define BENCH_TEXT_LEN		256
+#define BENCH_TEXT_LEN		512
+/* The longest hint of a worker that could not start. */
+#define BENCH_HINT_LEN		512
 /* Committed inserts the latest distribution remembers. */
 #define BENCH_RING			65536
 /*
@@ -212,6 +214,7 @@ typedef struct BenchSlot
 	uint64		insert_candidates;	/* of the worker's insert stripe, drawn */
 	uint64		last_ns;		/* end of the last measured operation */
 	char		error[BENCH_TEXT_LEN];	/* the last error message */
+	char		hint[BENCH_HINT_LEN];	/* a failed start's hint, or "" */
 	BenchMeasure measure;		/* the measured operations, by kind */
 } BenchSlot;
 

@@ -375,7 +375,10 @@ bench_set_error(BenchCtx *ctx, const char *msg)
 		error[--len] = '\0';
 }
 
-/* Raise the error of a session that could not connect. */
+/*
+ * Raise the error of a session that could not connect: the server's
+ * reason in the message, since bench() shows a worker's message and hint.
+ */
 static void
 bench_connect_failed(BenchSession *s, const char *role, const char *dir)
 {
@@ -385,11 +388,10 @@ bench_connect_failed(BenchSession *s, const char *role, const char *dir)
 
 	ereport(ERROR,
 			(errcode(ERRCODE_SQLCLIENT_UNABLE_TO_ESTABLISH_SQLCONNECTION),
-			 errmsg("client session %d could not connect to this server as role \"%s\"",
-					s->number, role),
-			 errdetail_internal("%s", msg),
-			 auth ? errhint("Client sessions connect over the socket in \"%s\" as the calling role without a password: pg_hba.conf must let the server's operating system user in as that role, for instance with \"local all all peer map=petagen\" and a line \"petagen postgres %s\" in pg_ident.conf.",
-							dir, role) : 0));
+			 errmsg("client session %d could not connect as role \"%s\": %s",
+					s->number, role, msg),
+			 auth ? errhint("pg_hba.conf must let the server's operating system user connect over the socket in \"%s\" as role \"%s\" without a password, for instance with \"local all all peer map=petagen\" and \"petagen postgres %s\" in pg_ident.conf.",
+							dir, role, role) : 0));
 }
 
 /* Start connecting session s with the run's fixed connection options. */

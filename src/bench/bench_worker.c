@@ -682,6 +682,7 @@ bench_setup(BenchCtx *ctx)
 		MemoryContextSwitchTo(ctx->cxt);
 		edata = CopyErrorData();
 		strlcpy(ctx->slot->error, edata->message, BENCH_TEXT_LEN);
+		strlcpy(ctx->slot->hint, edata->hint ? edata->hint : "", BENCH_HINT_LEN);
 		pg_write_barrier();
 		pg_atomic_write_u32(&ctx->slot->state, BENCH_W_FAILED);
 		PG_RE_THROW();

@@ -42,6 +42,7 @@ for my $kind (qw(select update ycsb-a ycsb-b ycsb-d ycsb-e ycsb-f))
 is($node->safe_psql('postgres', $sessions_sql), '0', 'no session left after the runs');
 
 # The sessions are backends of their own, as many as asked, during a run.
+my ($rc, $err);
 my $bench = $node->background_psql('postgres', on_error_stop => 0);
 my $caller = $bench->query_safe('SELECT pg_backend_pid()');
 $bench->query_until(qr/started/,
@@ -97,6 +98,27 @@ like(
 	qr/^42501: role "nologin" cannot log in/,
 	'a role without LOGIN is refused (before 17 already for its workers)');
 
+# Sessions authenticate as a client's would: a role the server's local
+# authentication asks a password of cannot run through clients, and the
+# hint says what pg_hba.conf needs.
+my $hba = slurp_file($node->data_dir . '/pg_hba.conf');
+$node->safe_psql('postgres',
+	q{SET password_encryption = 'scram-sha-256';
+	  CREATE ROLE pwuser LOGIN PASSWORD 'secret'; GRANT petagen_operator TO pwuser;
+	  GRANT SELECT ON ALL TABLES IN SCHEMA public TO pwuser;});
+open(my $fh, '>', $node->data_dir . '/pg_hba.conf') or die $!;
+print $fh "local all pwuser scram-sha-256\n$hba";
+close $fh;
+$node->reload;
+($rc, $err) = try_sql($node,
+	"SET ROLE pwuser; SELECT petagen.bench('select', workers => 2, clients => 4)");
+like($err, qr/ERROR:  55000: benchmark worker \d could not start: client session \d+ could not connect as role "pwuser": .*password/,
+	'a session refused by pg_hba.conf stops the run before it starts');
+like($err, qr/HINT:  pg_hba.conf must let the server's operating system user connect over the socket in ".*" as role "pwuser" without a password/,
+	'the hint says what pg_hba.conf needs');
+unlike($err, qr/secret/, 'no password is shown');
+is($node->safe_psql('postgres', $sessions_sql), '0', 'no session left after the refusal');
+
 # A paced run: latency from the intended start, service time beside it.
 my ($paced) = run_bench($node,
 	"'select', workers => 2, clients => 40, duration => '2 s', target_rate => 2000",
@@ -113,7 +135,7 @@ like(
 	error_of($node, "SELECT petagen.bench('select', workers => 8, clients => 1000)"),
 	qr/^53300: the server has no room for 1000 client sessions/,
 	'more sessions than max_connections refused');
-my ($rc, $err) = try_sql($node,
+($rc, $err) = try_sql($node,
 	"SELECT petagen.bench('select', workers => 8, clients => 1000)");
 like($err, qr/HINT:  You may need to increase "max_connections"/, 'the hint names the setting');
 $node->safe_psql('postgres',
