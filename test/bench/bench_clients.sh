@@ -37,7 +37,7 @@ D=${SECONDS_PER_RUN:-30}
 RATE=${RATE:-1000}
 BENCH_PORT=${BENCH_PORT:-5467}
 BENCH_DIR=${BENCH_DIR:-/tmp/bench-pg/bench_clients}
-OUT=$RESULTS_DIR/bench_clients.md
+OUT=${OUT:-$RESULTS_DIR/bench_clients.md}
 
 FILES=$((3 * ((CLIENTS + WORKERS - 1) / WORKERS) + 200))
 bench_start
