@@ -78,6 +78,16 @@
 #endif
 
 /*
+ * A wait event set that lives as long as the process: 17 takes a resource
+ * owner (none: the session's), 15 and 16 a memory context.
+ */
+#if PG_VERSION_NUM >= 170000
+#define compat_create_wait_event_set(nevents) CreateWaitEventSet(NULL, (nevents))
+#else
+#define compat_create_wait_event_set(nevents) CreateWaitEventSet(TopMemoryContext, (nevents))
+#endif
+
+/*
  * ExecInsertIndexTuples(): 16 added the trailing onlySummarizing argument
  * (true only for HOT updates); 17 and 18 keep it.  petagen only inserts, so
  * it is always false.

@@ -41,7 +41,9 @@ CREATE TABLE @extschema@.bench_results (
     integrity_errors bigint,
     target_rate double precision,
     operation_stats jsonb,
-    samples jsonb
+    samples jsonb,
+    clients integer,
+    path text NOT NULL DEFAULT 'spi'
 );
 COMMENT ON TABLE @extschema@.bench_results IS
     'petagen.bench() runs: sweep is the id of the first run of a bench_sweep() or bench_capacity(); target_node is "local", the foreign server of the target leaves, the Citus node (host:port) of shards queried through Citus, or "mixed"';

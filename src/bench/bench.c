@@ -266,6 +266,7 @@ bench_create_shared(const BenchDef *def, int64 id, int nworkers,
 	shared->spec = def->spec;
 	shared->insert_base = insert_base;
 	shared->nworkers = nworkers;
+	shared->clients = def->clients;
 	shared->ntargets = def->ntargets;
 	pg_atomic_init_u32(&shared->go, 0);
 	pg_atomic_init_u64(&shared->inserts, 0);
@@ -382,7 +383,8 @@ bench_wait_ready(BenchShared *shared, BackgroundWorkerHandle **handles)
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("benchmark worker %d could not start: %s", i,
-							slot->error[0] ? slot->error : "it exited, see the server log")));
+							slot->error[0] ? slot->error : "it exited, see the server log"),
+					 slot->hint[0] ? errhint("%s", slot->hint) : 0));
 		bench_sleep();
 	}
 }
@@ -575,49 +577,88 @@ petagen_bench(PG_FUNCTION_ARGS)
 	bench_read_args(fcinfo, &def);
 	nworkers = PG_GETARG_INT32(BENCH_ARG_WORKERS);
 	launch_check_workers(nworkers);
+	if (bench_arg_given(fcinfo, BENCH_ARG_CLIENTS))
+	{
+		def.clients = PG_GETARG_INT32(BENCH_ARG_CLIENTS);
+		bench_check_clients(def.clients, nworkers);
+	}
 	InitMaterializedSRF(fcinfo, 0);
 	bench_run(fcinfo, &def, nworkers, 0);
 	return (Datum) 0;
 }
 
-PG_FUNCTION_INFO_V1(petagen_bench_sweep);
-/* petagen.bench_sweep(kind, workers[], ...): one run per worker count. */
-Datum
-petagen_bench_sweep(PG_FUNCTION_ARGS)
+/*
+ * The counts of integer[] argument argno (named name, listing what): at
+ * least one, none null; *n of them.
+ */
+static int *
+bench_counts_arg(FunctionCallInfo fcinfo, int argno, const char *name,
+				 const char *what, int *n)
 {
-	BenchDef	def;
 	Datum	   *elems;
 	bool	   *nulls;
-	int			n;
-	int			most = 0;
-	int64		sweep = -1;
+	int		   *counts;
 
-	bench_read_args(fcinfo, &def);
-	deconstruct_array(PG_GETARG_ARRAYTYPE_P(BENCH_ARG_WORKERS), INT4OID, 4, true,
-					  TYPALIGN_INT, &elems, &nulls, &n);
-	if (n == 0)
+	deconstruct_array(PG_GETARG_ARRAYTYPE_P(argno), INT4OID, 4, true,
+					  TYPALIGN_INT, &elems, &nulls, n);
+	if (*n == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("workers must list at least one worker count")));
-	for (int i = 0; i < n; i++)
+				 errmsg("%s must list at least one %s", name, what)));
+	counts = palloc(sizeof(int) * *n);
+	for (int i = 0; i < *n; i++)
 	{
 		if (nulls[i])
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("workers must not contain nulls")));
-		if (DatumGetInt32(elems[i]) < 1)
-			launch_check_workers(DatumGetInt32(elems[i]));
-		most = Max(most, DatumGetInt32(elems[i]));
+					 errmsg("%s must not contain nulls", name)));
+		counts[i] = DatumGetInt32(elems[i]);
 	}
-	launch_check_workers(most);
-	InitMaterializedSRF(fcinfo, 0);
+	return counts;
+}
+
+PG_FUNCTION_INFO_V1(petagen_bench_sweep);
+/*
+ * petagen.bench_sweep(kind, workers[], ..., clients[]): one run per worker
+ * count, and with clients per worker count and client count.
+ */
+Datum
+petagen_bench_sweep(PG_FUNCTION_ARGS)
+{
+	BenchDef	def;
+	int			n;
+	int		   *workers;
+	int			nclients = 0;
+	int		   *clients = NULL;
+	int			most = 0;
+	int64		sweep = -1;
+
+	bench_read_args(fcinfo, &def);
+	workers = bench_counts_arg(fcinfo, BENCH_ARG_WORKERS, "workers", "worker count", &n);
 	for (int i = 0; i < n; i++)
 	{
-		int64		id = bench_run(fcinfo, &def, DatumGetInt32(elems[i]), sweep);
-
-		if (sweep < 0)
-			sweep = id;
+		if (workers[i] < 1)
+			launch_check_workers(workers[i]);
+		most = Max(most, workers[i]);
 	}
+	launch_check_workers(most);
+	if (bench_arg_given(fcinfo, BENCH_ARG_CLIENTS))
+		clients = bench_counts_arg(fcinfo, BENCH_ARG_CLIENTS, "clients", "client count",
+								   &nclients);
+	for (int i = 0; i < n; i++)
+		for (int c = 0; c < nclients; c++)
+			bench_check_clients(clients[c], workers[i]);
+	InitMaterializedSRF(fcinfo, 0);
+	for (int i = 0; i < n; i++)
+		for (int c = 0; c < Max(nclients, 1); c++)
+		{
+			int64		id;
+
+			def.clients = nclients > 0 ? clients[c] : 0;
+			id = bench_run(fcinfo, &def, workers[i], sweep);
+			if (sweep < 0)
+				sweep = id;
+		}
 	return (Datum) 0;
 }
 

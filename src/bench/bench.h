@@ -140,7 +140,9 @@ extern void measure_finish(BenchMeasure *m, bool paced);
  */
 
 #define BENCH_MAGIC			0x50474242	/* "PGBB" */
-#define BENCH_TEXT_LEN		256
+#define BENCH_TEXT_LEN		512
+/* The longest hint of a worker that could not start. */
+#define BENCH_HINT_LEN		512
 /* Committed inserts the latest distribution remembers. */
 #define BENCH_RING			65536
 /*
@@ -212,6 +214,7 @@ typedef struct BenchSlot
 	uint64		insert_candidates;	/* of the worker's insert stripe, drawn */
 	uint64		last_ns;		/* end of the last measured operation */
 	char		error[BENCH_TEXT_LEN];	/* the last error message */
+	char		hint[BENCH_HINT_LEN];	/* a failed start's hint, or "" */
 	BenchMeasure measure;		/* the measured operations, by kind */
 } BenchSlot;
 
@@ -237,6 +240,7 @@ typedef struct BenchShared
 	GenSpec		spec;
 	int64		insert_base;
 	int32		nworkers;
+	int32		clients;		/* client sessions over libpq; 0: SPI */
 	int32		ntargets;		/* BenchTargets follow the slots, sorted */
 	pg_atomic_uint32 go;
 	uint64		start_ns;		/* warm-up starts */
@@ -290,6 +294,94 @@ bench_shared_size(int nworkers, int ntargets)
 }
 
 /*-------------------------------------------------------------------------
+ *		A benchmark worker's state and the steps both of its paths share:
+ *		in-server through SPI (bench_worker.c) and through client sessions
+ *		over libpq (bench_client.c).
+ *-------------------------------------------------------------------------
+ */
+
+/* Keys drawn and routed per batch. */
+#define BENCH_KEY_BATCH		128
+#define BENCH_INSERT_BATCH	16
+
+/* The prepared plans of one target leaf. */
+typedef struct BenchPlans
+{
+	SPIPlanPtr	select;
+	SPIPlanPtr	scan;
+	SPIPlanPtr	insert;
+	SPIPlanPtr *update;			/* one per field */
+} BenchPlans;
+
+/* A key number and the target leaf it lives in. */
+typedef struct BenchKey
+{
+	int64		seq;
+	int			target;
+} BenchKey;
+
+/* A batch of routed keys. */
+typedef struct BenchKeyBuf
+{
+	BenchKey	keys[BENCH_KEY_BATCH];
+	int			n;
+	int			next;
+} BenchKeyBuf;
+
+/* Everything one worker knows. */
+typedef struct BenchCtx
+{
+	BenchWorkerArgs args;
+	BenchShared *shared;
+	BenchSlot  *slot;
+	const BenchWorkload *workload;
+	MemoryContext cxt;
+	RowShape	shape;
+	RowGen		rg;
+	BenchPlans *plans;			/* one per target */
+	DistRng		rng;
+	DistChooser chooser;
+	DistZipf	scanzipf;		/* scanlengthdistribution zipfian */
+	bool		finished;		/* operationcount reached */
+	BenchKeyBuf reads;			/* keys to read, update, scan from */
+	BenchKeyBuf inserts;		/* new keys, past the loaded key space */
+	int64		next_candidate; /* of this worker's insert stripe */
+	char	   *value;			/* an update's new field value (varlena) */
+	uint64		opno;
+	BenchPace	pace;			/* the schedule at the run's target_rate */
+	int			mismatches;		/* rows the current operation read wrong */
+	struct BenchClients *clients;	/* with clients: the sessions */
+} BenchCtx;
+
+extern void bench_prepare_shape(BenchCtx *ctx);
+extern char *bench_select_sql(const char *leaf);
+extern char *bench_scan_sql(const char *leaf);
+extern char *bench_update_sql(const char *leaf, int field);
+extern char *bench_insert_sql(const char *leaf, const RowShape *shape);
+extern BenchOp bench_pick_op(BenchCtx *ctx);
+extern BenchKey bench_take(BenchCtx *ctx, BenchKeyBuf *buf, bool inserts);
+extern bool bench_claim(BenchCtx *ctx, uint64 t0);
+extern int64 bench_scan_length(BenchCtx *ctx);
+extern void bench_publish_insert(BenchShared *shared, uint64 j, int64 seq);
+extern Datum bench_integrity_value(RowGen *rg, int64 seq, int field);
+extern void measure_record(BenchMeasure *m, bool paced, int op, uint64 since_ns,
+						   uint64 intended, uint64 t0, uint64 t1, bool found);
+extern void measure_error(BenchMeasure *m, int op, uint64 since_ns, uint64 t1);
+extern void measure_pace_init(BenchPace *pace, double target_rate, uint64 start_ns,
+							  int index, int nworkers);
+
+/*-------------------------------------------------------------------------
+ *		A benchmark's client sessions: with clients, a worker drives its
+ *		share of them over libpq instead of running operations through SPI.
+ *		See bench_client.c.
+ *-------------------------------------------------------------------------
+ */
+
+extern void bench_check_clients(int clients, int nworkers);
+extern void bench_clients_connect(BenchCtx *ctx);
+extern void bench_clients_run(BenchCtx *ctx);
+
+/*-------------------------------------------------------------------------
  *		The workload of a benchmark as YCSB's CoreWorkload defines it:
  *		operation proportions, operation count, request distribution and
  *		scan shape, read from the arguments of bench() and bench_sweep().
@@ -329,7 +421,8 @@ typedef enum BenchArg
 	BENCH_ARG_EXPONENTIALFRAC,
 	BENCH_ARG_LABEL,
 	BENCH_ARG_DATAINTEGRITY,
-	BENCH_ARG_TARGET_RATE
+	BENCH_ARG_TARGET_RATE,
+	BENCH_ARG_CLIENTS
 } BenchArg;
 
 extern bool bench_arg_given(FunctionCallInfo fcinfo, int argno);
@@ -363,6 +456,7 @@ typedef struct BenchDef
 	GenSpec		spec;
 	int64		job;			/* the load job the key space is from, or 0 */
 	const char *label;			/* or NULL */
+	int			clients;		/* client sessions over libpq; 0: SPI */
 	bool		record_settings;	/* bench_results has label, settings,
 									 * integrity_errors */
 	bool		record_measure; /* and target_rate, operation_stats, samples */

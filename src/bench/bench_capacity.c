@@ -76,7 +76,8 @@ typedef enum CapacityArg
 	CAP_ARG_EXPONENTIALPERCENTILE,
 	CAP_ARG_EXPONENTIALFRAC,
 	CAP_ARG_LABEL,
-	CAP_ARG_DATAINTEGRITY
+	CAP_ARG_DATAINTEGRITY,
+	CAP_ARG_CLIENTS
 } CapacityArg;
 
 /* No argument of bench_capacity(): that argument of bench() is not given. */
@@ -114,6 +115,7 @@ static const int capacity_bench_args[] = {
 	[BENCH_ARG_LABEL] = CAP_ARG_LABEL,
 	[BENCH_ARG_DATAINTEGRITY] = CAP_ARG_DATAINTEGRITY,
 	[BENCH_ARG_TARGET_RATE] = CAP_ARG_NONE,
+	[BENCH_ARG_CLIENTS] = CAP_ARG_CLIENTS,
 };
 
 /* The arguments of bench_capacity() that must not be null, up to table. */

@@ -93,6 +93,8 @@ enum
 	Arg_record_target_rate,		/* from here on for the measurement layer */
 	Arg_record_operation_stats,
 	Arg_record_samples,
+	Arg_record_clients,
+	Arg_record_path,
 	BENCH_RECORD_ARGS
 };
 
@@ -105,8 +107,8 @@ enum
 	" 'wal_level', pg_catalog.current_setting('wal_level')," \
 	" 'max_connections', pg_catalog.current_setting('max_connections')::integer," \
 	" 'cores', $30), $31"
-/* The values of target_rate, operation_stats and samples in that INSERT. */
-#define BENCH_MEASURE_SQL ", $32, $33::pg_catalog.jsonb, $34::pg_catalog.jsonb"
+/* The values of target_rate, operation_stats, samples, clients and path in that INSERT. */
+#define BENCH_MEASURE_SQL ", $32, $33::pg_catalog.jsonb, $34::pg_catalog.jsonb, $35, $36"
 
 /* A relation's name as regclass spells it. */
 static char *
@@ -276,6 +278,8 @@ bench_record(const BenchDef *def, const BenchResult *res, int64 sweep)
 		[Arg_record_target_rate] = FLOAT8OID,
 		[Arg_record_operation_stats] = TEXTOID,
 		[Arg_record_samples] = TEXTOID,
+		[Arg_record_clients] = INT4OID,
+		[Arg_record_path] = TEXTOID,
 	};
 	Datum		values[BENCH_RECORD_ARGS];
 	char		nulls[BENCH_RECORD_ARGS];
@@ -330,6 +334,9 @@ bench_record(const BenchDef *def, const BenchResult *res, int64 sweep)
 		CStringGetTextDatum(bench_operation_stats_json(&def->workload, &res->measure));
 	values[Arg_record_samples] =
 		CStringGetTextDatum(bench_samples_json(&def->workload, &res->measure, res->seconds));
+	values[Arg_record_clients] = Int32GetDatum(def->clients);
+	nulls[Arg_record_clients] = def->clients > 0 ? ' ' : 'n';
+	values[Arg_record_path] = CStringGetTextDatum(def->clients > 0 ? "libpq" : "spi");
 	catalog_connect(&scope, true);
 	catalog_exec(psprintf("INSERT INTO petagen.bench_results (id, sweep, kind, workers,"
 						  " duration, warmup, \"table\", target, target_node, distribution,"
@@ -340,7 +347,7 @@ bench_record(const BenchDef *def, const BenchResult *res, int64 sweep)
 						  " $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24,"
 						  " $25, $26, $27::pg_catalog.regrole, pg_catalog.clock_timestamp()%s%s)",
 						  def->record_settings ? ", label, settings, integrity_errors" : "",
-						  def->record_measure ? ", target_rate, operation_stats, samples" : "",
+						  def->record_measure ? ", target_rate, operation_stats, samples, clients, path" : "",
 						  def->record_settings ? BENCH_SETTINGS_SQL : "",
 						  def->record_measure ? BENCH_MEASURE_SQL : ""),
 				 bench_record_nargs(def), types, values, nulls, SPI_OK_INSERT);

@@ -33,15 +33,9 @@
 #include "launch.h"
 #include "route/route.h"
 
-static void measure_pace_init(BenchPace *pace, double target_rate, uint64 start_ns,
-							  int index, int nworkers);
 static bool measure_wait(BenchPace *pace, uint64 end_ns, uint64 *intended);
-static void measure_record(BenchMeasure *m, bool paced, int op, uint64 since_ns,
-						   uint64 intended, uint64 t0, uint64 t1, bool found);
-static void measure_error(BenchMeasure *m, int op, uint64 since_ns, uint64 t1);
 static bool bench_first_row_is_key(RowGen *rg, SPITupleTable *tuptable,
 								   uint64 nrows);
-static Datum bench_integrity_value(RowGen *rg, int64 seq, int field);
 
 
 /*-------------------------------------------------------------------------
@@ -67,61 +61,10 @@ static Datum bench_integrity_value(RowGen *rg, int64 seq, int field);
  *-------------------------------------------------------------------------
  */
 
-/* Keys drawn and routed per batch. */
-#define BENCH_KEY_BATCH		128
-#define BENCH_INSERT_BATCH	16
 /* Draws in a row that miss the target before the worker gives up. */
 #define BENCH_MAX_REJECTS	1000000
 /* How long a worker waits for the start signal. */
 #define BENCH_GO_TIMEOUT_NS	(UINT64CONST(120) * 1000000000)
-
-/* The prepared plans of one target leaf. */
-typedef struct BenchPlans
-{
-	SPIPlanPtr	select;
-	SPIPlanPtr	scan;
-	SPIPlanPtr	insert;
-	SPIPlanPtr *update;			/* one per field */
-} BenchPlans;
-
-/* A key number and the target leaf it lives in. */
-typedef struct BenchKey
-{
-	int64		seq;
-	int			target;
-} BenchKey;
-
-/* A batch of routed keys. */
-typedef struct BenchKeyBuf
-{
-	BenchKey	keys[BENCH_KEY_BATCH];
-	int			n;
-	int			next;
-} BenchKeyBuf;
-
-/* Everything one worker knows. */
-typedef struct BenchCtx
-{
-	BenchWorkerArgs args;
-	BenchShared *shared;
-	BenchSlot  *slot;
-	const BenchWorkload *workload;
-	MemoryContext cxt;
-	RowShape	shape;
-	RowGen		rg;
-	BenchPlans *plans;			/* one per target */
-	DistRng		rng;
-	DistChooser chooser;
-	DistZipf	scanzipf;		/* scanlengthdistribution zipfian */
-	bool		finished;		/* operationcount reached */
-	BenchKeyBuf reads;			/* keys to read, update, scan from */
-	BenchKeyBuf inserts;		/* new keys, past the loaded key space */
-	int64		next_candidate; /* of this worker's insert stripe */
-	char	   *value;			/* an update's new field value (varlena) */
-	uint64		opno;
-	BenchPace	pace;			/* the schedule at the run's target_rate */
-	int			mismatches;		/* rows the current operation read wrong */
-} BenchCtx;
 
 PGDLLEXPORT void petagen_bench_main(Datum main_arg);
 
@@ -139,7 +82,7 @@ bench_prepare_sql(const char *sql, int nargs, Oid *types)
 }
 
 /* The INSERT of a whole row into a leaf: key, then the fields. */
-static char *
+char *
 bench_insert_sql(const char *leaf, const RowShape *shape)
 {
 	int			nfields = shape->nfields;
@@ -156,6 +99,28 @@ bench_insert_sql(const char *leaf, const RowShape *shape)
 	return sql.data;
 }
 
+/* The SELECT of one row of a leaf by its key. */
+char *
+bench_select_sql(const char *leaf)
+{
+	return psprintf("SELECT * FROM %s WHERE ycsb_key = $1", leaf);
+}
+
+/* The scan of a leaf from a key on, $2 rows at most. */
+char *
+bench_scan_sql(const char *leaf)
+{
+	return psprintf("SELECT * FROM %s WHERE ycsb_key >= $1"
+					" ORDER BY ycsb_key LIMIT $2", leaf);
+}
+
+/* The UPDATE of one field (its column field<number>) of a leaf's row by its key. */
+char *
+bench_update_sql(const char *leaf, int field)
+{
+	return psprintf("UPDATE %s SET field%d = $2 WHERE ycsb_key = $1", leaf, field);
+}
+
 /* Prepare the plans the run's mix needs on one leaf. */
 static void
 bench_prepare_leaf(BenchCtx *ctx, Oid relid, BenchPlans *plans)
@@ -166,20 +131,15 @@ bench_prepare_leaf(BenchCtx *ctx, Oid relid, BenchPlans *plans)
 	Oid		   *row_types = palloc(sizeof(Oid) * (ctx->shape.nfields + 1));
 
 	if (p[BENCH_OP_READ] > 0 || p[BENCH_OP_RMW] > 0)
-		plans->select = bench_prepare_sql(psprintf("SELECT * FROM %s WHERE ycsb_key = $1", leaf),
-										  1, types);
+		plans->select = bench_prepare_sql(bench_select_sql(leaf), 1, types);
 	if (p[BENCH_OP_SCAN] > 0)
-		plans->scan = bench_prepare_sql(psprintf("SELECT * FROM %s WHERE ycsb_key >= $1"
-												 " ORDER BY ycsb_key LIMIT $2", leaf),
-										2, types);
+		plans->scan = bench_prepare_sql(bench_scan_sql(leaf), 2, types);
 	if (p[BENCH_OP_UPDATE] > 0 || p[BENCH_OP_RMW] > 0)
 	{
 		types[1] = TEXTOID;
 		plans->update = MemoryContextAlloc(ctx->cxt, sizeof(SPIPlanPtr) * ctx->shape.nfields);
 		for (int f = 0; f < ctx->shape.nfields; f++)
-			plans->update[f] = bench_prepare_sql(psprintf("UPDATE %s SET field%d = $2"
-														  " WHERE ycsb_key = $1", leaf,
-														  ctx->shape.field_base + f),
+			plans->update[f] = bench_prepare_sql(bench_update_sql(leaf, ctx->shape.field_base + f),
 												 2, types);
 	}
 	if (p[BENCH_OP_INSERT] > 0)
@@ -207,16 +167,16 @@ bench_prepare_target(BenchCtx *ctx, int t)
 	bench_prepare_leaf(ctx, targets[t].relid, &ctx->plans[t]);
 }
 
-/* Read the table's shape and prepare the plans of every target leaf. */
-static void
-bench_prepare(BenchCtx *ctx)
+/*
+ * Read the table's shape and set up the generator, in the current
+ * transaction.
+ */
+void
+bench_prepare_shape(BenchCtx *ctx)
 {
 	BenchShared *shared = ctx->shared;
 	Relation	rel;
-	CatalogScope scope;
 
-	StartTransactionCommand();
-	PushActiveSnapshot(GetTransactionSnapshot());
 	rel = table_open(shared->relid, AccessShareLock);
 	MemoryContextSwitchTo(ctx->cxt);
 	shape_from_tupdesc(RelationGetDescr(rel), RelationGetRelationName(rel),
@@ -224,8 +184,20 @@ bench_prepare(BenchCtx *ctx)
 	rowgen_init(&ctx->rg, &ctx->shape, &shared->spec);
 	ctx->value = palloc(VARHDRSZ + shared->spec.fieldlength);
 	SET_VARSIZE(ctx->value, VARHDRSZ + shared->spec.fieldlength);
-	ctx->plans = palloc0(sizeof(BenchPlans) * shared->ntargets);
 	table_close(rel, NoLock);
+}
+
+/* Read the table's shape and prepare the plans of every target leaf. */
+static void
+bench_prepare(BenchCtx *ctx)
+{
+	BenchShared *shared = ctx->shared;
+	CatalogScope scope;
+
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	bench_prepare_shape(ctx);
+	ctx->plans = palloc0(sizeof(BenchPlans) * shared->ntargets);
 	/* the plans keep the pinned search_path when they are planned again */
 	catalog_connect(&scope, false);
 	for (int t = 0; t < shared->ntargets; t++)
@@ -252,7 +224,7 @@ bench_inserted_seq(BenchShared *shared, uint64 j)
 }
 
 /* Publish the key number of committed insert j for the latest distribution. */
-static void
+void
 bench_publish_insert(BenchShared *shared, uint64 j, int64 seq)
 {
 	BenchRingEntry *entry = &shared->ring[j % BENCH_RING];
@@ -380,7 +352,7 @@ bench_refill(BenchCtx *ctx, BenchKeyBuf *buf, bool inserts)
 }
 
 /* The next key of a batch, refilling it when empty. */
-static BenchKey
+BenchKey
 bench_take(BenchCtx *ctx, BenchKeyBuf *buf, bool inserts)
 {
 	if (buf->next >= buf->n)
@@ -449,7 +421,7 @@ bench_insert(BenchCtx *ctx, BenchPlans *plans, int64 seq)
 }
 
 /* A scan's length: YCSB's scanlength generator over minscanlength .. maxscanlength. */
-static int64
+int64
 bench_scan_length(BenchCtx *ctx)
 {
 	const BenchWorkload *w = ctx->workload;
@@ -500,7 +472,7 @@ bench_operate(BenchCtx *ctx, BenchOp op, BenchKey key)
 }
 
 /* Pick the next operation by the mix's proportions. */
-static BenchOp
+BenchOp
 bench_pick_op(BenchCtx *ctx)
 {
 	double		u = dist_rng_double(&ctx->rng);
@@ -540,7 +512,7 @@ bench_transaction(BenchCtx *ctx, BenchOp op, BenchKey key)
  * May an operation intended at t0 run?  With operationcount, a measured
  * one claims its number first: false once operationcount are claimed.
  */
-static bool
+bool
 bench_claim(BenchCtx *ctx, uint64 t0)
 {
 	BenchShared *shared = ctx->shared;
@@ -627,6 +599,19 @@ bench_step(BenchCtx *ctx)
 	PG_END_TRY();
 }
 
+/* Run operations through SPI until the run ends, at its pace. */
+static void
+bench_run_spi(BenchCtx *ctx)
+{
+	measure_pace_init(&ctx->pace, ctx->workload->target_rate, ctx->shared->start_ns,
+					  ctx->args.index, ctx->shared->nworkers);
+	while (!ctx->finished && bench_now_ns() < ctx->shared->end_ns)
+	{
+		CHECK_FOR_INTERRUPTS();
+		bench_step(ctx);
+	}
+}
+
 /* Wait for bench() to set the clock; false if it never does. */
 static bool
 bench_wait_go(BenchCtx *ctx)
@@ -676,13 +661,19 @@ bench_init_choosers(BenchCtx *ctx)
 		dist_zipf_range_init(&ctx->scanzipf, w->maxscanlength - w->minscanlength + 1);
 }
 
-/* Prepare; on error publish it and leave. */
+/*
+ * Prepare the plans, or with clients connect the sessions; on error
+ * publish it and leave.
+ */
 static void
 bench_setup(BenchCtx *ctx)
 {
 	PG_TRY();
 	{
-		bench_prepare(ctx);
+		if (ctx->shared->clients > 0)
+			bench_clients_connect(ctx);
+		else
+			bench_prepare(ctx);
 	}
 	PG_CATCH();
 	{
@@ -691,6 +682,7 @@ bench_setup(BenchCtx *ctx)
 		MemoryContextSwitchTo(ctx->cxt);
 		edata = CopyErrorData();
 		strlcpy(ctx->slot->error, edata->message, BENCH_TEXT_LEN);
+		strlcpy(ctx->slot->hint, edata->hint ? edata->hint : "", BENCH_HINT_LEN);
 		pg_write_barrier();
 		pg_atomic_write_u32(&ctx->slot->state, BENCH_W_FAILED);
 		PG_RE_THROW();
@@ -730,16 +722,10 @@ petagen_bench_main(Datum main_arg)
 	pgstat_report_activity(STATE_RUNNING, psprintf("petagen bench " INT64_FORMAT ": %s",
 												   shared->run, bench_kind_name(ctx->workload->kind)));
 	pg_atomic_write_u32(&ctx->slot->state, BENCH_W_READY);
-	if (bench_wait_go(ctx))
-	{
-		measure_pace_init(&ctx->pace, ctx->workload->target_rate, shared->start_ns,
-						  ctx->args.index, shared->nworkers);
-		while (!ctx->finished && bench_now_ns() < shared->end_ns)
-		{
-			CHECK_FOR_INTERRUPTS();
-			bench_step(ctx);
-		}
-	}
+	if (bench_wait_go(ctx) && shared->clients > 0)
+		bench_clients_run(ctx);
+	else if (pg_atomic_read_u32(&shared->go))
+		bench_run_spi(ctx);
 	pg_write_barrier();
 	pg_atomic_write_u32(&ctx->slot->state, BENCH_W_DONE);
 	proc_exit(0);
@@ -824,7 +810,7 @@ measure_publish(BenchMeasure *m, int last)
 }
 
 /* The schedule of worker index of nworkers at target_rate (0: closed loop). */
-static void
+void
 measure_pace_init(BenchPace *pace, double target_rate, uint64 start_ns,
 				  int index, int nworkers)
 {
@@ -935,7 +921,7 @@ measure_sample(BenchMeasure *m, int op, uint64 offset_ns)
  * Record a measured operation of kind op, intended at intended, started
  * at t0, ended at t1; since_ns is the measurement's start.
  */
-static void
+void
 measure_record(BenchMeasure *m, bool paced, int op, uint64 since_ns,
 			   uint64 intended, uint64 t0, uint64 t1, bool found)
 {
@@ -955,7 +941,7 @@ measure_record(BenchMeasure *m, bool paced, int op, uint64 since_ns,
 }
 
 /* Record a measured operation of kind op that failed at t1. */
-static void
+void
 measure_error(BenchMeasure *m, int op, uint64 since_ns, uint64 t1)
 {
 	m->ops[op].errors++;
@@ -1088,7 +1074,7 @@ bench_integrity_check(RowGen *rg, int64 seq, SPITupleTable *tuptable,
 }
 
 /* The generator's value of one field of row seq, what an update writes. */
-static Datum
+Datum
 bench_integrity_value(RowGen *rg, int64 seq, int field)
 {
 	rowgen_build_fields(rg, seq);

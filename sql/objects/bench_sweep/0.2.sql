@@ -1,5 +1,6 @@
--- petagen.bench_sweep(kind, workers[], ...): one bench() run per worker
--- count, a row each as bench() returns it; the first row's id is the sweep
+-- petagen.bench_sweep(kind, workers[], ..., clients[]): one bench() run
+-- per worker count, and with clients per worker count and client count,
+-- a row each as bench() returns it; the first row's id is the sweep
 -- id that chart_sweep() takes (bench_results.sweep).
 CREATE OR REPLACE FUNCTION @extschema@.bench_sweep(
     kind text,
@@ -31,7 +32,8 @@ CREATE OR REPLACE FUNCTION @extschema@.bench_sweep(
     exponentialfrac double precision DEFAULT 0.8571428571,
     label text DEFAULT NULL,
     dataintegrity boolean DEFAULT false,
-    target_rate double precision DEFAULT NULL)
+    target_rate double precision DEFAULT NULL,
+    clients integer[] DEFAULT NULL)
 RETURNS TABLE(id bigint, kind text, workers integer, operations bigint,
               tps double precision, errors bigint, not_found bigint,
               p50_us double precision, p95_us double precision,
@@ -41,7 +43,7 @@ AS 'MODULE_PATHNAME', 'petagen_bench_sweep'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE
 ROWS 4;
 
-COMMENT ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text, boolean, double precision) IS
-    'petagen.bench() once per worker count, a row each; the id of the first is the sweep id (bench_results.sweep)';
-REVOKE ALL ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text, boolean, double precision) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text, boolean, double precision) TO petagen_operator;
+COMMENT ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text, boolean, double precision, integer[]) IS
+    'petagen.bench() once per worker count (and with clients per client count of each), a row each; the id of the first is the sweep id (bench_results.sweep)';
+REVOKE ALL ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text, boolean, double precision, integer[]) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.bench_sweep(text, integer[], interval, interval, text, text[], text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text, boolean, double precision, integer[]) TO petagen_operator;
