@@ -164,8 +164,8 @@ $nodes[2]->start;
 set_debug_pause($_, '') for @nodes;
 is( on1("SELECT node, job IS NOT NULL, error IS NULL FROM petagen.cluster_resume($cj)"),
 	"node1|t|t\nnode2|t|t\nnode3|t|t", 'cluster_resume(): every node answers');
-is( on1("SELECT node, state FROM petagen.cluster_wait($cj, '300s')"),
-	"node1|done\nnode2|done\nnode3|done", 'cluster_wait(): every node done');
+is( on1("SELECT node, state FROM petagen.cluster_wait($cj)"),
+	"node1|done\nnode2|done\nnode3|done", 'cluster_wait() without a timeout: every node done');
 is( on1("SELECT count(*), count(DISTINCT node), bool_and(ok), sum(expected), sum(present),"
 		  . " sum(missing) + sum(extra) + sum(duplicated) FROM petagen.cluster_verify($cj)"),
 	"$parts|$n|t|$rows|$rows|0",

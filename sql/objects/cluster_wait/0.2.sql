@@ -17,7 +17,9 @@ BEGIN
         SELECT o.ok, o.result, o.error INTO ok, state, error
         FROM @extschema@._on_node(m.node, m.kind, m.host, m.port,
             format('SELECT @extschema@.wait(%s, %L)', m.job,
-                   greatest(deadline - clock_timestamp(), interval '0'))) AS o;
+                   CASE WHEN timeout IS NOT NULL
+                        THEN greatest(deadline - clock_timestamp(), interval '0')
+                   END)) AS o;
         IF NOT ok THEN
             RAISE WARNING 'petagen.cluster_wait(): node "%" failed: %', m.node, error;
         END IF;
