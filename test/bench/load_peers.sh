@@ -19,6 +19,7 @@
 # (default 1) and then ROUNDS rounds (default 3) of every method,
 # interleaved:
 #   leaf           petagen.start(N, 2, method => 'leaf') + wait()
+#   leaf4          the same with 4 workers
 #   bulk_direct    pg_bulkload -O <leaf> TYPE=CSV WRITER=DIRECT TRUNCATE=YES,
 #                  one run per leaf, two leaves at a time
 #   bulk_parallel  the same with WRITER=PARALLEL (a reader and a writer
@@ -35,7 +36,10 @@
 # clients are not counted, they only send the command); WAL bytes (insert
 # LSN difference); the bytes of the leaves after the load (heap, TOAST, FSM,
 # VM and index: pg_total_relation_size), which the load wrote.  Every load
-# is checked (count(*) = N).  Medians; the targets at the end.
+# is checked (count(*) = N).  Once per round, dd writes 1 GB in 1 MB
+# O_DIRECT writes to the instance's filesystem; each leaf row's ceiling is
+# min(cores / server CPU per row, dd bandwidth / (bytes written + WAL) per
+# row).  Medians; the targets at the end.
 # Markdown printed and written to OUT (default
 # test/bench/results/load_peers.md).  About 17 minutes at the defaults.
 set -euo pipefail
@@ -73,10 +77,10 @@ for l in $LEAVES; do
     bpsql -c "COPY $l TO '$FILE_DIR/$l.csv' (FORMAT csv)" -c "COPY $l TO '$FILE_DIR/$l.bin' (FORMAT binary)"
 done
 
-# A petagen job of N rows, 2 workers, method $1; fails unless it ends done.
+# A petagen job of N rows, method $1, $2 workers; fails unless it ends done.
 petagen_job() {
     local job
-    job=$(bval "SELECT petagen.start($N, 2, method => '$1', force => true)")
+    job=$(bval "SELECT petagen.start($N, $2, method => '$1', force => true)")
     [ "$(bval "SELECT petagen.wait($job)")" = "done" ] || { echo "job $job did not end done" >&2; exit 1; }
 }
 
@@ -99,7 +103,8 @@ run_method() {
     local m=$1 half=$((($# - 1) / 2))
     shift
     case $m in
-    leaf|chunk)    petagen_job "$m" ;;
+    leaf|chunk)    petagen_job "$m" 2 ;;
+    leaf4)         petagen_job leaf 4 ;;
     bulk_direct)   bulkload_stream DIRECT "${@:1:$half}" &
                    bulkload_stream DIRECT "${@:$((half + 1))}"
                    wait $! ;;
@@ -112,6 +117,7 @@ run_method() {
 label() {
     case $1 in
     leaf)          echo "\`petagen.start(…, workers => 2, method => 'leaf')\`" ;;
+    leaf4)         echo "\`petagen.start(…, workers => 4, method => 'leaf')\`" ;;
     bulk_direct)   echo "pg_bulkload 3.1.23 \`WRITER=DIRECT\`, per leaf, 2 at a time" ;;
     bulk_parallel) echo "pg_bulkload \`WRITER=PARALLEL\`, per leaf, 1 at a time (2 backends)" ;;
     trunc_copy2)   echo "per leaf \`TRUNCATE\` + \`COPY … (FORMAT binary, FREEZE)\`, 2 streams" ;;
@@ -159,6 +165,8 @@ for lvl in $WAL_LEVELS; do
     for _ in $(seq 1 "$WARMUP"); do warm_up; done
     for _ in $(seq 1 "$ROUNDS"); do
         for m in $METHODS; do measure "$m" "$lvl.$m"; done
+        DD="${DD:-} $(dd_direct_mb_s)"
+        log "dd O_DIRECT ${DD##* } MB/s"
     done
 done
 
@@ -171,6 +179,14 @@ med() {
 fmt() { printf "%'d" "$1"; }
 rps() { awk -v n="$N" -v s="$(med "${S[$1]}")" 'BEGIN{printf "%.0f", n / s}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", a / b}'; }
+# The ceiling of rows/s of key $1: min(cores / CPU per row, dd bandwidth /
+# (written + WAL) bytes per row).
+ceiling() {
+    awk -v c="$(nproc)" -v cpu="$(med "${CPU[$1]}")" -v b="$(((BYTES[$1] + $(med "${WAL[$1]}" | cut -d. -f1)) / N))" \
+        -v bw="$(med "$DD")" 'BEGIN {x = c / (cpu / 1e6); y = bw * 1e6 / b; printf "%.0f", (x < y ? x : y)}'
+}
+# rows/s of key $1 as a share of its ceiling.
+reached() { awk -v r="$(rps "$1")" -v c="$(ceiling "$1")" 'BEGIN{printf "%.2f", r / c}'; }
 # "met"/"missed" with the figure: $1 figure, $2 op (le/ge), $3 bound.
 verdict() {
     awk -v x="$1" -v op="$2" -v b="$3" 'BEGIN{ok = (op == "le") ? x <= b : x >= b; printf "%s (%s)", ok ? "**met**" : "**missed**", x}'
@@ -185,18 +201,19 @@ mkdir -p "$RESULTS_DIR" "$(dirname "$OUT")"
     echo "- each load: TRUNCATE + CHECKPOINT before (not measured); measured from the command to the end of a CHECKPOINT after it"
     echo "- server CPU: utime + stime of the postmaster and all its children (ended ones through the postmaster's cutime/cstime), from /proc, difference around the load; clients not counted"
     echo "- WAL: insert LSN difference; written: \`pg_total_relation_size\` of the leaves after the load (heap, TOAST, FSM, VM, indexes)"
+    echo "- dd, 1 GB in 1 MB O_DIRECT writes + fsync, once per round: $(med "$DD") MB/s (runs:$DD); ceiling = min($(nproc) cores / server CPU per row, dd bandwidth / (written + WAL) bytes per row)"
     for lvl in $WAL_LEVELS; do
         echo
         echo "## wal_level = $lvl"
         echo
-        echo "| method | runs (s) | rows/s | leaf ÷ this | server CPU µs/row (runs) | median µs/row | WAL MB | written MB | WAL ÷ written |"
-        echo "|---|---|---|---|---|---|---|---|---|"
+        echo "| method | runs (s) | rows/s | leaf ÷ this | server CPU µs/row (runs) | median µs/row | WAL MB | written MB | WAL ÷ written | ceiling rows/s (reached) |"
+        echo "|---|---|---|---|---|---|---|---|---|---|"
         for m in $METHODS; do
             k=$lvl.$m
             w=$(med "${WAL[$k]}")
             lr=-
             case " $METHODS " in *" leaf "*) lr="$(ratio "$(rps "$lvl.leaf")" "$(rps "$k")")×" ;; esac
-            echo "| $(label "$m") | ${S[$k]# } | $(fmt "$(rps "$k")") | $lr | ${CPU[$k]# } | $(med "${CPU[$k]}") | $((${w%.*} / 1048576)) | $((BYTES[$k] / 1048576)) | $(ratio "$w" "${BYTES[$k]}") |"
+            echo "| $(label "$m") | ${S[$k]# } | $(fmt "$(rps "$k")") | $lr | ${CPU[$k]# } | $(med "${CPU[$k]}") | $((${w%.*} / 1048576)) | $((BYTES[$k] / 1048576)) | $(ratio "$w" "${BYTES[$k]}") | $(fmt "$(ceiling "$k")") ($(reached "$k")) |"
         done
     done
     echo
@@ -209,10 +226,14 @@ mkdir -p "$RESULTS_DIR" "$(dirname "$OUT")"
         minimal)
             echo "- minimal, leaf ≤ 2.0 µs of server CPU per row: $(verdict "$(med "${CPU[minimal.leaf]}")" le 2.0)"
             if has trunc_copy2; then
-                echo "- minimal, leaf ≥ 3.5× per-leaf TRUNCATE + COPY FREEZE: $(verdict "$(ratio "$(rps minimal.leaf)" "$(rps minimal.trunc_copy2)")" ge 3.5)"
+                echo "- minimal, leaf ≥ 3× per-leaf TRUNCATE + COPY FREEZE: $(verdict "$(ratio "$(rps minimal.leaf)" "$(rps minimal.trunc_copy2)")" ge 3)"
             fi
             if has bulk_direct; then
-                echo "- minimal, leaf ≥ 2.5× pg_bulkload DIRECT: $(verdict "$(ratio "$(rps minimal.leaf)" "$(rps minimal.bulk_direct)")" ge 2.5)"
+                echo "- minimal, leaf ≥ 3× pg_bulkload DIRECT: $(verdict "$(ratio "$(rps minimal.leaf)" "$(rps minimal.bulk_direct)")" ge 3)"
+            fi
+            echo "- minimal, leaf ≥ 85% of its ceiling: $(verdict "$(reached minimal.leaf)" ge 0.85)"
+            if has leaf4; then
+                echo "- minimal, leaf with 4 workers ≥ 85% of its ceiling: $(verdict "$(reached minimal.leaf4)" ge 0.85)"
             fi ;;
         replica)
             echo "- replica, leaf ≤ 3.0 µs of server CPU per row: $(verdict "$(med "${CPU[replica.leaf]}")" le 3.0)"
