@@ -861,7 +861,7 @@ petagen_bench_histogram(PG_FUNCTION_ARGS)
 /* The nodes' runs, per element of $1: node, error, run (a bench_json()). */
 #define CLUSTER_RUNS_SQL \
 	"WITH n AS (SELECT e.value->>'node' AS node, e.value->>'error' AS error," \
-	" e.value->'run'->'run' AS r, e.value->'run'->'operations' AS ops,"
+	" e.value->'run'->'run' AS r, e.value->'run'->'operations' AS ops," \
 	" e.value->'run'->'samples' AS s, e.i" \
 	" FROM pg_catalog.jsonb_array_elements($1) WITH ORDINALITY AS e(value, i))," \
 	" ok AS (SELECT * FROM n WHERE pg_catalog.jsonb_typeof(n.r) = 'object') "
@@ -894,6 +894,38 @@ petagen_bench_histogram(PG_FUNCTION_ARGS)
 	" FROM ok, pg_catalog.jsonb_each(ok.s->'operations') AS o," \
 	" pg_catalog.jsonb_array_elements(o.value) WITH ORDINALITY AS v(x, j)" \
 	" GROUP BY o.key, v.j) AS t GROUP BY t.k) AS u)"
+
+/*
+ * The cluster row's INSERT, after CLUSTER_RUNS_SQL: its two %s add the node
+ * column and its value ($13) when the node is given.
+ */
+#define CLUSTER_INSERT_SQL \
+	"INSERT INTO petagen.bench_results (id, sweep, kind, workers, duration, warmup," \
+	" \"table\", target, target_node, distribution, options, operations, tps," \
+	" errors, not_found, reads, updates, inserts, scans, rmws, p50_us, p95_us," \
+	" p99_us, p999_us, max_us, started_at, run_by, finished_at, label," \
+	" integrity_errors, target_rate, operation_stats, samples, clients, path%s)" \
+	" OVERRIDING SYSTEM VALUE SELECT $11, CASE WHEN $2 = 0 THEN $11 ELSE $2 END, min(ok.r->>'kind'), sum((ok.r->>'workers')::int4)::int4," \
+	" max((ok.r->>'duration')::interval), max((ok.r->>'warmup')::interval)," \
+	" min(ok.r->>'table'), CASE WHEN $12 IS NULL THEN (SELECT pg_catalog.array_agg(n.node ORDER BY n.i) FROM n)" \
+	" ELSE (SELECT pg_catalog.array_agg(t.value ORDER BY t.i) FROM ok AS o," \
+	" pg_catalog.jsonb_array_elements_text(o.r->'target') WITH ORDINALITY AS t(value, i)) END," \
+	" coalesce($12, 'cluster'), min(ok.r->>'distribution')," \
+	" pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object('start_at', $3," \
+	" 'nodes', (SELECT pg_catalog.jsonb_agg(" CLUSTER_NODE_SQL " ORDER BY n.i) FROM n)))," \
+	" sum((ok.r->>'operations')::int8)::int8," \
+	" round(sum((ok.r->>'tps')::numeric), 1)::float8," \
+	" sum((ok.r->>'errors')::int8)::int8, sum((ok.r->>'not_found')::int8)::int8," \
+	" sum((ok.r->>'reads')::int8)::int8, sum((ok.r->>'updates')::int8)::int8," \
+	" sum((ok.r->>'inserts')::int8)::int8, sum((ok.r->>'scans')::int8)::int8," \
+	" sum((ok.r->>'rmws')::int8)::int8, $5, $6, $7, $8, $9," \
+	" min((ok.r->>'started_at')::timestamptz), $10::pg_catalog.regrole," \
+	" pg_catalog.clock_timestamp(), min(ok.r->>'label')," \
+	" sum((ok.r->>'integrity_errors')::int8)::int8," \
+	" sum((ok.r->>'target_rate')::float8), $4::pg_catalog.jsonb, " \
+	CLUSTER_SAMPLES_SQL ", sum((ok.r->>'clients')::int4)::int4," \
+	" CASE WHEN $12 IS NULL THEN 'cluster' ELSE min(ok.r->>'path') END%s" \
+	" FROM ok HAVING count(*) > 0 RETURNING id"
 
 /* The parameters of the cluster row's INSERT. */
 enum
@@ -1046,33 +1078,7 @@ petagen_bench_record_cluster(PG_FUNCTION_ARGS)
 	catalog_exec("SELECT pg_catalog.nextval(pg_catalog.pg_get_serial_sequence("
 				 "'petagen.bench_results', 'id'))", 0, NULL, NULL, NULL, SPI_OK_SELECT);
 	values[Arg_cluster_id] = Int64GetDatum(catalog_int8(0, CATALOG_ONLY_COLUMN));
-	n = catalog_exec(psprintf(CLUSTER_RUNS_SQL
-					 "INSERT INTO petagen.bench_results (id, sweep, kind, workers, duration, warmup,"
-					 " \"table\", target, target_node, distribution, options, operations, tps,"
-					 " errors, not_found, reads, updates, inserts, scans, rmws, p50_us, p95_us,"
-					 " p99_us, p999_us, max_us, started_at, run_by, finished_at, label,"
-					 " integrity_errors, target_rate, operation_stats, samples, clients, path%s)"
-					 " OVERRIDING SYSTEM VALUE SELECT $11, CASE WHEN $2 = 0 THEN $11 ELSE $2 END, min(ok.r->>'kind'), sum((ok.r->>'workers')::int4)::int4,"
-					 " max((ok.r->>'duration')::interval), max((ok.r->>'warmup')::interval),"
-					 " min(ok.r->>'table'), CASE WHEN $12 IS NULL THEN (SELECT pg_catalog.array_agg(n.node ORDER BY n.i) FROM n)"
-					 " ELSE (SELECT pg_catalog.array_agg(t.value ORDER BY t.i) FROM ok AS o,"
-					 " pg_catalog.jsonb_array_elements_text(o.r->'target') WITH ORDINALITY AS t(value, i)) END,"
-					 " coalesce($12, 'cluster'), min(ok.r->>'distribution'),"
-					 " pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object('start_at', $3,"
-					 " 'nodes', (SELECT pg_catalog.jsonb_agg(" CLUSTER_NODE_SQL " ORDER BY n.i) FROM n))),"
-					 " sum((ok.r->>'operations')::int8)::int8,"
-					 " round(sum((ok.r->>'tps')::numeric), 1)::float8,"
-					 " sum((ok.r->>'errors')::int8)::int8, sum((ok.r->>'not_found')::int8)::int8,"
-					 " sum((ok.r->>'reads')::int8)::int8, sum((ok.r->>'updates')::int8)::int8,"
-					 " sum((ok.r->>'inserts')::int8)::int8, sum((ok.r->>'scans')::int8)::int8,"
-					 " sum((ok.r->>'rmws')::int8)::int8, $5, $6, $7, $8, $9,"
-					 " min((ok.r->>'started_at')::timestamptz), $10::pg_catalog.regrole,"
-					 " pg_catalog.clock_timestamp(), min(ok.r->>'label'),"
-					 " sum((ok.r->>'integrity_errors')::int8)::int8,"
-					 " sum((ok.r->>'target_rate')::float8), $4::pg_catalog.jsonb, "
-					 CLUSTER_SAMPLES_SQL ", sum((ok.r->>'clients')::int4)::int4,"
-					 " CASE WHEN $12 IS NULL THEN 'cluster' ELSE min(ok.r->>'path') END%s"
-					 " FROM ok HAVING count(*) > 0 RETURNING id",
+	n = catalog_exec(psprintf(CLUSTER_RUNS_SQL CLUSTER_INSERT_SQL,
 							  PG_ARGISNULL(3) ? "" : ", node",
 							  PG_ARGISNULL(3) ? "" : ", $13"),
 					 PG_ARGISNULL(3) ? Arg_cluster_node : CLUSTER_RECORD_ARGS,

@@ -49,9 +49,11 @@ BEGIN
     -- each node's workers: then every run measures the same window.
     start_at := clock_timestamp() + start_delay;
     first := array_fill(format('SELECT pg_catalog.row_to_json(b)::text FROM @extschema@.bench(%s,'
-                               ' workers => %s, clients => %s, "table" => %L, start_at => %L) AS b',
+                               ' workers => %s, clients => %s, "table" => %L,'
+                               ' start_at => %L::timestamptz) AS b',
                                args, quote_nullable(node_workers), quote_nullable(node_clients), qualified,
-                               start_at)::text, ARRAY[cardinality(nodes)]);
+                               to_char(start_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'))::text,
+                        ARRAY[cardinality(nodes)]);
     SELECT array_agg(CASE WHEN o.ok THEN format('SELECT @extschema@.bench_json(%s)::text',
                                                  (o.result::json)->>'id') END ORDER BY o.i),
            array_agg(CASE WHEN NOT o.ok THEN o.error END ORDER BY o.i)
