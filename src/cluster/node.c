@@ -325,29 +325,25 @@ node_call_start(NodeCall *c)
 	c->server = GetForeignServerByName(c->name, true);
 	if (c->server == NULL)
 	{
-		c->step = NODE_DONE;
-		c->error = psprintf("server \"%s\" does not exist", c->name);
+		node_call_fail(c, psprintf("server \"%s\" does not exist", c->name));
 		return;
 	}
 	if (strcmp(GetForeignDataWrapper(c->server->fdwid)->fdwname, "postgres_fdw") != 0)
 	{
-		c->step = NODE_DONE;
-		c->error = psprintf("server \"%s\" is not a postgres_fdw server", c->name);
+		node_call_fail(c, psprintf("server \"%s\" is not a postgres_fdw server", c->name));
 		return;
 	}
 	if (compat_foreign_server_aclcheck(c->server->serverid, GetUserId(),
 									   ACL_USAGE) != ACLCHECK_OK)
 	{
-		c->step = NODE_DONE;
-		c->error = psprintf("permission denied for foreign server \"%s\"", c->name);
+		node_call_fail(c, psprintf("permission denied for foreign server \"%s\"", c->name));
 		return;
 	}
 	c->user = node_mapping(c->server);
 	if (c->user == NULL)
 	{
-		c->step = NODE_DONE;
-		c->error = psprintf("no user mapping for role \"%s\" on server \"%s\"",
-							GetUserNameFromId(GetUserId(), false), c->name);
+		node_call_fail(c, psprintf("no user mapping for role \"%s\" on server \"%s\"",
+								   GetUserNameFromId(GetUserId(), false), c->name));
 		return;
 	}
 
@@ -365,16 +361,12 @@ node_call_start(NodeCall *c)
 	refusal = node_refusal(c->server, c->user, keywords, values, n);
 	if (refusal)
 	{
-		c->step = NODE_DONE;
-		c->error = refusal;
+		node_call_fail(c, refusal);
 		return;
 	}
 	c->conn = PQconnectStartParams(keywords, values, false);
 	if (c->conn == NULL)
-	{
-		c->step = NODE_DONE;
-		c->error = pstrdup("out of memory for the connection");
-	}
+		node_call_fail(c, pstrdup("out of memory for the connection"));
 	else if (PQstatus(c->conn) == CONNECTION_BAD)
 		node_call_fail(c, pchomp(PQerrorMessage(c->conn)));
 	else
