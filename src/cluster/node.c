@@ -434,77 +434,106 @@ node_calls_busy(const NodeCall *calls, int n, bool sent_only)
 }
 
 /*
+ * Wait once on set for the latch or any socket a call waits on, and move
+ * on the calls whose socket is ready.
+ */
+static void
+node_calls_wait_on(WaitEventSet *set, NodeCall *calls, int n)
+{
+	WaitEvent  *events = palloc(sizeof(WaitEvent) * (n + 2));
+	int			nevents;
+
+	AddWaitEventToSet(set, WL_LATCH_SET, PGINVALID_SOCKET, MyLatch, NULL);
+	AddWaitEventToSet(set, WL_EXIT_ON_PM_DEATH, PGINVALID_SOCKET, NULL, NULL);
+	for (int i = 0; i < n; i++)
+		if (calls[i].conn != NULL && calls[i].step != NODE_DONE)
+			AddWaitEventToSet(set, calls[i].wait, PQsocket(calls[i].conn),
+							  NULL, &calls[i]);
+	nevents = WaitEventSetWait(set, -1L, events, n + 2,
+							   compat_wait_event("PetagenNodeCalls"));
+	for (int e = 0; e < nevents; e++)
+	{
+		if (events[e].events & WL_LATCH_SET)
+			ResetLatch(MyLatch);
+		else if (events[e].user_data != NULL)
+			node_call_event(events[e].user_data, events[e].events);
+	}
+	pfree(events);
+}
+
+/*
  * Wait once, interruptibly, for the latch or any socket a call waits on,
- * and move on the calls whose socket is ready.
+ * in a wait event set of its own, freed on every path.
  */
 static void
 node_calls_wait(NodeCall *calls, int n)
 {
-	WaitEventSet *volatile set = NULL;
+	WaitEventSet *set = compat_create_wait_event_set(n + 2);
 
 	PG_TRY();
 	{
-		WaitEvent  *events = palloc(sizeof(WaitEvent) * (n + 2));
-		int			nevents;
-
-		set = compat_create_wait_event_set(n + 2);
-		AddWaitEventToSet(set, WL_LATCH_SET, PGINVALID_SOCKET, MyLatch, NULL);
-		AddWaitEventToSet(set, WL_EXIT_ON_PM_DEATH, PGINVALID_SOCKET, NULL, NULL);
-		for (int i = 0; i < n; i++)
-			if (calls[i].conn != NULL && calls[i].step != NODE_DONE)
-				AddWaitEventToSet(set, calls[i].wait, PQsocket(calls[i].conn),
-								  NULL, &calls[i]);
-		nevents = WaitEventSetWait(set, -1L, events, n + 2,
-								   compat_wait_event("PetagenNodeCalls"));
-		for (int e = 0; e < nevents; e++)
-		{
-			if (events[e].events & WL_LATCH_SET)
-				ResetLatch(MyLatch);
-			else if (events[e].user_data != NULL)
-				node_call_event(events[e].user_data, events[e].events);
-		}
+		node_calls_wait_on(set, calls, n);
 	}
-	PG_FINALLY();
+	PG_CATCH();
 	{
-		if (set != NULL)
-			FreeWaitEventSet(set);
+		FreeWaitEventSet(set);
+		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	FreeWaitEventSet(set);
 	CHECK_FOR_INTERRUPTS();
 }
 
 /*
- * Run every call at once: connect to every remote node and send each its
- * statement, then run this node's (if one is), then read every result.
- * Every connection is closed on every path, an error or a cancel included.
+ * Connect to every remote node and send each its statement, then run this
+ * node's (if one is), then read every result.
+ */
+static void
+node_calls_drive(NodeCall *calls, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (calls[i].step == NODE_CONNECTING)
+			node_call_start(&calls[i]);
+	while (node_calls_busy(calls, n, true))
+		node_calls_wait(calls, n);
+	for (int i = 0; i < n; i++)
+		if (calls[i].step == NODE_LOCAL)
+			node_call_local(&calls[i]);
+	while (node_calls_busy(calls, n, false))
+		node_calls_wait(calls, n);
+}
+
+/* Close every call's connection and free its last result. */
+static void
+node_calls_close(NodeCall *calls, int n)
+{
+	for (int i = 0; i < n; i++)
+	{
+		PQclear(calls[i].last);
+		calls[i].last = NULL;
+		PQfinish(calls[i].conn);
+		calls[i].conn = NULL;
+	}
+}
+
+/*
+ * Run every call at once (node_calls_drive()); every connection is closed
+ * on every path, an error or a cancel included.
  */
 static void
 node_calls_run(NodeCall *calls, int n)
 {
 	PG_TRY();
 	{
-		for (int i = 0; i < n; i++)
-			if (calls[i].step == NODE_CONNECTING)
-				node_call_start(&calls[i]);
-		while (node_calls_busy(calls, n, true))
-			node_calls_wait(calls, n);
-		for (int i = 0; i < n; i++)
-			if (calls[i].step == NODE_LOCAL)
-				node_call_local(&calls[i]);
-		while (node_calls_busy(calls, n, false))
-			node_calls_wait(calls, n);
+		node_calls_drive(calls, n);
 	}
-	PG_FINALLY();
+	PG_CATCH();
 	{
-		for (int i = 0; i < n; i++)
-		{
-			PQclear(calls[i].last);
-			calls[i].last = NULL;
-			PQfinish(calls[i].conn);
-			calls[i].conn = NULL;
-		}
+		node_calls_close(calls, n);
+		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	node_calls_close(calls, n);
 }
 
 /* Put a call's outcome as a row: reached, ok, error, result (after first). */
