@@ -59,6 +59,8 @@ GRANT SELECT ON @extschema@.cluster_jobs TO petagen_operator, pg_monitor;
 
 --#include objects/_cluster_bench/0.2.sql
 
+--#include objects/_cluster_bench_sweep/0.2.sql
+
 --#include objects/cluster_bench/0.2.sql
 
 --#include objects/cluster_bench_sweep/0.2.sql

@@ -40,19 +40,17 @@ RETURNS TABLE(node text, id bigint, started_at timestamptz, workers integer,
               operations bigint, tps double precision, errors bigint,
               p50_us double precision, p95_us double precision, p99_us double precision,
               p999_us double precision, max_us double precision, error text)
-LANGUAGE plpgsql VOLATILE CALLED ON NULL INPUT
+LANGUAGE sql VOLATILE CALLED ON NULL INPUT
 SET search_path = pg_catalog, pg_temp
-AS $$
-BEGIN
-    -- $2: the argument workers, which the result's column of that name hides
-    RETURN QUERY SELECT * FROM @extschema@._cluster_bench("table", @extschema@._cluster_bench_args(
+BEGIN ATOMIC
+    SELECT * FROM @extschema@._cluster_bench("table", @extschema@._cluster_bench_args(
         kind, duration, warmup, distribution, zipfian_constant, rows, keys, seed,
         fieldlength, prefix, zeropadding, operationcount, readproportion, updateproportion,
         insertproportion, scanproportion, readmodifywriteproportion, minscanlength,
         maxscanlength, scanlengthdistribution, hotspotdatafraction, hotspotopnfraction,
-        exponentialpercentile, exponentialfrac, label, dataintegrity, target_rate), $2, clients, NULL, start_delay);
-END
-$$;
+        exponentialpercentile, exponentialfrac, label, dataintegrity, target_rate),
+        workers, clients, NULL, start_delay);
+END;
 COMMENT ON FUNCTION @extschema@.cluster_bench(text, integer, interval, interval, regclass, text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text, boolean, double precision, integer, interval) IS
     'bench() on every node of the table''s cluster at one instant (workers and clients per node, each on its own leaves), each run recorded on its node; a row per node and the cluster row, recorded here with path ''cluster'': tps summed, percentiles from the nodes'' latency histograms merged';
 REVOKE ALL ON FUNCTION @extschema@.cluster_bench(text, integer, interval, interval, regclass, text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text, boolean, double precision, integer, interval) FROM PUBLIC;

@@ -39,44 +39,17 @@ RETURNS TABLE(node text, id bigint, started_at timestamptz, workers integer,
               operations bigint, tps double precision, errors bigint,
               p50_us double precision, p95_us double precision, p99_us double precision,
               p999_us double precision, max_us double precision, error text)
-LANGUAGE plpgsql VOLATILE CALLED ON NULL INPUT
+LANGUAGE sql VOLATILE CALLED ON NULL INPUT
 SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-    args text;
-    w integer;
-    c integer;
-    sweep bigint := 0;
-    r record;
-BEGIN
-    -- $2: the argument workers, which the result's column of that name hides
-    IF $2 IS NULL OR cardinality($2) = 0 OR array_position($2, NULL) IS NOT NULL THEN
-        RAISE EXCEPTION 'workers must list at least one worker count, and no null' USING ERRCODE = '22023';
-    END IF;
-    IF cardinality(clients) = 0 OR array_position(clients, NULL) IS NOT NULL THEN
-        RAISE EXCEPTION 'clients must list at least one client count, and no null' USING ERRCODE = '22023';
-    END IF;
-    args := @extschema@._cluster_bench_args(kind, duration, warmup, distribution, zipfian_constant, rows, keys, seed,
+BEGIN ATOMIC
+    SELECT * FROM @extschema@._cluster_bench_sweep("table", @extschema@._cluster_bench_args(
+        kind, duration, warmup, distribution, zipfian_constant, rows, keys, seed,
         fieldlength, prefix, zeropadding, operationcount, readproportion, updateproportion,
         insertproportion, scanproportion, readmodifywriteproportion, minscanlength,
         maxscanlength, scanlengthdistribution, hotspotdatafraction, hotspotopnfraction,
-        exponentialpercentile, exponentialfrac, label, dataintegrity, target_rate);
-    FOREACH w IN ARRAY $2 LOOP
-        FOR c IN SELECT x FROM unnest(coalesce(clients, ARRAY[NULL::integer])) AS x LOOP
-            FOR r IN SELECT * FROM @extschema@._cluster_bench("table", args, w, c, sweep, start_delay) LOOP
-                IF r.node = 'cluster' AND sweep = 0 AND r.id IS NOT NULL THEN
-                    sweep := r.id;
-                END IF;
-                node := r.node; id := r.id; started_at := r.started_at; workers := r.workers;
-                operations := r.operations; tps := r.tps; errors := r.errors; p50_us := r.p50_us;
-                p95_us := r.p95_us; p99_us := r.p99_us; p999_us := r.p999_us; max_us := r.max_us;
-                error := r.error;
-                RETURN NEXT;
-            END LOOP;
-        END LOOP;
-    END LOOP;
-END
-$$;
+        exponentialpercentile, exponentialfrac, label, dataintegrity, target_rate),
+        workers, clients, start_delay);
+END;
 COMMENT ON FUNCTION @extschema@.cluster_bench_sweep(text, integer[], interval, interval, regclass, text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text, boolean, double precision, integer[], interval) IS
     'cluster_bench() once per worker count per node (and with clients per client count of each), its rows each time; the cluster rows form one sweep whose id is the first one''s (bench_results.sweep)';
 REVOKE ALL ON FUNCTION @extschema@.cluster_bench_sweep(text, integer[], interval, interval, regclass, text, double precision, numeric, text, bigint, integer, text, integer, bigint, double precision, double precision, double precision, double precision, double precision, integer, integer, text, double precision, double precision, double precision, double precision, text, boolean, double precision, integer[], interval) FROM PUBLIC;
