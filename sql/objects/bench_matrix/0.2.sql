@@ -11,7 +11,7 @@ BEGIN ATOMIC
     SELECT DISTINCT ON (r.node, t.target) r.node, t.target, r.kind, r.tps, r.p99_us, r.id, r.finished_at
       FROM @extschema@.bench_results AS r,
            LATERAL (SELECT CASE WHEN r.target_node = 'local' THEN r.node ELSE r.target_node END) AS t(target)
-     WHERE CASE WHEN ids IS NULL THEN r.kind = 'select' AND r.path <> 'cluster' ELSE r.id = ANY (ids) END
+     WHERE CASE WHEN ids IS NULL THEN r.kind = 'select' AND r.target_node <> 'cluster' ELSE r.id = ANY (ids) END
      ORDER BY r.node, t.target, r.finished_at DESC, r.id DESC;
 END;
 COMMENT ON FUNCTION @extschema@.bench_matrix(bigint[]) IS
