@@ -2,7 +2,8 @@
 -- id): operations per second over time of each node and of the cluster
 -- (their sum), each point at its interval's middle (a last interval
 -- shorter than the others left out), and the latency percentiles of each
--- node and of the cluster (from the nodes' merged histograms), x in nines:
+-- node and of the cluster (from the nodes' merged histograms; the cluster
+-- drawn last, on top), x in nines:
 -- 0.3 p50, 1.3 p95, 2 p99, 3 p99.9.
 CREATE OR REPLACE FUNCTION @extschema@.chart_cluster_bench(run bigint)
 RETURNS text
@@ -49,7 +50,7 @@ BEGIN
     ), q AS (
         SELECT p.node, p.i, p.j, p.c FROM p
         UNION ALL
-        SELECT 'cluster', 0, p.j, sum(p.c) FROM p GROUP BY p.j
+        SELECT 'cluster', 1000000, p.j, sum(p.c) FROM p GROUP BY p.j
     )
     SELECT array_agg(q.node ORDER BY q.i, q.j), array_agg((q.j - 0.5) * len ORDER BY q.i, q.j),
            array_agg(q.c / len ORDER BY q.i, q.j)
@@ -63,7 +64,7 @@ BEGIN
         SELECT n.value->>'node' AS node, n.i, n.value AS v
           FROM jsonb_array_elements(r.options->'nodes') WITH ORDINALITY AS n(value, i)
         UNION ALL
-        SELECT 'cluster', 0, jsonb_build_object('p50_us', r.p50_us, 'p95_us', r.p95_us,
+        SELECT 'cluster', 1000000, jsonb_build_object('p50_us', r.p50_us, 'p95_us', r.p95_us,
                                                'p99_us', r.p99_us, 'p999_us', r.p999_us)
     )
     SELECT array_agg(l.node ORDER BY l.i, k.p), array_agg((-log(1 - k.p / 100))::double precision ORDER BY l.i, k.p),
@@ -75,7 +76,8 @@ BEGIN
     RETURN @extschema@._svg_document(format('Cluster benchmark run %s', run), about,
         @extschema@._svg_panel(90, 60, 540, 160, 'seconds since the measurement''s start',
                                'operations/s', s, ts, rate,
-                               xticks => @extschema@._svg_ticks(0, total), ymin => 0)
+                               xticks => @extschema@._svg_ticks(0, greatest(floor(total / len + 0.001), 1) * len),
+                               ymin => 0)
         || @extschema@._svg_panel(90, 280, 540, 150, 'percentile in nines: 0.3 p50, 1.3 p95, 2 p99, 3 p99.9',
                                   'latency ' || chr(181) || 's', ls, ps, lat, logy => true));
 END
