@@ -118,7 +118,7 @@ cmd_verify() {
 # and the other worker's through Citus, each run recorded on the
 # coordinator too.  Then the matrix.
 cmd_matrix() {
-    local holders rows ids
+    local holders rows ids=""
     holders=$(node_psql 0 -At -c "SELECT DISTINCT nodename || ':' || nodeport FROM citus_shards
                                   WHERE table_name = 'usertable'::regclass ORDER BY 1")
     rows=$(node_psql 1 -At -c "SELECT rows FROM petagen.jobs
