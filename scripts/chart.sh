@@ -7,11 +7,12 @@
 #   bash scripts/chart.sh samples ID > run.svg
 #   bash scripts/chart.sh matrix [ID,ID,...] > matrix.svg
 #   bash scripts/chart.sh capacity ID > capacity.svg
+#   bash scripts/chart.sh cluster ID > cluster.svg
 # Any browser shows the files; `rsvg-convert -o x.png x.svg` makes a PNG.
 set -euo pipefail
 
 usage() {
-    sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 
@@ -25,6 +26,7 @@ case $what in
     load) [ -n "$arg" ] || usage; sql="SELECT petagen.chart_load(:'arg'::bigint)" ;;
     samples) [ -n "$arg" ] || usage; sql="SELECT petagen.chart_samples(:'arg'::bigint)" ;;
     capacity) [ -n "$arg" ] || usage; sql="SELECT petagen.chart_capacity(:'arg'::bigint)" ;;
+    cluster) [ -n "$arg" ] || usage; sql="SELECT petagen.chart_cluster_bench(:'arg'::bigint)" ;;
     matrix) sql="SELECT petagen.chart_matrix(NULLIF('{' || :'arg' || '}', '{}')::bigint[])" ;;
     *) usage ;;
 esac

@@ -8,7 +8,8 @@
 #   bash scripts/citus_cluster.sh load     petagen.start() on each worker, wait, count on the coordinator
 #   bash scripts/citus_cluster.sh status   every worker's jobs, from the coordinator
 #   bash scripts/citus_cluster.sh verify   petagen.verify() of worker1's last job: every shard
-#   bash scripts/citus_cluster.sh matrix   the 3 x 2 select TPS node matrix (+ matrix.svg)
+#   bash scripts/citus_cluster.sh matrix   the 3 x 2 select TPS node matrix, the workers' with cluster_matrix() (+ matrix.svg)
+#   bash scripts/citus_cluster.sh cbench   petagen.cluster_bench('select') from the coordinator: both workers at once
 #   bash scripts/citus_cluster.sh bench    test/bench/citus_load.sh on this cluster
 #   bash scripts/citus_cluster.sh psql K   psql on node K (0 = coordinator, 1, 2 = workers)
 #   bash scripts/citus_cluster.sh down     stop every node (the data stays)
@@ -112,56 +113,30 @@ cmd_verify() {
                     GROUP BY 1 ORDER BY 1 DESC"
 }
 
-# Copy the workers' bench_results rows the coordinator lacks into its own,
-# as petagen_cluster.gather_bench() does for the postgres_fdw cluster.
-gather_bench() {
-    local cols
-    cols=$(node_psql 0 -At -c "SELECT string_agg(quote_ident(attname), ', ' ORDER BY attnum)
-        FROM pg_attribute WHERE attrelid = 'petagen.bench_results'::regclass
-        AND attnum > 0 AND NOT attisdropped AND attname <> 'id'")
-    for k in 1 2; do
-        node_psql "$k" -c "\\copy (SELECT $cols FROM petagen.bench_results) TO '$DIR/bench_results$k.copy'"
-    done
-    node_psql 0 -At <<SQL
-CREATE TEMP TABLE gathered AS SELECT $cols FROM petagen.bench_results WITH NO DATA;
-\copy gathered FROM '$DIR/bench_results1.copy'
-\copy gathered FROM '$DIR/bench_results2.copy'
-WITH g AS (INSERT INTO petagen.bench_results ($cols) SELECT $cols FROM gathered AS r
-           WHERE NOT EXISTS (SELECT FROM petagen.bench_results AS l WHERE l.node = r.node
-                             AND l.started_at = r.started_at AND l.finished_at = r.finished_at)
-           RETURNING 1)
-SELECT count(*) || ' runs gathered on the coordinator' FROM g;
-SQL
-}
-
-# From each node, bench('select') of each worker's shards through Citus;
-# on each worker also its local shards directly.  Then the matrix.
+# From the coordinator, bench('select') of each worker's shards through
+# Citus; then cluster_matrix(): from each worker, its local shards directly
+# and the other worker's through Citus, each run recorded on the
+# coordinator too.  Then the matrix.
 cmd_matrix() {
-    local since holders rows ids
-    since=$(node_psql 0 -At -c "SELECT clock_timestamp()")
+    local holders rows ids=""
     holders=$(node_psql 0 -At -c "SELECT DISTINCT nodename || ':' || nodeport FROM citus_shards
                                   WHERE table_name = 'usertable'::regclass ORDER BY 1")
     rows=$(node_psql 1 -At -c "SELECT rows FROM petagen.jobs
                                WHERE \"table\" = 'usertable'::regclass ORDER BY job DESC LIMIT 1")
-    for k in $NODES; do
-        echo "== 127.0.0.1:$((PORT + k)) sends: holder|operations|tps|errors|not_found"
-        for h in $holders; do
-            node_psql "$k" -At -c "SELECT '$h', operations, round(tps), errors, not_found
-                FROM petagen.bench('select', workers => 1, duration => '$DURATION',
-                                   rows => $rows, target => ARRAY['$h'])"
-        done
-        [ "$k" = 0 ] || node_psql "$k" -At -c "SELECT 'local shards, directly', operations,
-                round(tps), errors, not_found
-                FROM petagen.bench('select', workers => 1, duration => '$DURATION')"
+    echo "== 127.0.0.1:$PORT (coordinator) sends: holder|id|operations|tps|errors|not_found"
+    for h in $holders; do
+        ids=$ids${ids:+,}$(node_psql 0 -At -c "SELECT '$h', id, operations, round(tps), errors, not_found
+            FROM petagen.bench('select', workers => 1, duration => '$DURATION',
+                               rows => $rows, target => ARRAY['$h'])" | tee /dev/stderr | cut -d'|' -f2)
     done
-    gather_bench
-    ids=$(node_psql 0 -At -c "SELECT array_agg(id) FROM petagen.bench_results
-                              WHERE kind = 'select' AND target_node <> 'local' AND started_at >= '$since'")
-    echo "== select TPS through Citus: rows = node sending the queries, columns = node holding the shards"
+    echo "== the workers: cluster_matrix('select') from the coordinator"
+    ids=$ids,$(node_psql 0 -At -c "SELECT string_agg(id::text, ',') FROM petagen.cluster_matrix('select',
+                                       workers => 1, duration => '$DURATION')")
+    echo "== select TPS: rows = node sending the queries, columns = node holding the shards"
     node_psql 0 <<SQL
-SELECT node, target, round(tps) AS tps FROM petagen.bench_matrix('$ids') \\crosstabview node target tps
+SELECT node, target, round(tps) AS tps FROM petagen.bench_matrix('{$ids}') \\crosstabview node target tps
 SQL
-    node_psql 0 -At -c "SELECT petagen.chart_matrix('$ids')" >"$DIR/matrix.svg"
+    node_psql 0 -At -c "SELECT petagen.chart_matrix('{$ids}')" >"$DIR/matrix.svg"
     echo "heatmap: $DIR/matrix.svg"
 }
 
@@ -171,6 +146,8 @@ case ${1:-} in
     status) cmd_status ;;
     verify) cmd_verify ;;
     matrix) cmd_matrix ;;
+    cbench) node_psql 0 -c "SELECT node, id, operations, round(tps) AS tps, errors, p99_us, error
+                               FROM petagen.cluster_bench('select', workers => 1, duration => '$DURATION')" ;;
     bench) PETAGEN_CITUS_DIR=$DIR PETAGEN_CITUS_PORT=$PORT bash test/bench/citus_load.sh ;;
     psql) shift; k=${1:-0}; shift || true; node_psql "$k" "$@" ;;
     down) nodes_down ;;

@@ -9,15 +9,16 @@
 #   bash scripts/cluster.sh load     petagen.cluster_start() from node1: every node
 #   bash scripts/cluster.sh status   petagen.cluster_status() from node1
 #   bash scripts/cluster.sh verify   petagen.cluster_verify() of the key space, from node1
-#   bash scripts/cluster.sh matrix   the N x N select TPS matrix (+ matrix.svg)
+#   bash scripts/cluster.sh bench    petagen.cluster_bench('select') from node1: every node at once (+ bench.svg)
+#   bash scripts/cluster.sh matrix   petagen.cluster_matrix(): the N x N select TPS matrix (+ matrix.svg)
 #   bash scripts/cluster.sh psql K   psql on node K
 #   bash scripts/cluster.sh down     stop every node (the data stays)
 #
 #   PETAGEN_CLUSTER_NODES     instances                  (default 3)
 #   PETAGEN_CLUSTER_PARTS     hash partitions            (default 12)
 #   PETAGEN_CLUSTER_ROWS      rows in the whole cluster  (default 1000000)
-#   PETAGEN_CLUSTER_WORKERS   load workers per node      (default 2)
-#   PETAGEN_CLUSTER_DURATION  per matrix cell            (default '5 s')
+#   PETAGEN_CLUSTER_WORKERS   load and bench workers per node (default 2)
+#   PETAGEN_CLUSTER_DURATION  per benchmark, matrix cell (default '5 s')
 #   PETAGEN_CLUSTER_PORT      node K listens on PORT+K   (default 54340)
 #   PETAGEN_CLUSTER_DIR       data, sockets and logs     (default ./cluster)
 #   PG_CONFIG                 the PostgreSQL to use      (default: scripts/pg_config.sh)
@@ -66,9 +67,6 @@ cmd_up() {
         node_psql "$k" -v self="$k" -v nodes="$NODES" -v parts="$PARTS" \
             -v host="$DIR" -v ports="$ports" -f scripts/cluster.sql
     done
-    for k in $(seq 1 "$NODES"); do
-        node_psql "$k" -f scripts/cluster_links.sql
-    done
     node_psql 1 -c "SELECT node, count(*) AS leaves, string_agg(leaf::text, ' ') AS names
                     FROM petagen.leaves('usertable') GROUP BY node ORDER BY node"
 }
@@ -99,29 +97,28 @@ SELECT leaf, node, expected, present, missing, extra, duplicated, error FROM v W
 SQL
 }
 
+cmd_bench() {
+    local id
+    echo "== cluster_bench('select'): $WORKERS workers on each node, $DURATION, every node at once"
+    node_psql 1 -c "SELECT node, id, started_at::time(3) AS started, operations, round(tps) AS tps,
+                           errors, p50_us, p99_us, error
+                    FROM petagen.cluster_bench('select', workers => $WORKERS, duration => '$DURATION')"
+    id=$(node_psql 1 -At -c "SELECT max(id) FROM petagen.bench_results WHERE path = 'cluster'")
+    node_psql 1 -At -c "SELECT petagen.chart_cluster_bench($id)" >"$DIR/bench.svg"
+    echo "chart: $DIR/bench.svg"
+}
+
 cmd_matrix() {
-    if [ "$(node_psql 1 -At -c "SELECT count(*) FROM pg_proc
-            WHERE pronamespace = 'petagen'::regnamespace AND proname = 'bench'")" = 0 ]; then
-        echo "cluster: this petagen has no petagen.bench()" >&2
-        exit 1
-    fi
-    for k in $(seq 1 "$NODES"); do
-        echo "== node$k sends: holder|operations|tps|errors|not_found"
-        node_psql "$k" -At -v workers=1 -v duration="$DURATION" -f scripts/cluster_matrix.sql
-    done
-    node_psql 1 -At -c "SELECT petagen_cluster.gather_bench() || ' runs gathered on node1'"
+    local ids
+    echo "== cluster_matrix('select'): every node to every node's leaves, one cell at a time"
+    ids=$(node_psql 1 -At -c "SELECT array_agg(id) FROM petagen.cluster_matrix('select',
+                                  workers => 1, duration => '$DURATION')")
     echo "== select TPS: rows = node sending the queries, columns = node holding the data"
-    node_psql 1 <<'SQL'
-SELECT DISTINCT ON (node, holder) node, holder, round(tps) AS tps
-FROM (SELECT *, CASE target_node WHEN 'local' THEN node ELSE target_node END AS holder
-      FROM petagen.bench_results WHERE kind = 'select') AS r
-ORDER BY node, holder, finished_at DESC \crosstabview node holder tps
+    node_psql 1 <<SQL
+SELECT node, target, round(tps) AS tps FROM petagen.bench_matrix('$ids') \\crosstabview node target tps
 SQL
-    if [ "$(node_psql 1 -At -c "SELECT count(*) FROM pg_proc
-            WHERE pronamespace = 'petagen'::regnamespace AND proname = 'chart_matrix'")" != 0 ]; then
-        node_psql 1 -At -c "SELECT petagen.chart_matrix()" >"$DIR/matrix.svg"
-        echo "heatmap: $DIR/matrix.svg"
-    fi
+    node_psql 1 -At -c "SELECT petagen.chart_matrix('$ids')" >"$DIR/matrix.svg"
+    echo "heatmap: $DIR/matrix.svg"
 }
 
 case ${1:-} in
@@ -129,6 +126,7 @@ case ${1:-} in
     load) cmd_load ;;
     status) cmd_status ;;
     verify) cmd_verify ;;
+    bench) cmd_bench ;;
     matrix) cmd_matrix ;;
     psql) shift; k=${1:-1}; shift || true; node_psql "$k" "$@" ;;
     down) nodes_down ;;

@@ -11,8 +11,8 @@
 -- partitioned into leaves usertable_p0 .. usertable_p<parts-1>: leaf r is a
 -- local table with its own primary key on node (r % nodes) + 1 and a foreign
 -- table on every other node.  Used by scripts/cluster.sh and by the TAP
--- tests (test/t/PetagenCluster.pm).  Once every node has run it, run
--- scripts/cluster_links.sql on every node for the cluster-wide views.
+-- tests (test/t/PetagenCluster.pm).  Then any node drives the cluster with
+-- petagen's cluster calls (docs/clusters.md).
 \set ON_ERROR_STOP on
 SET client_min_messages = warning;
 
@@ -52,14 +52,3 @@ SELECT CASE WHEN r % :nodes + 1 = :self THEN
                   'node' || (r % :nodes + 1), 'usertable_p' || r)
        END
 FROM generate_series(0, :parts - 1) AS r \gexec
-
--- What other nodes read of this one (scripts/cluster_links.sql).
-CREATE SCHEMA petagen_cluster;
-CREATE VIEW petagen_cluster.node_status AS
-    SELECT 'node' || :self AS node, s.job, s."table"::text AS "table", j.method,
-           s.phase, s.progress, s.rate, s.elapsed, s.eta, s.state, s.reason,
-           w.rows_written
-    FROM petagen.status() AS s
-    JOIN petagen.jobs AS j USING (job)
-    JOIN LATERAL petagen.status_workers(s.job) AS w
-      ON w.worker IS NULL AND w.phase = 'loading';

@@ -19,7 +19,11 @@ GRANT SELECT ON @extschema@.cluster_jobs TO petagen_operator, pg_monitor;
 
 --#include objects/_node_query/0.2.sql
 
+--#include objects/_nodes_query/0.2.sql
+
 --#include objects/_on_node/0.2.sql
+
+--#include objects/_cluster_run/0.2.sql
 
 --#include objects/_cluster_nodes/0.2.sql
 
@@ -48,3 +52,19 @@ GRANT SELECT ON @extschema@.cluster_jobs TO petagen_operator, pg_monitor;
 --#include objects/cluster_forget/0.2.sql
 
 --#include objects/cluster_verify/0.2.sql
+
+--#include objects/_bench_record_cluster/0.2.sql
+
+--#include objects/_cluster_bench_args/0.2.sql
+
+--#include objects/_cluster_bench/0.2.sql
+
+--#include objects/_cluster_bench_sweep/0.2.sql
+
+--#include objects/cluster_bench/0.2.sql
+
+--#include objects/cluster_bench_sweep/0.2.sql
+
+--#include objects/cluster_matrix/0.2.sql
+
+--#include objects/chart_cluster_bench/0.2.sql

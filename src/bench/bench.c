@@ -65,7 +65,10 @@ static void bench_live_withdraw(void);
  * client_connection_check_interval.  While it runs, bench_status() shows
  * it (bench.c).  A run that did not end records
  * nothing: its row would go with the aborted transaction, and a partial
- * window is no measurement.
+ * window is no measurement.  With start_at, the workers start and prepare
+ * their statements, then bench() waits, interruptibly, until that instant
+ * before it lets them go: cluster_bench() gives every node's bench() the
+ * same one, so that their runs measure the same window.
  *
  * The key space (rows and how keys are spelled) comes from the newest
  * load job of the table, a finished one first; explicit options override
@@ -88,6 +91,8 @@ static void bench_live_withdraw(void);
 #define BENCH_DEFAULT_DURATION	"10 s"
 /* Longest duration and warm-up, in microseconds: nanosecond clocks stay in range. */
 #define BENCH_MAX_US		(INT64CONST(365) * USECS_PER_DAY)
+/* The latest start_at a run accepts, from the call. */
+#define BENCH_MAX_START_AHEAD_US	(INT64CONST(3600) * USECS_PER_SEC)
 /* Time past the end after which bench() terminates workers still busy. */
 #define BENCH_GRACE_NS		(UINT64CONST(10) * 1000000000)
 
@@ -389,6 +394,18 @@ bench_wait_ready(BenchShared *shared, BackgroundWorkerHandle **handles)
 	}
 }
 
+/*
+ * Wait, interruptibly, until start_at (0: do not wait), the workers ready:
+ * every node of a cluster_bench() starts its run at that instant, to
+ * within bench_sleep()'s 10 ms.
+ */
+static void
+bench_wait_start(TimestampTz start_at)
+{
+	while (start_at != 0 && GetCurrentTimestamp() < start_at)
+		bench_sleep();
+}
+
 /* Set the clock and start the workers. */
 static void
 bench_go(BenchShared *shared, const BenchDef *def)
@@ -483,6 +500,7 @@ bench_execute_run(const BenchDef *def, BenchResult *res)
 	for (int i = 0; i < res->nworkers; i++)
 		bench_register_worker(seg, leader, res->id, i, res->nworkers);
 	bench_wait_ready(shared, leader->handles);
+	bench_wait_start(def->start_at);
 	res->started_at = GetCurrentTimestamp();
 	bench_go(shared, def);
 	res->terminated = bench_wait_done(shared, leader->handles);
@@ -566,6 +584,30 @@ bench_run(FunctionCallInfo fcinfo, const BenchDef *def, int nworkers,
 	return res->id;
 }
 
+/*
+ * Take start_at, the instant the run starts: not past, at most an hour
+ * ahead; recorded in the run's options.
+ */
+static void
+bench_read_start_at(BenchDef *def, TimestampTz start_at)
+{
+	TimestampTz now = GetCurrentTimestamp();
+
+	if (start_at < now)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("start_at %s is in the past", timestamptz_to_str(start_at)),
+				 errdetail("It is %s now.", timestamptz_to_str(now)),
+				 errhint("Pass an instant a few seconds ahead, such as clock_timestamp() + interval '2 s'.")));
+	if (start_at - now > BENCH_MAX_START_AHEAD_US)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("start_at %s is more than an hour ahead", timestamptz_to_str(start_at)),
+				 errhint("A run waits for its start_at with its workers started: pass an instant a few seconds ahead.")));
+	def->start_at = start_at;
+	def->extra_options = psprintf("\"start_at\": \"%s\"", timestamptz_to_str(start_at));
+}
+
 PG_FUNCTION_INFO_V1(petagen_bench);
 /* petagen.bench(kind, workers, duration, warmup, table, target, ...): one run. */
 Datum
@@ -582,6 +624,8 @@ petagen_bench(PG_FUNCTION_ARGS)
 		def.clients = PG_GETARG_INT32(BENCH_ARG_CLIENTS);
 		bench_check_clients(def.clients, nworkers);
 	}
+	if (bench_arg_given(fcinfo, BENCH_ARG_START_AT))
+		bench_read_start_at(&def, PG_GETARG_TIMESTAMPTZ(BENCH_ARG_START_AT));
 	InitMaterializedSRF(fcinfo, 0);
 	bench_run(fcinfo, &def, nworkers, 0);
 	return (Datum) 0;

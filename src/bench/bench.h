@@ -422,7 +422,8 @@ typedef enum BenchArg
 	BENCH_ARG_LABEL,
 	BENCH_ARG_DATAINTEGRITY,
 	BENCH_ARG_TARGET_RATE,
-	BENCH_ARG_CLIENTS
+	BENCH_ARG_CLIENTS,
+	BENCH_ARG_START_AT			/* bench() only */
 } BenchArg;
 
 extern bool bench_arg_given(FunctionCallInfo fcinfo, int argno);
@@ -457,6 +458,7 @@ typedef struct BenchDef
 	int64		job;			/* the load job the key space is from, or 0 */
 	const char *label;			/* or NULL */
 	int			clients;		/* client sessions over libpq; 0: SPI */
+	TimestampTz start_at;		/* when the run starts, or 0: at once */
 	bool		record_settings;	/* bench_results has label, settings,
 									 * integrity_errors */
 	bool		record_measure; /* and target_rate, operation_stats, samples */

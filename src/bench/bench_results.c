@@ -27,6 +27,7 @@
 #include "catalog.h"
 #include "compat.h"
 #include "gen/keys.h"
+#include "guard.h"
 #include "route/citus_meta.h"
 
 static char *bench_operation_stats_json(const BenchWorkload *w, const BenchMeasure *m);
@@ -656,6 +657,37 @@ bench_hist_named(FunctionCallInfo fcinfo, int argno, const char *caller)
 }
 
 /*
+ * Add the rows the last statement read to h: per row a kind's name, a
+ * bucket's lower bound and count in nanoseconds (NULL for a kind without
+ * operations) and the kind's largest latency; run names the run(s) in an
+ * error.  The kinds are merged into BENCH_ALL by the caller.
+ */
+static void
+bench_hists_add_rows(BenchHists *h, uint64 nrows, int64 run)
+{
+	for (uint64 row = 0; row < nrows; row++)
+	{
+		char	   *name = catalog_text(row, 1, CurrentMemoryContext);
+		int			op = bench_op_named(name);
+		bool		isnull;
+		Datum		low = catalog_value(row, 2, &isnull);
+		Datum		max;
+
+		if (op < 0)
+			elog(ERROR, "unknown operation kind \"%s\" in operation_stats of benchmark run " INT64_FORMAT,
+				 name, run);
+		h->present[op] = h->present[BENCH_ALL] = true;
+		if (isnull)
+			continue;
+		hist_add_count(&h->hists[op], (uint64) DatumGetInt64(low),
+					   (uint64) DatumGetInt64(catalog_value(row, 3, &isnull)));
+		max = catalog_value(row, 4, &isnull);
+		if (!isnull)
+			h->hists[op].max = Max(h->hists[op].max, (uint64) DatumGetInt64(max));
+	}
+}
+
+/*
  * Read run's histograms from petagen.bench_results (palloc'd: they are too
  * big for the stack), after the checks every function taking a run id
  * makes (_check_run: NULL, no such run).
@@ -680,26 +712,7 @@ bench_read_hists(FunctionCallInfo fcinfo, const char *caller)
 						 " LEFT JOIN LATERAL jsonb_array_elements(o.value->'histogram') AS b ON true"
 						 " WHERE r.id = $1",
 						 1, types, values, 0);
-	for (uint64 row = 0; row < nrows; row++)
-	{
-		char	   *name = catalog_text(row, 1, CurrentMemoryContext);
-		int			op = bench_op_named(name);
-		bool		isnull;
-		Datum		low = catalog_value(row, 2, &isnull);
-		Datum		max;
-
-		if (op < 0)
-			elog(ERROR, "unknown operation kind \"%s\" in operation_stats of benchmark run " INT64_FORMAT,
-				 name, PG_GETARG_INT64(0));
-		h->present[op] = h->present[BENCH_ALL] = true;
-		if (isnull)
-			continue;
-		hist_add_count(&h->hists[op], (uint64) DatumGetInt64(low),
-					   (uint64) DatumGetInt64(catalog_value(row, 3, &isnull)));
-		max = catalog_value(row, 4, &isnull);
-		if (!isnull)
-			h->hists[op].max = Max(h->hists[op].max, (uint64) DatumGetInt64(max));
-	}
+	bench_hists_add_rows(h, nrows, PG_GETARG_INT64(0));
 	catalog_finish(&scope);
 	for (int op = 0; op < BENCH_NOPS; op++)
 		hist_merge(&h->hists[BENCH_ALL], &h->hists[op]);
@@ -822,4 +835,258 @@ petagen_bench_histogram(PG_FUNCTION_ARGS)
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
+}
+
+
+/*-------------------------------------------------------------------------
+ *		A cluster's run: petagen._bench_record_cluster() records the runs
+ *		cluster_bench() started on every node at one instant as one row of
+ *		petagen.bench_results on the node it was called on.
+ *
+ * The row is a run like the others (path 'cluster', target_node
+ * 'cluster', target the nodes), so bench_percentiles(), bench_histogram(),
+ * bench_json(), bench_samples(), chart_bench() and forget_bench() read it
+ * as they read any run.  Its counts and tps are the sums of the nodes';
+ * its latency histograms are the nodes' merged by summing bucket counts,
+ * kind by kind, and its percentiles are read from the merged histograms as
+ * a run's are (hist.c): the p99 of the union of every node's operations,
+ * never an average of the nodes' p99s.  Its time series sums the nodes'
+ * interval by interval (they started at the same instant).  options.nodes
+ * keeps each node's run: its id there, its start, figures, error, and its
+ * operations per interval, which chart_cluster_bench() draws.  Each node
+ * keeps its own run in its own bench_results.
+ *-------------------------------------------------------------------------
+ */
+
+/* The nodes' runs, per element of $1: node, error, run (a bench_json()). */
+#define CLUSTER_RUNS_SQL \
+	"WITH n AS (SELECT e.value->>'node' AS node, e.value->>'error' AS error," \
+	" e.value->'run'->'run' AS r, e.value->'run'->'operations' AS ops," \
+	" e.value->'run'->'samples' AS s, e.i" \
+	" FROM pg_catalog.jsonb_array_elements($1) WITH ORDINALITY AS e(value, i))," \
+	" ok AS (SELECT * FROM n WHERE pg_catalog.jsonb_typeof(n.r) = 'object') "
+
+/* The operations of each interval of the time series s, summed over its kinds. */
+#define CLUSTER_OPS_SQL(s) \
+	"(SELECT pg_catalog.jsonb_agg(q.c ORDER BY q.j) FROM (SELECT v.j, sum((v.x->>0)::int8) AS c" \
+	" FROM pg_catalog.jsonb_each(" s "->'operations') AS o," \
+	" pg_catalog.jsonb_array_elements(o.value) WITH ORDINALITY AS v(x, j) GROUP BY v.j) AS q)"
+
+/* One node's entry of options.nodes. */
+#define CLUSTER_NODE_SQL \
+	"pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object('node', n.node, 'error', n.error," \
+	" 'run', n.r->'id', 'started_at', n.r->'started_at', 'workers', n.r->'workers'," \
+	" 'clients', n.r->'clients', 'operations', n.r->'operations', 'tps', n.r->'tps'," \
+	" 'errors', n.r->'errors', 'p50_us', n.r->'p50_us', 'p95_us', n.r->'p95_us'," \
+	" 'p99_us', n.r->'p99_us', 'p999_us', n.r->'p999_us', 'max_us', n.r->'max_us'," \
+	" 'interval_s', n.s->'interval_s', 'ops', " CLUSTER_OPS_SQL("n.s") "))"
+
+/* The nodes' time series summed interval by interval, as samples. */
+#define CLUSTER_SAMPLES_SQL \
+	"(SELECT pg_catalog.jsonb_build_object('interval_s', (SELECT max((ok.s->>'interval_s')::int8) FROM ok)," \
+	" 'seconds', (SELECT max((ok.s->>'seconds')::float8) FROM ok)," \
+	" 'operations', coalesce(pg_catalog.jsonb_object_agg(u.k, u.a), '{}'))" \
+	" FROM (SELECT t.k, pg_catalog.jsonb_agg(pg_catalog.jsonb_build_array(t.c, t.e, t.m, t.sm, t.x) ORDER BY t.j) AS a" \
+	" FROM (SELECT o.key AS k, v.j, sum((v.x->>0)::int8) AS c, sum((v.x->>1)::int8) AS e," \
+	" round(sum((v.x->>2)::numeric * (v.x->>0)::int8) / nullif(sum((v.x->>0)::int8), 0), 3) AS m," \
+	" round(sum((v.x->>3)::numeric * (v.x->>0)::int8) / nullif(sum((v.x->>0)::int8), 0), 3) AS sm," \
+	" max((v.x->>4)::numeric) AS x" \
+	" FROM ok, pg_catalog.jsonb_each(ok.s->'operations') AS o," \
+	" pg_catalog.jsonb_array_elements(o.value) WITH ORDINALITY AS v(x, j)" \
+	" GROUP BY o.key, v.j) AS t GROUP BY t.k) AS u)"
+
+/*
+ * The cluster row's INSERT, after CLUSTER_RUNS_SQL: its two %s add the node
+ * column and its value ($13) when the node is given.
+ */
+#define CLUSTER_INSERT_SQL \
+	"INSERT INTO petagen.bench_results (id, sweep, kind, workers, duration, warmup," \
+	" \"table\", target, target_node, distribution, options, operations, tps," \
+	" errors, not_found, reads, updates, inserts, scans, rmws, p50_us, p95_us," \
+	" p99_us, p999_us, max_us, started_at, run_by, finished_at, label," \
+	" integrity_errors, target_rate, operation_stats, samples, clients, path%s)" \
+	" OVERRIDING SYSTEM VALUE SELECT $11, CASE WHEN $2 = 0 THEN $11 ELSE $2 END, min(ok.r->>'kind'), sum((ok.r->>'workers')::int4)::int4," \
+	" max((ok.r->>'duration')::interval), max((ok.r->>'warmup')::interval)," \
+	" min(ok.r->>'table'), CASE WHEN $12 IS NULL THEN (SELECT pg_catalog.array_agg(n.node ORDER BY n.i) FROM n)" \
+	" ELSE (SELECT pg_catalog.array_agg(t.value ORDER BY t.i) FROM ok AS o," \
+	" pg_catalog.jsonb_array_elements_text(o.r->'target') WITH ORDINALITY AS t(value, i)) END," \
+	" coalesce($12, 'cluster'), min(ok.r->>'distribution')," \
+	" pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object('start_at', $3," \
+	" 'nodes', (SELECT pg_catalog.jsonb_agg(" CLUSTER_NODE_SQL " ORDER BY n.i) FROM n)))," \
+	" sum((ok.r->>'operations')::int8)::int8," \
+	" round(sum((ok.r->>'tps')::numeric), 1)::float8," \
+	" sum((ok.r->>'errors')::int8)::int8, sum((ok.r->>'not_found')::int8)::int8," \
+	" sum((ok.r->>'reads')::int8)::int8, sum((ok.r->>'updates')::int8)::int8," \
+	" sum((ok.r->>'inserts')::int8)::int8, sum((ok.r->>'scans')::int8)::int8," \
+	" sum((ok.r->>'rmws')::int8)::int8, $5, $6, $7, $8, $9," \
+	" min((ok.r->>'started_at')::timestamptz), $10::pg_catalog.regrole," \
+	" pg_catalog.clock_timestamp(), min(ok.r->>'label')," \
+	" sum((ok.r->>'integrity_errors')::int8)::int8," \
+	" sum((ok.r->>'target_rate')::float8), $4::pg_catalog.jsonb, " \
+	CLUSTER_SAMPLES_SQL ", sum((ok.r->>'clients')::int4)::int4," \
+	" CASE WHEN $12 IS NULL THEN 'cluster' ELSE min(ok.r->>'path') END%s" \
+	" FROM ok HAVING count(*) > 0 RETURNING id"
+
+/* The parameters of the cluster row's INSERT. */
+enum
+{
+	Arg_cluster_runs,
+	Arg_cluster_sweep,
+	Arg_cluster_start_at,
+	Arg_cluster_stats,
+	Arg_cluster_p50_us,			/* to max_us: bench_latencies()'s order */
+	Arg_cluster_run_by = Arg_cluster_p50_us + 5,
+	Arg_cluster_id,
+	Arg_cluster_target_node,
+	Arg_cluster_node,			/* only when given */
+	CLUSTER_RECORD_ARGS
+};
+
+/*
+ * The nodes' histograms of runs (the argument of _bench_record_cluster)
+ * merged kind by kind, and into BENCH_ALL; the counts of each kind summed
+ * into counts, errors and not_found.
+ */
+static BenchHists *
+bench_cluster_hists(Datum runs, uint64 *counts, uint64 *errors,
+					uint64 *not_found)
+{
+	BenchHists *h = palloc0(sizeof(BenchHists));
+	Oid			types[1] = {JSONBOID};
+	Datum		values[1] = {runs};
+	uint64		nrows;
+
+	nrows = catalog_read(CLUSTER_RUNS_SQL
+						 "SELECT o.key, round((b.value->>0)::numeric * 1000)::int8,"
+						 " (b.value->>2)::int8, round((o.value->>'max_us')::numeric * 1000)::int8"
+						 " FROM ok CROSS JOIN LATERAL pg_catalog.jsonb_each(ok.ops) AS o"
+						 " LEFT JOIN LATERAL pg_catalog.jsonb_array_elements(o.value->'histogram') AS b ON true",
+						 1, types, values, 0);
+	bench_hists_add_rows(h, nrows, 0);
+	for (int op = 0; op < BENCH_NOPS; op++)
+		hist_merge(&h->hists[BENCH_ALL], &h->hists[op]);
+	nrows = catalog_read(CLUSTER_RUNS_SQL
+						 "SELECT o.key, sum((o.value->>'count')::int8)::int8,"
+						 " sum((o.value->>'errors')::int8)::int8, sum((o.value->>'not_found')::int8)::int8"
+						 " FROM ok CROSS JOIN LATERAL pg_catalog.jsonb_each(ok.ops) AS o GROUP BY o.key",
+						 1, types, values, 0);
+	for (uint64 row = 0; row < nrows; row++)
+	{
+		int			op = bench_op_named(catalog_text(row, 1, CurrentMemoryContext));
+
+		if (op < 0)
+			continue;
+		counts[op] = (uint64) catalog_int8(row, 2);
+		errors[op] = (uint64) catalog_int8(row, 3);
+		not_found[op] = (uint64) catalog_int8(row, 4);
+	}
+	return h;
+}
+
+/* The cluster row's operation_stats: each kind's sums and merged histogram. */
+static char *
+bench_cluster_stats_json(const BenchHists *h, const uint64 *counts,
+						 const uint64 *errors, const uint64 *not_found)
+{
+	StringInfoData buf;
+	const char *sep = "";
+
+	initStringInfo(&buf);
+	appendStringInfoChar(&buf, '{');
+	for (int op = 0; op < BENCH_NOPS; op++)
+	{
+		if (!h->present[op])
+			continue;
+		appendStringInfo(&buf, "%s\"%s\": {\"count\": " UINT64_FORMAT
+						 ", \"errors\": " UINT64_FORMAT ", \"not_found\": " UINT64_FORMAT,
+						 sep, bench_op_names[op], counts[op], errors[op], not_found[op]);
+		if (h->hists[op].count > 0)
+			bench_json_percentiles(&buf, "", &h->hists[op]);
+		bench_json_buckets(&buf, &h->hists[op]);
+		appendStringInfoChar(&buf, '}');
+		sep = ", ";
+	}
+	appendStringInfoChar(&buf, '}');
+	return buf.data;
+}
+
+PG_FUNCTION_INFO_V1(petagen_bench_record_cluster);
+/*
+ * petagen._bench_record_cluster(runs, sweep, start_at, node, target_node):
+ * record the cluster row of the nodes' runs (a JSON array of {node, error,
+ * run: bench_json() of the node's run}) in sweep (NULL: none; 0: this row
+ * starts one); returns its id, or NULL when no node ran.  With target_node
+ * (cluster_matrix()), the row is a copy of one node's run, node and
+ * target_node as given and its own path; else path and target_node are
+ * 'cluster' and node this node.
+ */
+Datum
+petagen_bench_record_cluster(PG_FUNCTION_ARGS)
+{
+	static const double fractions[4] = {0.50, 0.95, 0.99, 0.999};
+	Oid			types[CLUSTER_RECORD_ARGS] = {
+		[Arg_cluster_runs] = JSONBOID,
+		[Arg_cluster_sweep] = INT8OID,
+		[Arg_cluster_start_at] = TIMESTAMPTZOID,
+		[Arg_cluster_stats] = TEXTOID,
+		[Arg_cluster_run_by] = OIDOID,
+		[Arg_cluster_id] = INT8OID,
+		[Arg_cluster_target_node] = TEXTOID,
+		[Arg_cluster_node] = TEXTOID,
+	};
+	Datum		values[CLUSTER_RECORD_ARGS];
+	char		nulls[CLUSTER_RECORD_ARGS];
+	uint64		counts[BENCH_NOPS] = {0};
+	uint64		errors[BENCH_NOPS] = {0};
+	uint64		not_found[BENCH_NOPS] = {0};
+	BenchHists *h;
+	const Hist *all;
+	CatalogScope scope;
+	int64		id = 0;
+	uint64		n;
+
+	guard_writable("petagen.cluster_bench()");
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	memset(nulls, ' ', sizeof(nulls));
+	values[Arg_cluster_runs] = PG_GETARG_DATUM(0);
+	values[Arg_cluster_sweep] = PG_ARGISNULL(1) ? (Datum) 0 : PG_GETARG_DATUM(1);
+	nulls[Arg_cluster_sweep] = PG_ARGISNULL(1) ? 'n' : ' ';
+	values[Arg_cluster_start_at] = PG_ARGISNULL(2) ? (Datum) 0 : PG_GETARG_DATUM(2);
+	nulls[Arg_cluster_start_at] = PG_ARGISNULL(2) ? 'n' : ' ';
+	values[Arg_cluster_run_by] = ObjectIdGetDatum(GetUserId());
+	values[Arg_cluster_target_node] = PG_ARGISNULL(4) ? (Datum) 0 : PG_GETARG_DATUM(4);
+	nulls[Arg_cluster_target_node] = PG_ARGISNULL(4) ? 'n' : ' ';
+	values[Arg_cluster_node] = PG_ARGISNULL(3) ? (Datum) 0 : PG_GETARG_DATUM(3);
+
+	catalog_connect(&scope, false);
+	h = bench_cluster_hists(values[Arg_cluster_runs], counts, errors, not_found);
+	catalog_finish(&scope);
+	all = &h->hists[BENCH_ALL];
+	values[Arg_cluster_stats] = CStringGetTextDatum(bench_cluster_stats_json(h, counts, errors,
+																			 not_found));
+	for (int i = 0; i < 5; i++)
+	{
+		types[Arg_cluster_p50_us + i] = FLOAT8OID;
+		nulls[Arg_cluster_p50_us + i] = all->count > 0 ? ' ' : 'n';
+		values[Arg_cluster_p50_us + i] =
+			Float8GetDatum(bench_round_latency((i < 4 ? hist_percentile(all, fractions[i]) :
+												(double) all->max) / 1000.0));
+	}
+
+	catalog_connect(&scope, true);
+	catalog_exec("SELECT pg_catalog.nextval(pg_catalog.pg_get_serial_sequence("
+				 "'petagen.bench_results', 'id'))", 0, NULL, NULL, NULL, SPI_OK_SELECT);
+	values[Arg_cluster_id] = Int64GetDatum(catalog_int8(0, CATALOG_ONLY_COLUMN));
+	n = catalog_exec(psprintf(CLUSTER_RUNS_SQL CLUSTER_INSERT_SQL,
+							  PG_ARGISNULL(3) ? "" : ", node",
+							  PG_ARGISNULL(3) ? "" : ", $13"),
+					 PG_ARGISNULL(3) ? Arg_cluster_node : CLUSTER_RECORD_ARGS,
+					 types, values, nulls, SPI_OK_INSERT_RETURNING);
+	if (n > 0)
+		id = catalog_int8(0, CATALOG_ONLY_COLUMN);
+	catalog_finish(&scope);
+	if (n == 0)
+		PG_RETURN_NULL();
+	PG_RETURN_INT64(id);
 }

@@ -33,7 +33,7 @@ CREATE TABLE remote_only (ycsb_key text, field0 text) PARTITION BY HASH (ycsb_ke
 CREATE FOREIGN TABLE remote_only_0 PARTITION OF remote_only
     FOR VALUES WITH (MODULUS 1, REMAINDER 0) SERVER nowhere;
 
-SELECT plan(51);
+SELECT plan(53);
 
 -- kind
 SELECT throws_ok($$SELECT * FROM petagen.bench('delete', "table" => 'b09.t', rows => 1000)$$,
@@ -158,6 +158,15 @@ SELECT throws_ok($$SELECT * FROM petagen.bench('select', "table" => 'b09.t', row
                   ELSE 'permission denied for table t_p0' END,
     'a role without LOGIN: refused before 17, where workers could not connect as it');
 RESET ROLE;
+
+-- start_at: not in the past, not more than an hour ahead (the messages
+-- name the instants).
+SELECT throws_ok($$SELECT * FROM petagen.bench('select', "table" => 'b09.t', rows => 1000,
+                     start_at => clock_timestamp() - interval '1 s')$$,
+    '22023', NULL, 'start_at in the past');
+SELECT throws_ok($$SELECT * FROM petagen.bench('select', "table" => 'b09.t', rows => 1000,
+                     start_at => clock_timestamp() + interval '2 hours')$$,
+    '22023', NULL, 'start_at two hours ahead');
 
 -- Nothing was recorded or started.
 SELECT is((SELECT count(*) FROM petagen.bench_results), 0::bigint, 'no run recorded');

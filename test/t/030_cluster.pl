@@ -150,13 +150,15 @@ for my $i (1 .. $n)
 }
 is($total, $rows, 'the nodes\' shares add up to the key space');
 
-# One query on node1 shows every node's share, through the FDW.
-is( $nodes[0]->safe_psql(
-		'postgres',
-		"SELECT string_agg(format('%s:%s:%s', node, state, rows_written), ' ' ORDER BY node)"
-		  . " FROM petagen_cluster.status"),
+# Each node's status shows its job done with its share.
+is( join(' ',
+		map {
+			$nodes[ $_ - 1 ]->safe_psql('postgres',
+				"SELECT format('node$_:%s:%s', s.state, w.rows_written) FROM petagen.status($job{$_}) AS s"
+				  . " JOIN petagen.status_workers($job{$_}) AS w ON w.worker IS NULL AND w.phase = 'loading'")
+		} 1 .. $n),
 	join(' ', map { "node$_:done:" . local_rows($_) } 1 .. $n),
-	'node1: petagen_cluster.status shows each node\'s job done with its share');
+	'each node\'s status shows its job done with its share');
 is( $nodes[0]->safe_psql(
 		'postgres',
 		"SELECT string_agg(format('%s=%s', node, n), ' ' ORDER BY node)"

@@ -3,7 +3,8 @@
 # through Citus; one cluster_start() starts a job on each worker, held by
 # petagen.debug_pause so that cluster_status() shows both mid-load; then
 # cluster_wait() and cluster_verify() prove every key exactly once, and
-# cluster_forget() removes both jobs.  A worker without petagen refuses
+# cluster_bench() runs both workers' benchmarks at once and records the
+# cluster row; cluster_forget() removes both jobs.  A worker without petagen refuses
 # cluster_start() before any node starts, naming the worker.
 # Skipped when Citus is not installed (scripts/citus.sh installs it).
 use strict;
@@ -64,6 +65,19 @@ is( on_coord("SELECT count(*), count(DISTINCT node), bool_and(ok), sum(expected)
 	'cluster_verify(): every shard on its worker, every key exactly once');
 is(on_coord('SELECT count(*), count(DISTINCT ycsb_key) FROM usertable'),
 	"$rows|$rows", 'positive control: the coordinator sees the key space once');
+# Both workers benchmarked at once through Citus: a row each, then the
+# cluster row whose tps is their sum.
+is( on_coord("SELECT string_agg(node || ' ' || (error IS NULL) || ' ' || (operations > 0), ', '"
+		  . " ORDER BY node = 'cluster', node) FROM petagen.cluster_bench('select', workers => 1,"
+		  . " duration => '1 s')"),
+	join(', ', (map { "$_ true true" } sort @names), 'cluster true true'),
+	'cluster_bench(): both workers ran at once through Citus, and the cluster row');
+is( on_coord("SELECT abs(r.tps - (SELECT sum((n->>'tps')::float8) FROM jsonb_array_elements(r.options->'nodes') AS n)) < 0.05"
+		  . " FROM petagen.bench_results AS r WHERE r.path = 'cluster'"),
+	't', 'the cluster row\'s tps is the sum of the workers\'');
+like(on_coord("SELECT petagen.chart_cluster_bench(max(id)) FROM petagen.bench_results"),
+	qr/^<svg.*<\/svg>$/s, 'chart_cluster_bench() draws it');
+
 is( on_coord("SELECT string_agg(state, ' ') FROM petagen.cluster_forget($cj)"),
 	'done done', 'cluster_forget(): both jobs forgotten');
 is( $w1->safe_psql('postgres', 'SELECT count(*) FROM petagen.jobs')

@@ -25,8 +25,7 @@ sub cluster_script
 
 # Start $nodes instances node1 .. nodeN (cluster_name = the node name, every
 # connection logged) and build a usertable of $parts hash leaves on each,
-# leaf r local on node (r % $nodes) + 1, and the cluster-wide views
-# (scripts/cluster_links.sql).  Returns the nodes, node1 first.
+# leaf r local on node (r % $nodes) + 1.  Returns the nodes, node1 first.
 sub petagen_cluster
 {
 	my (%opt) = @_;
@@ -61,7 +60,6 @@ log_connections = on
 				'-v', "ports=$ports"
 			]);
 	}
-	$_->safe_psql('postgres', '\\i ' . cluster_script('_links')) for @nodes;
 	return @nodes;
 }
 

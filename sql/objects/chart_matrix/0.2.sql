@@ -30,7 +30,7 @@ BEGIN
            count(*) FILTER (WHERE r.target_rate IS NOT NULL)
       INTO closed, paced
       FROM @extschema@.bench_results AS r
-     WHERE CASE WHEN ids IS NULL THEN r.kind = 'select' ELSE r.id = ANY (ids) END;
+     WHERE CASE WHEN ids IS NULL THEN r.kind = 'select' AND r.target_node <> 'cluster' ELSE r.id = ANY (ids) END;
     SELECT array_agg(DISTINCT b.node ORDER BY b.node), array_agg(DISTINCT b.target ORDER BY b.target),
            string_agg(DISTINCT b.kind, ', '), min(b.tps), max(b.tps)
       INTO nodes, targets, kinds, lo, hi

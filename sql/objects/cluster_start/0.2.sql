@@ -1,6 +1,6 @@
 -- petagen.cluster_start(rows, ...): start() on every node of the table's
 -- cluster, with the same arguments; first check() on every node, and no
--- node starts unless all are ready.  Returns the cluster job's id.
+-- node starts unless all are ready.  Each step reaches every node at once.  Returns the cluster job's id.
 CREATE OR REPLACE FUNCTION @extschema@.cluster_start(
     rows numeric,
     workers integer DEFAULT 4,
@@ -33,11 +33,14 @@ DECLARE
     r record;
     info json;
     problems text[] := '{}';
-    nodes text[] := '{}';
-    jobs bigint[] := '{}';
-    kinds text[] := '{}';
-    hosts text[] := '{}';
-    ports integer[] := '{}';
+    nodes text[];
+    jobs bigint[];
+    kinds text[];
+    hosts text[];
+    ports integer[];
+    started boolean[];
+    failed_node text;
+    failed_error text;
 BEGIN
     IF "table" IS NULL THEN
         RAISE EXCEPTION 'argument "table" of petagen.cluster_start() must not be null' USING ERRCODE = '22004';
@@ -57,6 +60,11 @@ BEGIN
                    quote_nullable(fieldlengthdistribution), quote_nullable(minfieldlength),
                    quote_nullable(first));
 
+    SELECT array_agg(c.node ORDER BY c.i), array_agg(c.kind ORDER BY c.i),
+           array_agg(c.host ORDER BY c.i), array_agg(c.port ORDER BY c.i)
+      INTO nodes, kinds, hosts, ports
+      FROM @extschema@._cluster_nodes(tab) WITH ORDINALITY AS c(node, kind, host, port, i);
+
     -- Every node first: reachable, the same petagen, the role an operator
     -- there, and check() without an error.
     FOR n IN SELECT * FROM @extschema@.nodes(tab) LOOP
@@ -72,48 +80,47 @@ BEGIN
         END IF;
     END LOOP;
     IF cardinality(problems) = 0 THEN
-        FOR n IN SELECT * FROM @extschema@._cluster_nodes(tab) LOOP
-            r := @extschema@._on_node(n.node, n.kind, n.host, n.port, format(
+        FOR r IN
+            SELECT o.* FROM @extschema@._cluster_run(nodes, kinds, hosts, ports, array_fill(format(
                 'SELECT coalesce(pg_catalog.string_agg(c.object || '': '' || c.finding, ''; ''), '''')'
-                ' FROM @extschema@.check(%s) AS c WHERE c.severity = ''error''', args));
+                ' FROM @extschema@.check(%s) AS c WHERE c.severity = ''error''', args),
+                ARRAY[cardinality(nodes)])) AS o
+        LOOP
             IF NOT r.ok THEN
-                problems := problems || format('node "%s": check() failed: %s', n.node, r.error);
+                problems := problems || format('node "%s": check() failed: %s', r.node, r.error);
             ELSIF r.result <> '' AND NOT coalesce(force, false) THEN
-                problems := problems || format('node "%s": check() reports %s', n.node, r.result);
+                problems := problems || format('node "%s": check() reports %s', r.node, r.result);
             END IF;
         END LOOP;
+    END IF;
+    IF cardinality(problems) = 0 AND nodes IS NULL THEN
+        RAISE EXCEPTION 'table % has no node to load', tab USING ERRCODE = '55000';
     END IF;
     IF cardinality(problems) > 0 THEN
         RAISE EXCEPTION 'no node started: %', problems[1] USING ERRCODE = '55000',
             DETAIL = array_to_string(problems, E'\n'),
             HINT = 'SELECT * FROM petagen.nodes(''' || qualified || ''') shows every node.';
     END IF;
-    IF NOT EXISTS (SELECT FROM @extschema@._cluster_nodes(tab)) THEN
-        RAISE EXCEPTION 'table % has no node to load', tab USING ERRCODE = '55000';
-    END IF;
 
-    -- Then start() on each, this node first; if one fails, stop the others.
-    FOR n IN SELECT * FROM @extschema@._cluster_nodes(tab) LOOP
-        r := @extschema@._on_node(n.node, n.kind, n.host, n.port,
-                                  format('SELECT @extschema@.start(%s, force => %L)', args, force));
-        IF NOT r.ok THEN
-            FOR i IN 1 .. cardinality(nodes) LOOP
-                PERFORM @extschema@._on_node(nodes[i], kinds[i], hosts[i], ports[i],
-                                             format('SELECT @extschema@.stop(%s)', jobs[i]));
-            END LOOP;
-            RAISE EXCEPTION 'node "%" did not start: %', n.node, r.error USING ERRCODE = '55000',
-                DETAIL = CASE WHEN cardinality(nodes) > 0 THEN
-                    format('The jobs started before it were stopped: %s.',
-                           (SELECT string_agg(format('%s on node "%s"', j, x), ', ')
-                            FROM unnest(jobs, nodes) AS u(j, x)))
-                END;
-        END IF;
-        nodes := nodes || n.node;
-        jobs := jobs || r.result::bigint;
-        kinds := kinds || n.kind;
-        hosts := hosts || n.host;
-        ports := ports || n.port;
-    END LOOP;
+    -- Then start() on every node at once; if one fails, stop the others.
+    SELECT array_agg(o.result::bigint ORDER BY o.i),
+           array_agg(o.ok ORDER BY o.i),
+           (array_agg(o.node ORDER BY o.i) FILTER (WHERE NOT o.ok))[1],
+           (array_agg(o.error ORDER BY o.i) FILTER (WHERE NOT o.ok))[1]
+      INTO jobs, started, failed_node, failed_error
+      FROM @extschema@._cluster_run(nodes, kinds, hosts, ports, array_fill(
+               format('SELECT @extschema@.start(%s, force => %L)', args, force),
+               ARRAY[cardinality(nodes)])) WITH ORDINALITY AS o(node, reached, ok, error, result, i);
+    IF failed_node IS NOT NULL THEN
+        PERFORM @extschema@._cluster_run(nodes, kinds, hosts, ports,
+            ARRAY(SELECT CASE WHEN started[i] THEN format('SELECT @extschema@.stop(%s)', jobs[i]) END
+                    FROM generate_subscripts(nodes, 1) AS i ORDER BY i));
+        RAISE EXCEPTION 'node "%" did not start: %', failed_node, failed_error USING ERRCODE = '55000',
+            DETAIL = coalesce((SELECT format('The jobs started on the other nodes were stopped: %s.',
+                                             string_agg(format('%s on node "%s"', u.j, u.x), ', '))
+                                 FROM unnest(jobs, nodes, started) AS u(j, x, ok) WHERE u.ok
+                               HAVING count(*) > 0), 'No other node started a job.');
+    END IF;
     RETURN @extschema@._cluster_record(tab, nodes, jobs);
 END
 $$;

@@ -13,7 +13,6 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     here record;
-    m record;
     r record;
     p record;
     down boolean := false;
@@ -30,12 +29,23 @@ BEGIN
         ORDER BY 1, 2;
         RETURN;
     END IF;
-    FOR m IN SELECT * FROM @extschema@._cluster_members(cluster_job, 'petagen.cluster_verify()', false) LOOP
-        p := @extschema@._on_node(m.node, m.kind, m.host, m.port, 'SELECT 1');
+    -- which nodes answer: every node at once
+    FOR p IN
+        WITH m AS (
+            SELECT c.*, c.ordinality AS i
+              FROM @extschema@._cluster_members(cluster_job, 'petagen.cluster_verify()', false)
+                   WITH ORDINALITY AS c
+        )
+        SELECT o.* FROM @extschema@._cluster_run(ARRAY(SELECT m.node FROM m ORDER BY m.i),
+                                                 ARRAY(SELECT m.kind FROM m ORDER BY m.i),
+                                                 ARRAY(SELECT m.host FROM m ORDER BY m.i),
+                                                 ARRAY(SELECT m.port FROM m ORDER BY m.i),
+                                                 ARRAY(SELECT 'SELECT 1' FROM m ORDER BY m.i)) AS o
+    LOOP
         IF NOT p.reached THEN
             down := true;
-            RAISE WARNING 'petagen.cluster_verify(): node "%" failed: %', m.node, p.error;
-            RETURN QUERY SELECT m.node, NULL::text, NULL::bigint, NULL::bigint, NULL::bigint,
+            RAISE WARNING 'petagen.cluster_verify(): node "%" failed: %', p.node, p.error;
+            RETURN QUERY SELECT p.node, NULL::text, NULL::bigint, NULL::bigint, NULL::bigint,
                 NULL::bigint, NULL::bigint, false, p.error;
         END IF;
     END LOOP;

@@ -1,5 +1,6 @@
 -- petagen.cluster_wait(cluster_job, timeout): wait until the load job of
--- every node of a cluster job ends, at most timeout in all.
+-- every node of a cluster job ends, at most timeout in all (every node is
+-- waited for at once).
 CREATE OR REPLACE FUNCTION @extschema@.cluster_wait(cluster_job bigint, timeout interval DEFAULT NULL,
     OUT node text, OUT job bigint, OUT state text, OUT error text)
 RETURNS SETOF record
@@ -7,21 +8,32 @@ LANGUAGE plpgsql VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    deadline timestamptz := clock_timestamp() + timeout;
-    m record;
-    ok boolean;
+    r record;
 BEGIN
-    FOR m IN SELECT * FROM @extschema@._cluster_members(cluster_job, 'petagen.cluster_wait()', false) LOOP
-        node := m.node;
-        job := m.job;
-        SELECT o.ok, o.result, o.error INTO ok, state, error
-        FROM @extschema@._on_node(m.node, m.kind, m.host, m.port,
-            format('SELECT @extschema@.wait(%s, %L)', m.job,
-                   CASE WHEN timeout IS NOT NULL
-                        THEN greatest(deadline - clock_timestamp(), interval '0')
-                   END)) AS o;
-        IF NOT ok THEN
-            RAISE WARNING 'petagen.cluster_wait(): node "%" failed: %', m.node, error;
+    -- every node at once, so timeout is for all of them together
+    FOR r IN
+        WITH m AS (
+            SELECT c.*, c.ordinality AS i
+              FROM @extschema@._cluster_members(cluster_job, 'petagen.cluster_wait()', false)
+                   WITH ORDINALITY AS c
+        )
+        SELECT m.node, m.job, o.ok, o.result, o.error
+          FROM @extschema@._cluster_run(ARRAY(SELECT m.node FROM m ORDER BY m.i),
+                                        ARRAY(SELECT m.kind FROM m ORDER BY m.i),
+                                        ARRAY(SELECT m.host FROM m ORDER BY m.i),
+                                        ARRAY(SELECT m.port FROM m ORDER BY m.i),
+                                        ARRAY(SELECT format('SELECT @extschema@.wait(%s, %L)', m.job, timeout)
+                                                FROM m ORDER BY m.i))
+               WITH ORDINALITY AS o(node, reached, ok, error, result, i)
+          JOIN m ON m.i = o.i
+         ORDER BY o.i
+    LOOP
+        node := r.node;
+        job := r.job;
+        state := r.result;
+        error := r.error;
+        IF NOT r.ok THEN
+            RAISE WARNING 'petagen.cluster_wait(): node "%" failed: %', r.node, r.error;
         END IF;
         RETURN NEXT;
     END LOOP;

@@ -1,6 +1,6 @@
 -- petagen.nodes(table): the nodes of a table's cluster, each reached as the
 -- calling role: whether it answers, its petagen version, whether the role
--- may run load jobs there.
+-- may run load jobs there; every node at once.
 CREATE OR REPLACE FUNCTION @extschema@.nodes("table" regclass DEFAULT 'usertable'::text::regclass,
     OUT node text, OUT host text, OUT port integer, OUT reachable boolean,
     OUT petagen text, OUT operator boolean, OUT error text)
@@ -9,8 +9,6 @@ LANGUAGE plpgsql VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    n record;
-    r record;
     probe constant text := $q$
         SELECT pg_catalog.json_build_object('petagen', e.extversion,
             'operator', coalesce(pg_catalog.pg_has_role(e.extowner, 'USAGE'), false)
@@ -22,17 +20,22 @@ BEGIN
     IF "table" IS NULL THEN
         RAISE EXCEPTION 'argument "table" of petagen.nodes() must not be null' USING ERRCODE = '22004';
     END IF;
-    FOR n IN SELECT * FROM @extschema@._cluster_nodes("table") LOOP
-        r := @extschema@._on_node(n.node, n.kind, n.host, n.port, probe);
-        node := n.node;
-        host := n.host;
-        port := n.port;
-        reachable := r.reached;
-        petagen := (r.result::json)->>'petagen';
-        operator := ((r.result::json)->>'operator')::boolean;
-        error := r.error;
-        RETURN NEXT;
-    END LOOP;
+    -- every node at once
+    RETURN QUERY
+        WITH n AS (
+            SELECT c.node, c.kind, c.host, c.port, c.i
+              FROM @extschema@._cluster_nodes("table") WITH ORDINALITY AS c(node, kind, host, port, i)
+        )
+        SELECT n.node, n.host, n.port, r.reached, (r.result::json)->>'petagen',
+               ((r.result::json)->>'operator')::boolean, r.error
+          FROM @extschema@._cluster_run(ARRAY(SELECT n.node FROM n ORDER BY n.i),
+                                        ARRAY(SELECT n.kind FROM n ORDER BY n.i),
+                                        ARRAY(SELECT n.host FROM n ORDER BY n.i),
+                                        ARRAY(SELECT n.port FROM n ORDER BY n.i),
+                                        ARRAY(SELECT probe FROM n ORDER BY n.i))
+               WITH ORDINALITY AS r(node, reached, ok, error, result, i)
+          JOIN n ON n.i = r.i
+         ORDER BY n.i;
 END
 $$;
 COMMENT ON FUNCTION @extschema@.nodes(regclass) IS
