@@ -688,7 +688,7 @@ petagen_bench_sweep(PG_FUNCTION_ARGS)
 /* Where running benchmarks announce themselves, under the data directory. */
 #define BENCH_LIVE_DIR		LEAF_DIR "/bench"
 /* Columns of bench_status(). */
-#define BENCH_STATUS_COLS	11
+#define BENCH_STATUS_COLS	12
 
 /* What an announcement file holds. */
 typedef struct BenchAnnouncement
@@ -827,22 +827,25 @@ bench_live_row(ReturnSetInfo *rsinfo, BenchShared *shared)
 	values[0] = Int64GetDatum(shared->run);
 	values[1] = CStringGetTextDatum(bench_kind_name(shared->workload.kind));
 	values[2] = Int32GetDatum(shared->nworkers);
-	values[3] = CStringGetTextDatum(!going ? "starting" :
+	/* client sessions; NULL for a run through SPI */
+	values[3] = Int32GetDatum(shared->clients);
+	nulls[3] = shared->clients == 0;
+	values[4] = CStringGetTextDatum(!going ? "starting" :
 									now < shared->measure_ns ? "warmup" : "measuring");
-	values[4] = Float8GetDatum(going && now > shared->measure_ns ?
+	values[5] = Float8GetDatum(going && now > shared->measure_ns ?
 							   bench_live_seconds(now - shared->measure_ns) : 0);
-	values[10] = Float8GetDatum(shared->workload.target_rate);
-	nulls[10] = shared->workload.target_rate <= 0;
+	values[11] = Float8GetDatum(shared->workload.target_rate);
+	nulls[11] = shared->workload.target_rate <= 0;
 	if (!going)
 	{
-		for (int i = 5; i <= 9; i++)
+		for (int i = 6; i <= 10; i++)
 			nulls[i] = true;
 	}
 	else
 	{
-		bench_live_figures(shared, now, &values[5], &nulls[5]);
-		bench_live_eta(shared, now, nulls[6] ? 0 : DatumGetFloat8(values[6]), nulls[6],
-					   &values[9], &nulls[9]);
+		bench_live_figures(shared, now, &values[6], &nulls[6]);
+		bench_live_eta(shared, now, nulls[7] ? 0 : DatumGetFloat8(values[7]), nulls[7],
+					   &values[10], &nulls[10]);
 	}
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }

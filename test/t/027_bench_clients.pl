@@ -50,8 +50,9 @@ $bench->query_until(qr/started/,
 ok( $node->poll_query_until('postgres', $sessions_sql, '200'),
 	'200 client backends while the run goes');
 ok( $node->poll_query_until('postgres',
-		q{SELECT phase = 'measuring' AND operations > 0 FROM petagen.bench_status()}),
-	'bench_status() shows the run through its sessions');
+		q{SELECT phase = 'measuring' AND operations > 0 AND workers = 2 AND clients = 200
+  FROM petagen.bench_status()}),
+	'bench_status() shows the run through its sessions, and how many');
 $node->safe_psql('postgres', "SELECT pg_cancel_backend($caller)");
 ok($node->poll_query_until('postgres', $sessions_sql, '0'),
 	'no session left after the caller is cancelled');
