@@ -77,9 +77,17 @@
  * (AcquireExternalFD(), as dblink and postgres_fdw do) and a
  * before_shmem_exit callback closes them all however the worker leaves:
  * the run's end, an error, or the SIGTERM of a cancelled or terminated
- * caller (bench.c); the sessions' backends then end as a client's do when
- * its connection closes.  bench() checks before starting anything that
- * the server has the connections and each worker the file descriptors.
+ * caller (bench.c).  Before it closes a session with an operation in
+ * flight, the callback sends that session's backend a cancel request
+ * (libpq's PQcancel(), a connection of its own to the server), so that a
+ * long statement stops at once rather than at its next read from the
+ * closed connection; the requests go one session after another, for at
+ * most BENCH_CANCEL_TIMEOUT_NS in all (PQcancel() blocks while it sends
+ * one: on the server's own socket that is a fork of the postmaster, and
+ * the libpq of PostgreSQL 15 and 16 has no request that does not block).
+ * The sessions' backends then end as a client's do when its connection
+ * closes.  bench() checks before starting anything that the server has
+ * the connections and each worker the file descriptors.
  *-------------------------------------------------------------------------
  */
 
@@ -87,6 +95,8 @@
 #define BENCH_CONNECT_AT_ONCE	16
 /* How long a worker may take to connect all its sessions. */
 #define BENCH_CONNECT_TIMEOUT_NS	(UINT64CONST(300) * 1000000000)
+/* How long a worker that ends may spend on its cancel requests. */
+#define BENCH_CANCEL_TIMEOUT_NS	(UINT64CONST(5) * 1000000000)
 /* The most a worker waits in one go, to check the end of the run. */
 #define BENCH_CLIENT_MAX_WAIT_MS	100
 /* Statements an operation sends: a read-modify-write's, each prepared. */
@@ -335,19 +345,51 @@ bench_check_clients(int clients, int nworkers)
 	bench_check_descriptors(clients, nworkers);
 }
 
-/* Close every session's connection; before_shmem_exit callback. */
+/* Close session s's connection, if open. */
+static void
+bench_session_close(BenchSession *s)
+{
+	if (s->conn == NULL)
+		return;
+	PQfinish(s->conn);
+	s->conn = NULL;
+	ReleaseExternalFD();
+}
+
+/*
+ * Send a cancel request to the backend of session s, whose operation is in
+ * flight; nothing is raised, what fails is left to the closed connection.
+ */
+static void
+bench_session_cancel(BenchSession *s)
+{
+	PGcancel   *cancel = PQgetCancel(s->conn);
+	char		errbuf[256];
+
+	if (cancel == NULL)
+		return;
+	(void) PQcancel(cancel, errbuf, sizeof(errbuf));
+	PQfreeCancel(cancel);
+}
+
+/*
+ * Cancel every operation in flight (for BENCH_CANCEL_TIMEOUT_NS at most),
+ * then close every session's connection; before_shmem_exit callback.
+ */
 static void
 bench_clients_close(int code, Datum arg)
 {
 	BenchClients *c = (BenchClients *) DatumGetPointer(arg);
+	uint64		deadline = bench_now_ns() + BENCH_CANCEL_TIMEOUT_NS;
 
-	for (int i = 0; i < c->n; i++)
-		if (c->sessions[i].conn != NULL)
+	for (int i = 0; i < c->n && bench_now_ns() < deadline; i++)
+		if (c->sessions[i].conn != NULL && c->sessions[i].state == BENCH_S_BUSY)
 		{
-			PQfinish(c->sessions[i].conn);
-			c->sessions[i].conn = NULL;
-			ReleaseExternalFD();
+			bench_session_cancel(&c->sessions[i]);
+			bench_session_close(&c->sessions[i]);
 		}
+	for (int i = 0; i < c->n; i++)
+		bench_session_close(&c->sessions[i]);
 }
 
 /* A libpq message without its trailing newline. */
@@ -686,9 +728,7 @@ bench_session_lost(BenchCtx *ctx, BenchSession *s)
 	if (!s->failed)
 		bench_set_error(ctx, PQerrorMessage(s->conn));
 	s->failed = true;
-	PQfinish(s->conn);
-	s->conn = NULL;
-	ReleaseExternalFD();
+	bench_session_close(s);
 }
 
 /* Record session s's operation, ended at t1. */
