@@ -267,6 +267,7 @@ bench_create_shared(const BenchDef *def, int64 id, int nworkers,
 	shared->insert_base = insert_base;
 	shared->nworkers = nworkers;
 	shared->clients = def->clients;
+	shared->client_server = def->client_server;
 	shared->ntargets = def->ntargets;
 	pg_atomic_init_u32(&shared->go, 0);
 	pg_atomic_init_u64(&shared->inserts, 0);
@@ -580,7 +581,7 @@ petagen_bench(PG_FUNCTION_ARGS)
 	if (bench_arg_given(fcinfo, BENCH_ARG_CLIENTS))
 	{
 		def.clients = PG_GETARG_INT32(BENCH_ARG_CLIENTS);
-		bench_check_clients(def.clients, nworkers);
+		bench_check_clients(&def, def.clients, nworkers);
 	}
 	InitMaterializedSRF(fcinfo, 0);
 	bench_run(fcinfo, &def, nworkers, 0);
@@ -647,7 +648,7 @@ petagen_bench_sweep(PG_FUNCTION_ARGS)
 								   &nclients);
 	for (int i = 0; i < n; i++)
 		for (int c = 0; c < nclients; c++)
-			bench_check_clients(clients[c], workers[i]);
+			bench_check_clients(&def, clients[c], workers[i]);
 	InitMaterializedSRF(fcinfo, 0);
 	for (int i = 0; i < n; i++)
 		for (int c = 0; c < Max(nclients, 1); c++)
