@@ -24,6 +24,7 @@ DECLARE
     lines text[] := ARRAY[format('%s %s %s %s', lpad('Value', 12), lpad('Percentile', 14),
                                 lpad('TotalCount', 10), lpad('1/(1-Percentile)', 14)), ''];
 BEGIN
+    PERFORM @extschema@._check_run(run, 'petagen.bench_hgrm()');
     SELECT array_agg(h.upper_us / 1000 ORDER BY h.lower_us),
            array_agg((h.lower_us + h.upper_us) / 2000 ORDER BY h.lower_us),
            array_agg(h.count ORDER BY h.lower_us), sum(h.count)
