@@ -182,7 +182,7 @@ remote_get(const RemoteConninfo *info, const char *keyword)
  * rule when the server did not ask a role that needs one for its password.
  */
 char *
-remote_password_unused(const RemoteConninfo *info, PGconn *conn)
+remote_password_unused(const RemoteConninfo *info, PGconn * conn)
 {
 	if (superuser_arg(info->user->userid) || !remote_password_required(info->user) ||
 		PQconnectionUsedPassword(conn))

@@ -31,6 +31,6 @@ extern char *remote_conninfo(ForeignServer *server, int extra, RemoteConninfo *i
 							 int *sqlstate);
 extern void remote_set(RemoteConninfo *info, const char *keyword, const char *value);
 extern const char *remote_get(const RemoteConninfo *info, const char *keyword);
-extern char *remote_password_unused(const RemoteConninfo *info, PGconn *conn);
+extern char *remote_password_unused(const RemoteConninfo *info, PGconn * conn);
 
 #endif							/* PETAGEN_REMOTE_H */

@@ -130,11 +130,13 @@ node_query(const RemoteConninfo *info, const char *query, bool *reached,
 			node_run(conn, query, value, error);
 		}
 	}
-	PG_FINALLY();
+	PG_CATCH();
 	{
 		PQfinish(conn);
+		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	PQfinish(conn);
 }
 
 /*
