@@ -20,13 +20,14 @@
 #     given explicitly (go-ycsb's bundled workloada requests keys uniformly):
 #     requestdistribution=zipfian readproportion=0.5 updateproportion=0.5,
 #     scan, insert and read-modify-write 0, readallfields=true,
-#     recordcount=N, threadcount=CLIENTS, warmuptime=W, no operationcount
-#     (it runs until SIGINT after W + D seconds, and then prints its figures)
-# Both sides: CLIENTS libpq-protocol sessions over the instance's
-# Unix-domain socket (go-ycsb's lib/pq told so by a host parameter in its
-# URL), one backend each, prepared statements, one operation per
-# transaction; petagen's statements name the leaf of each key, go-ycsb's
-# the partitioned table.  Throughput, p50 and p99 of every operation
+#     recordcount=N, threadcount=CLIENTS, warmuptime=W, an operationcount
+#     it never reaches (it runs until SIGINT after W + D seconds, then prints
+#     its figures)
+# Both sides: CLIENTS sessions of PostgreSQL's protocol, one backend each,
+# prepared statements, one operation per transaction; petagen's over the
+# instance's Unix-domain socket, go-ycsb's (lib/pq, which its pg binding
+# gives a TCP address only) over TCP on 127.0.0.1; petagen's statements
+# name the leaf of each key, go-ycsb's the partitioned table.  Throughput, p50 and p99 of every operation
 # (petagen: bench_results; go-ycsb: its TOTAL line), medians; with each
 # side's .hgrm of the last repetition (petagen.bench_hgrm(), go-ycsb's
 # histogram.percentiles.export) in BENCH_DIR.
@@ -55,6 +56,9 @@ WORKLOAD=$GOYCSB_DIR/workloads/workloada
 [ -f "$WORKLOAD" ] || WORKLOAD=/dev/null
 
 bench_start
+# go-ycsb's pg binding connects over TCP
+bpsql -c "ALTER SYSTEM SET listen_addresses = '127.0.0.1'"
+instance_restart "$BENCH_DIR/data" "$BENCH_DIR/server.log"
 create_usertable
 log "instance up on port $BENCH_PORT ($BENCH_DIR); N=$N D=${D}s W=${W}s REPS=$REPS CLIENTS=$CLIENTS"
 job=$(bval "SELECT petagen.start($N, workers => 2, keys => 'go-ycsb')")
@@ -82,11 +86,11 @@ run_goycsb() {
         -p requestdistribution=zipfian -p readproportion=0.5 -p updateproportion=0.5 \
         -p scanproportion=0 -p insertproportion=0 -p readmodifywriteproportion=0 \
         -p readallfields=true -p fieldcount=10 -p fieldlength=100 \
-        -p recordcount="$N" -p operationcount=0 -p threadcount="$CLIENTS" -p warmuptime="$W" \
+        -p recordcount="$N" -p operationcount=1000000000 -p threadcount="$CLIENTS" -p warmuptime="$W" \
         -p measurement.interval=3600 \
         -p histogram.percentiles.export=true -p histogram.percentiles.export.filepath="$BENCH_DIR/hgrm/" \
-        -p pg.host=localhost -p pg.port="$BENCH_PORT" -p pg.user=postgres -p pg.db=postgres \
-        -p pg.sslmode="disable&host=$BENCH_DIR" >"$log" 2>&1 || true
+        -p pg.host=127.0.0.1 -p pg.port="$BENCH_PORT" -p pg.user=postgres -p pg.db=postgres \
+        -p pg.sslmode=disable >"$log" 2>&1 || true
     line=$(grep '^TOTAL' "$log" | tail -1)
     [ -n "$line" ] || { cat "$log" >&2; echo "go-ycsb printed no TOTAL line" >&2; exit 1; }
     if grep -q '_ERROR' "$log"; then
@@ -103,6 +107,7 @@ declare -A TPS P50 P99
 for r in $(seq 1 "$REPS"); do
     for side in petagen goycsb; do
         read -r t p q <<<"$(run_$side)"
+        [ -n "$q" ] || { echo "$side: no figures" >&2; exit 1; }
         TPS[$side]="${TPS[$side]:-} $t"; P50[$side]="${P50[$side]:-} $p"; P99[$side]="${P99[$side]:-} $q"
         log "rep $r $side: $t ops/s, p50 $p µs, p99 $q µs"
     done
@@ -115,7 +120,7 @@ done
     echo "- go-ycsb: $("$GOYCSB" --help 2>/dev/null | head -1 || true) ($(cd "$GOYCSB_DIR" && git log -1 --format='%h %cs' 2>/dev/null || echo 'built from source'))"
     echo "- command: \`PG_CONFIG=$PG_CONFIG GOYCSB=… N=$N SECONDS_PER_RUN=$D WARMUP=$W REPS=$REPS CLIENTS=$CLIENTS test/bench/bench_vs_goycsb.sh\`"
     echo "- $N rows (keys go-ycsb, usertable of 8 hash leaves), YCSB workload a (zipfian, 50% reads of all fields, 50% updates of one field), ${W} s warm-up + ${D} s measured per run, $REPS repetitions alternating, medians"
-    echo "- petagen: \`bench('ycsb-a', workers => 2, clients => $CLIENTS)\`; go-ycsb: \`run pg\`, threadcount=$CLIENTS, the same properties given explicitly; both over the Unix-domain socket"
+    echo "- petagen: \`bench('ycsb-a', workers => 2, clients => $CLIENTS)\` over the Unix-domain socket; go-ycsb: \`run pg\`, threadcount=$CLIENTS, the same properties given explicitly, over TCP on 127.0.0.1"
     echo
     echo "| side | ops/s | ratio | p50 µs | p99 µs |"
     echo "|---|---|---|---|---|"

@@ -21,19 +21,19 @@ $$;
 BEGIN;
 INSERT INTO petagen.bench_results
     (id, sweep, kind, workers, clients, duration, warmup, "table", target, target_node,
-     distribution, operations, tps, errors, not_found, node, started_at, finished_at, path)
+     distribution, operations, tps, errors, not_found, node, started_at, finished_at, path, p99_us)
     OVERRIDING SYSTEM VALUE
-VALUES (9411, 9411, 'select', 2, 8, '10 s', '0 s', 't', '{}', 'local', 'uniform', 10, 1, 0, 0, 'n1', now(), now(), 'libpq'),
-       (9412, 9411, 'select', 2, 16, '10 s', '0 s', 't', '{}', 'local', 'uniform', 20, 2, 0, 0, 'n1', now(), now(), 'libpq'),
-       (9413, 9411, 'select', 2, 64, '10 s', '0 s', 't', '{}', 'local', 'uniform', 40, 4, 0, 0, 'n1', now(), now(), 'libpq'),
-       (9421, 9421, 'select', 1, 8, '10 s', '0 s', 't', '{}', 'local', 'uniform', 10, 1, 0, 0, 'n1', now(), now(), 'libpq'),
-       (9422, 9421, 'select', 1, 16, '10 s', '0 s', 't', '{}', 'local', 'uniform', 20, 2, 0, 0, 'n1', now(), now(), 'libpq'),
-       (9423, 9421, 'select', 2, 8, '10 s', '0 s', 't', '{}', 'local', 'uniform', 30, 3, 0, 0, 'n1', now(), now(), 'libpq'),
-       (9424, 9421, 'select', 2, 16, '10 s', '0 s', 't', '{}', 'local', 'uniform', 40, 4, 0, 0, 'n1', now(), now(), 'libpq'),
-       (9431, 9431, 'select', 1, 8, '10 s', '0 s', 't', '{}', 'local', 'uniform', 10, 1, 0, 0, 'n1', now(), now(), 'libpq'),
-       (9432, 9431, 'select', 2, 8, '10 s', '0 s', 't', '{}', 'local', 'uniform', 20, 2, 0, 0, 'n1', now(), now(), 'libpq'),
-       (9441, 9441, 'select', 1, NULL, '10 s', '0 s', 't', '{}', 'local', 'uniform', 10, 1, 0, 0, 'n1', now(), now(), 'spi'),
-       (9442, 9441, 'select', 2, NULL, '10 s', '0 s', 't', '{}', 'local', 'uniform', 20, 2, 0, 0, 'n1', now(), now(), 'spi');
+VALUES (9411, 9411, 'select', 2, 8, '10 s', '0 s', 't', '{}', 'local', 'uniform', 10, 1, 0, 0, 'n1', now(), now(), 'libpq', 900),
+       (9412, 9411, 'select', 2, 16, '10 s', '0 s', 't', '{}', 'local', 'uniform', 20, 2, 0, 0, 'n1', now(), now(), 'libpq', 900),
+       (9413, 9411, 'select', 2, 64, '10 s', '0 s', 't', '{}', 'local', 'uniform', 40, 4, 0, 0, 'n1', now(), now(), 'libpq', 900),
+       (9421, 9421, 'select', 1, 8, '10 s', '0 s', 't', '{}', 'local', 'uniform', 10, 1, 0, 0, 'n1', now(), now(), 'libpq', 900),
+       (9422, 9421, 'select', 1, 16, '10 s', '0 s', 't', '{}', 'local', 'uniform', 20, 2, 0, 0, 'n1', now(), now(), 'libpq', 900),
+       (9423, 9421, 'select', 2, 8, '10 s', '0 s', 't', '{}', 'local', 'uniform', 30, 3, 0, 0, 'n1', now(), now(), 'libpq', 900),
+       (9424, 9421, 'select', 2, 16, '10 s', '0 s', 't', '{}', 'local', 'uniform', 40, 4, 0, 0, 'n1', now(), now(), 'libpq', 900),
+       (9431, 9431, 'select', 1, 8, '10 s', '0 s', 't', '{}', 'local', 'uniform', 10, 1, 0, 0, 'n1', now(), now(), 'libpq', 900),
+       (9432, 9431, 'select', 2, 8, '10 s', '0 s', 't', '{}', 'local', 'uniform', 20, 2, 0, 0, 'n1', now(), now(), 'libpq', 900),
+       (9441, 9441, 'select', 1, NULL, '10 s', '0 s', 't', '{}', 'local', 'uniform', 10, 1, 0, 0, 'n1', now(), now(), 'spi', 900),
+       (9442, 9441, 'select', 2, NULL, '10 s', '0 s', 't', '{}', 'local', 'uniform', 20, 2, 0, 0, 'n1', now(), now(), 'spi', 900);
 -- Client counts swept at 2 workers: against clients, one series.
 SELECT * FROM says(petagen.chart_sweep(9411));
 SELECT title, xaxis FROM says(petagen.chart_sweep(9411, 'latency'));

@@ -21,8 +21,8 @@ DECLARE
     sd double precision;
     cum bigint := 0;
     level double precision := 0;
-    lines text[] := ARRAY[format('%s %s %s %s', lpad('Value', 12), lpad('Percentile', 14),
-                                lpad('TotalCount', 10), lpad('1/(1-Percentile)', 14)), ''];
+    lines text[] := ARRAY[format('%12s %14s %10s %14s', 'Value', 'Percentile', 'TotalCount',
+                                '1/(1-Percentile)'), ''];
 BEGIN
     PERFORM @extschema@._check_run(run, 'petagen.bench_hgrm()');
     SELECT array_agg(h.upper_us / 1000 ORDER BY h.lower_us),
@@ -42,20 +42,20 @@ BEGIN
         -- each level reached at this value, the next one 100 / (5 * 2^(k+1))
         -- further on, k the halvings of the distance to 100% so far
         WHILE 100.0::float8 * cum / total >= level LOOP
-            lines := lines || format('%s %s %s %s', lpad(to_char(uppers[i]::numeric, 'FM99999999999990.000'), 12),
-                                     to_char((level / 100)::numeric, 'FM0.000000000000'), lpad(cum::text, 10),
-                                     lpad(to_char((1 / (1 - level / 100))::numeric, 'FM999999999999999990.00'), 14));
+            lines := lines || format('%12s %s %10s %14s', to_char(uppers[i]::numeric, 'FM99999999999990.000'),
+                                     to_char((level / 100)::numeric, 'FM0.000000000000'), cum,
+                                     to_char((1 / (1 - level / 100))::numeric, 'FM999999999999999990.00'));
             EXIT WHEN cum = total;
             level := level + 100.0 / (5 * 2 ^ (trunc(ln(100.0 / (100.0 - level)) / ln(2.0)) + 1));
         END LOOP;
     END LOOP;
-    lines := lines || format('%s %s %s', lpad(to_char(uppers[cardinality(uppers)]::numeric, 'FM99999999999990.000'), 12),
-                             '1.000000000000', lpad(total::text, 10))
-                   || format('#[Mean    = %s, StdDeviation   = %s]', lpad(to_char(mean::numeric, 'FM99999999999990.000'), 12),
-                             lpad(to_char(sd::numeric, 'FM99999999999990.000'), 12))
-                   || format('#[Max     = %s, Total count    = %s]', lpad(to_char(uppers[cardinality(uppers)]::numeric, 'FM99999999999990.000'), 12),
-                             lpad(total::text, 12))
-                   || format('#[Buckets = %s, SubBuckets     = %s]', lpad('59', 12), lpad('64', 12));
+    lines := lines || format('%12s %s %10s', to_char(uppers[cardinality(uppers)]::numeric, 'FM99999999999990.000'),
+                             '1.000000000000', total)
+                   || format('#[Mean    = %12s, StdDeviation   = %12s]', to_char(mean::numeric, 'FM99999999999990.000'),
+                             to_char(sd::numeric, 'FM99999999999990.000'))
+                   || format('#[Max     = %12s, Total count    = %12s]',
+                             to_char(uppers[cardinality(uppers)]::numeric, 'FM99999999999990.000'), total)
+                   || format('#[Buckets = %12s, SubBuckets     = %12s]', 59, 64);
     RETURN array_to_string(lines, E'\n') || E'\n';
 END
 $$;
