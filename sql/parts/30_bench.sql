@@ -71,6 +71,8 @@ GRANT SELECT ON @extschema@.bench_results TO pg_monitor;
 
 --#include objects/bench_histogram/0.2.sql
 
+--#include objects/bench_hgrm/0.2.sql
+
 --#include objects/bench_json/0.2.sql
 
 --#include objects/bench_status/0.2.sql

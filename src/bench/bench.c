@@ -272,6 +272,7 @@ bench_create_shared(const BenchDef *def, int64 id, int nworkers,
 	shared->insert_base = insert_base;
 	shared->nworkers = nworkers;
 	shared->clients = def->clients;
+	shared->client_server = def->client_server;
 	shared->ntargets = def->ntargets;
 	pg_atomic_init_u32(&shared->go, 0);
 	pg_atomic_init_u64(&shared->inserts, 0);
@@ -622,7 +623,7 @@ petagen_bench(PG_FUNCTION_ARGS)
 	if (bench_arg_given(fcinfo, BENCH_ARG_CLIENTS))
 	{
 		def.clients = PG_GETARG_INT32(BENCH_ARG_CLIENTS);
-		bench_check_clients(def.clients, nworkers);
+		bench_check_clients(&def, def.clients, nworkers);
 	}
 	if (bench_arg_given(fcinfo, BENCH_ARG_START_AT))
 		bench_read_start_at(&def, PG_GETARG_TIMESTAMPTZ(BENCH_ARG_START_AT));
@@ -691,7 +692,7 @@ petagen_bench_sweep(PG_FUNCTION_ARGS)
 								   &nclients);
 	for (int i = 0; i < n; i++)
 		for (int c = 0; c < nclients; c++)
-			bench_check_clients(clients[c], workers[i]);
+			bench_check_clients(&def, clients[c], workers[i]);
 	InitMaterializedSRF(fcinfo, 0);
 	for (int i = 0; i < n; i++)
 		for (int c = 0; c < Max(nclients, 1); c++)
@@ -732,7 +733,7 @@ petagen_bench_sweep(PG_FUNCTION_ARGS)
 /* Where running benchmarks announce themselves, under the data directory. */
 #define BENCH_LIVE_DIR		LEAF_DIR "/bench"
 /* Columns of bench_status(). */
-#define BENCH_STATUS_COLS	11
+#define BENCH_STATUS_COLS	12
 
 /* What an announcement file holds. */
 typedef struct BenchAnnouncement
@@ -871,22 +872,25 @@ bench_live_row(ReturnSetInfo *rsinfo, BenchShared *shared)
 	values[0] = Int64GetDatum(shared->run);
 	values[1] = CStringGetTextDatum(bench_kind_name(shared->workload.kind));
 	values[2] = Int32GetDatum(shared->nworkers);
-	values[3] = CStringGetTextDatum(!going ? "starting" :
+	/* client sessions; NULL for a run through SPI */
+	values[3] = Int32GetDatum(shared->clients);
+	nulls[3] = shared->clients == 0;
+	values[4] = CStringGetTextDatum(!going ? "starting" :
 									now < shared->measure_ns ? "warmup" : "measuring");
-	values[4] = Float8GetDatum(going && now > shared->measure_ns ?
+	values[5] = Float8GetDatum(going && now > shared->measure_ns ?
 							   bench_live_seconds(now - shared->measure_ns) : 0);
-	values[10] = Float8GetDatum(shared->workload.target_rate);
-	nulls[10] = shared->workload.target_rate <= 0;
+	values[11] = Float8GetDatum(shared->workload.target_rate);
+	nulls[11] = shared->workload.target_rate <= 0;
 	if (!going)
 	{
-		for (int i = 5; i <= 9; i++)
+		for (int i = 6; i <= 10; i++)
 			nulls[i] = true;
 	}
 	else
 	{
-		bench_live_figures(shared, now, &values[5], &nulls[5]);
-		bench_live_eta(shared, now, nulls[6] ? 0 : DatumGetFloat8(values[6]), nulls[6],
-					   &values[9], &nulls[9]);
+		bench_live_figures(shared, now, &values[6], &nulls[6]);
+		bench_live_eta(shared, now, nulls[7] ? 0 : DatumGetFloat8(values[7]), nulls[7],
+					   &values[10], &nulls[10]);
 	}
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }

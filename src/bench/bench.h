@@ -241,6 +241,8 @@ typedef struct BenchShared
 	int64		insert_base;
 	int32		nworkers;
 	int32		clients;		/* client sessions over libpq; 0: SPI */
+	Oid			client_server;	/* the postgres_fdw server they connect to,
+								 * InvalidOid: this server */
 	int32		ntargets;		/* BenchTargets follow the slots, sorted */
 	pg_atomic_uint32 go;
 	uint64		start_ns;		/* warm-up starts */
@@ -377,7 +379,9 @@ extern void measure_pace_init(BenchPace *pace, double target_rate, uint64 start_
  *-------------------------------------------------------------------------
  */
 
-extern void bench_check_clients(int clients, int nworkers);
+struct BenchDef;
+extern void bench_check_client_server(struct BenchDef *def);
+extern void bench_check_clients(struct BenchDef *def, int clients, int nworkers);
 extern void bench_clients_connect(BenchCtx *ctx);
 extern void bench_clients_run(BenchCtx *ctx);
 
@@ -459,6 +463,8 @@ typedef struct BenchDef
 	const char *label;			/* or NULL */
 	int			clients;		/* client sessions over libpq; 0: SPI */
 	TimestampTz start_at;		/* when the run starts, or 0: at once */
+	Oid			client_server;	/* the server they connect to (a postgres_fdw
+								 * one of the target leaves), or InvalidOid */
 	bool		record_settings;	/* bench_results has label, settings,
 									 * integrity_errors */
 	bool		record_measure; /* and target_rate, operation_stats, samples */

@@ -15,9 +15,12 @@
 #include "access/xact.h"
 #include "bench/bench.h"
 #include "catalog/pg_authid.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_database.h"
 #include "catalog/pg_type.h"
 #include "commands/dbcommands.h"
+#include "commands/defrem.h"
+#include "foreign/foreign.h"
 #include "pgstat.h"
 #include "libpq-fe.h"
 #include "mb/pg_wchar.h"
@@ -29,6 +32,7 @@
 #include "storage/latch.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
@@ -37,6 +41,7 @@
 #include "catalog.h"
 #include "compat.h"
 #include "launch.h"
+#include "remote.h"
 
 
 /*-------------------------------------------------------------------------
@@ -73,13 +78,29 @@
  * identity (peer authentication as its OS user, its .pgpass) would let
  * libpq do.  pg_hba.conf decides whether the server's OS user may
  * connect locally as that role (docs/benchmarks.md gives the line).
+ * When the target leaves are foreign tables of one postgres_fdw server
+ * (the leaves of another node of a cluster), the sessions connect to that
+ * server instead, as postgres_fdw would (remote.c: the server's options,
+ * the calling role's user mapping, its password rule, USAGE on the
+ * server), with the run's application_name and search_path, and name the
+ * table each leaf is there (its schema_name and table_name options).
+ * Local and foreign leaves together, leaves of several servers and
+ * servers of another wrapper are refused before anything starts.
  * Every connection takes an external file descriptor of fd.c's budget
  * (AcquireExternalFD(), as dblink and postgres_fdw do) and a
  * before_shmem_exit callback closes them all however the worker leaves:
  * the run's end, an error, or the SIGTERM of a cancelled or terminated
- * caller (bench.c); the sessions' backends then end as a client's do when
- * its connection closes.  bench() checks before starting anything that
- * the server has the connections and each worker the file descriptors.
+ * caller (bench.c).  Before it closes a session with an operation in
+ * flight, the callback sends that session's backend a cancel request
+ * (libpq's PQcancel(), a connection of its own to the server), so that a
+ * long statement stops at once rather than at its next read from the
+ * closed connection; the requests go one session after another, for at
+ * most BENCH_CANCEL_TIMEOUT_NS in all (PQcancel() blocks while it sends
+ * one: on the server's own socket that is a fork of the postmaster, and
+ * the libpq of PostgreSQL 15 and 16 has no request that does not block).
+ * The sessions' backends then end as a client's do when its connection
+ * closes.  bench() checks before starting anything that the server has
+ * the connections and each worker the file descriptors.
  *-------------------------------------------------------------------------
  */
 
@@ -87,8 +108,14 @@
 #define BENCH_CONNECT_AT_ONCE	16
 /* How long a worker may take to connect all its sessions. */
 #define BENCH_CONNECT_TIMEOUT_NS	(UINT64CONST(300) * 1000000000)
+/* How long a worker that ends may spend on its cancel requests. */
+#define BENCH_CANCEL_TIMEOUT_NS	(UINT64CONST(5) * 1000000000)
 /* The most a worker waits in one go, to check the end of the run. */
 #define BENCH_CLIENT_MAX_WAIT_MS	100
+/* Options a session to another node sets besides the server's and mapping's. */
+#define BENCH_REMOTE_OPTIONS	2
+/* The search_path of every session. */
+#define BENCH_SEARCH_PATH		"-c search_path=pg_catalog,pg_temp"
 /* Statements an operation sends: a read-modify-write's, each prepared. */
 #define BENCH_MAX_PIPELINE		4
 /* Statements per target: select, scan, insert, then one update per field. */
@@ -151,6 +178,10 @@ typedef struct BenchClients
 	WaitEvent  *events;
 	int			nevents;
 	MemoryContext opcxt;		/* an operation's parameters */
+	const char *const *keywords;	/* the sessions' connection options */
+	const char *const *values;
+	RemoteConninfo *remote;		/* to another node: its options; else NULL */
+	char	   *role;
 } BenchClients;
 
 /* The first Unix-domain socket directory of the server, or NULL if none. */
@@ -314,9 +345,93 @@ bench_check_login(void)
 				 errhint("Run bench() with clients as a role with LOGIN, or without clients.")));
 }
 
-/* Raise an error unless bench() may open clients sessions from nworkers workers. */
+/*
+ * The postgres_fdw server the client sessions of def connect to: that of
+ * its target leaves when they are foreign tables of one, InvalidOid when
+ * they are local; an error for what sessions cannot reach.
+ */
+static Oid
+bench_client_server(const BenchDef *def)
+{
+	Oid			server = InvalidOid;
+	int			foreign = 0;
+
+	for (int i = 0; i < def->ntargets; i++)
+	{
+		Oid			relid = def->targets[i].relid;
+		Oid			this;
+
+		if (get_rel_relkind(relid) != RELKIND_FOREIGN_TABLE)
+			continue;
+		this = GetForeignTable(relid)->serverid;
+		if (foreign++ > 0 && this != server)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("client sessions cannot reach target leaves on several servers in one run"),
+					 errdetail("Leaf \"%s\" is a foreign table of server \"%s\", and another target leaf of server \"%s\".",
+							   get_rel_name(relid), GetForeignServer(this)->servername,
+							   GetForeignServer(server)->servername),
+					 errhint("Run one bench() per server, with target => the leaves of that server.")));
+		server = this;
+	}
+	if (foreign == 0)
+		return InvalidOid;
+	if (foreign < def->ntargets)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("client sessions cannot reach local and foreign target leaves in one run"),
+				 errhint("Run the local leaves and those of server \"%s\" in runs of their own (target => ...), or leave clients out: through SPI foreign leaves are queried through postgres_fdw.",
+						 GetForeignServer(server)->servername)));
+	if (!remote_is_postgres_fdw(GetForeignServer(server)))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("client sessions cannot reach server \"%s\": it is not a postgres_fdw server",
+						GetForeignServer(server)->servername),
+				 errhint("Leave clients out to query the target leaves through their foreign-data wrapper.")));
+	return server;
+}
+
+/*
+ * Raise an error unless the calling role may connect to server as
+ * postgres_fdw would; the connection options in *info.
+ */
+static void
+bench_check_remote(Oid server, RemoteConninfo *info)
+{
+	ForeignServer *fs = GetForeignServer(server);
+	int			sqlstate;
+	char	   *error = remote_conninfo(fs, BENCH_REMOTE_OPTIONS, info, &sqlstate);
+
+	if (error != NULL)
+		ereport(ERROR,
+				(errcode(sqlstate),
+				 errmsg("client sessions cannot connect to server \"%s\": %s", fs->servername, error),
+				 errdetail("The target leaves are foreign tables of server \"%s\": client sessions connect to it as the calling role through its user mapping, as postgres_fdw does.",
+						   fs->servername),
+				 errhint("Grant the role USAGE on the server and create its user mapping, with a password for a role that is not a superuser; or leave clients out to run through SPI.")));
+}
+
+/*
+ * Find the server def's client sessions connect to (def->client_server),
+ * and raise an error unless they may: as soon as the target leaves are
+ * known, before anything reaches them.
+ */
 void
-bench_check_clients(int clients, int nworkers)
+bench_check_client_server(BenchDef *def)
+{
+	RemoteConninfo info;
+
+	def->client_server = bench_client_server(def);
+	if (OidIsValid(def->client_server))
+		bench_check_remote(def->client_server, &info);
+}
+
+/*
+ * Raise an error unless bench() may open clients sessions from nworkers
+ * workers (to the server bench_check_client_server() found).
+ */
+void
+bench_check_clients(BenchDef *def, int clients, int nworkers)
 {
 	if (clients < nworkers)
 		ereport(ERROR,
@@ -324,6 +439,11 @@ bench_check_clients(int clients, int nworkers)
 				 errmsg("clients must be at least workers (%d)", nworkers),
 				 errdetail("Each worker drives at least one client session."),
 				 errhint("Pass clients => %d or more, or fewer workers.", nworkers)));
+	if (OidIsValid(def->client_server))
+	{
+		bench_check_descriptors(clients, nworkers);
+		return;
+	}
 	if (bench_socket_dir() == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -335,19 +455,51 @@ bench_check_clients(int clients, int nworkers)
 	bench_check_descriptors(clients, nworkers);
 }
 
-/* Close every session's connection; before_shmem_exit callback. */
+/* Close session s's connection, if open. */
+static void
+bench_session_close(BenchSession *s)
+{
+	if (s->conn == NULL)
+		return;
+	PQfinish(s->conn);
+	s->conn = NULL;
+	ReleaseExternalFD();
+}
+
+/*
+ * Send a cancel request to the backend of session s, whose operation is in
+ * flight; nothing is raised, what fails is left to the closed connection.
+ */
+static void
+bench_session_cancel(BenchSession *s)
+{
+	PGcancel   *cancel = PQgetCancel(s->conn);
+	char		errbuf[256];
+
+	if (cancel == NULL)
+		return;
+	(void) PQcancel(cancel, errbuf, sizeof(errbuf));
+	PQfreeCancel(cancel);
+}
+
+/*
+ * Cancel every operation in flight (for BENCH_CANCEL_TIMEOUT_NS at most),
+ * then close every session's connection; before_shmem_exit callback.
+ */
 static void
 bench_clients_close(int code, Datum arg)
 {
 	BenchClients *c = (BenchClients *) DatumGetPointer(arg);
+	uint64		deadline = bench_now_ns() + BENCH_CANCEL_TIMEOUT_NS;
 
-	for (int i = 0; i < c->n; i++)
-		if (c->sessions[i].conn != NULL)
+	for (int i = 0; i < c->n && bench_now_ns() < deadline; i++)
+		if (c->sessions[i].conn != NULL && c->sessions[i].state == BENCH_S_BUSY)
 		{
-			PQfinish(c->sessions[i].conn);
-			c->sessions[i].conn = NULL;
-			ReleaseExternalFD();
+			bench_session_cancel(&c->sessions[i]);
+			bench_session_close(&c->sessions[i]);
 		}
+	for (int i = 0; i < c->n; i++)
+		bench_session_close(&c->sessions[i]);
 }
 
 /* A libpq message without its trailing newline. */
@@ -380,31 +532,37 @@ bench_set_error(BenchCtx *ctx, const char *msg)
  * reason in the message, since bench() shows a worker's message and hint.
  */
 static void
-bench_connect_failed(BenchSession *s, const char *role, const char *dir)
+bench_connect_failed(BenchClients *c, BenchSession *s)
 {
 	char	   *msg = bench_pq_message(PQerrorMessage(s->conn));
 	bool		auth = PQconnectionNeedsPassword(s->conn) ||
 	strstr(msg, "authentication") != NULL || strstr(msg, "pg_hba.conf") != NULL;
 
+	if (c->remote != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_SQLCLIENT_UNABLE_TO_ESTABLISH_SQLCONNECTION),
+				 errmsg("client session %d could not connect to server \"%s\" as role \"%s\": %s",
+						s->number, c->remote->server->servername, c->role, msg),
+				 auth ? errhint("Client sessions connect with the options of server \"%s\" and the user mapping of role \"%s\", as postgres_fdw does.",
+								c->remote->server->servername, c->role) : 0));
 	ereport(ERROR,
 			(errcode(ERRCODE_SQLCLIENT_UNABLE_TO_ESTABLISH_SQLCONNECTION),
 			 errmsg("client session %d could not connect as role \"%s\": %s",
-					s->number, role, msg),
+					s->number, c->role, msg),
 			 auth ? errhint("pg_hba.conf must let the server's operating system user connect over the socket in \"%s\" as role \"%s\" without a password, for instance with \"local all all peer map=petagen\" and \"petagen postgres %s\" in pg_ident.conf.",
-							dir, role, role) : 0));
+							c->values[0], c->role, c->role) : 0));
 }
 
-/* Start connecting session s with the run's fixed connection options. */
+/* Start connecting session s with the run's connection options. */
 static void
-bench_session_start(BenchSession *s, const char *const *keywords,
-					const char *const *values)
+bench_session_start(BenchClients *c, BenchSession *s)
 {
 	if (!AcquireExternalFD())
 		ereport(ERROR,
 				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
 				 errmsg("a worker has no file descriptor left for client session %d", s->number),
 				 errhint("Pass more workers, or raise \"max_files_per_process\".")));
-	s->conn = PQconnectStartParams(keywords, values, 0);
+	s->conn = PQconnectStartParams(c->keywords, c->values, 0);
 	if (s->conn == NULL)
 	{
 		ReleaseExternalFD();
@@ -416,18 +574,29 @@ bench_session_start(BenchSession *s, const char *const *keywords,
 	s->polling = PGRES_POLLING_WRITING;
 }
 
-/* Go on connecting session s after its socket was ready; raise an error if it failed. */
+/*
+ * Go on connecting session s after its socket was ready; raise an error if
+ * it failed, or if postgres_fdw's password rule refuses the connection.
+ */
 static void
-bench_session_poll(BenchSession *s, const char *role, const char *dir)
+bench_session_poll(BenchClients *c, BenchSession *s)
 {
+	char	   *refusal;
+
 	if (PQstatus(s->conn) != CONNECTION_BAD)
 		s->polling = PQconnectPoll(s->conn);
 	if (s->polling == PGRES_POLLING_FAILED || PQstatus(s->conn) == CONNECTION_BAD)
-		bench_connect_failed(s, role, dir);
+		bench_connect_failed(c, s);
 	if (s->polling != PGRES_POLLING_OK)
 		return;
+	if (c->remote != NULL && (refusal = remote_password_unused(c->remote, s->conn)) != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_S_R_E_PROHIBITED_SQL_STATEMENT_ATTEMPTED),
+				 errmsg("client session %d: %s", s->number, refusal),
+				 errhint("Set a password in the user mapping of role \"%s\" for server \"%s\" and have the server ask for it.",
+						 c->role, c->remote->server->servername)));
 	if (PQsetnonblocking(s->conn, 1) != 0 || PQenterPipelineMode(s->conn) != 1)
-		bench_connect_failed(s, role, dir);
+		bench_connect_failed(c, s);
 	s->state = BENCH_S_IDLE;
 }
 
@@ -436,7 +605,7 @@ bench_session_poll(BenchSession *s, const char *role, const char *dir)
  * go on with those ready.
  */
 static void
-bench_sessions_poll(BenchClients *c, const char *role, const char *dir)
+bench_sessions_poll(BenchClients *c)
 {
 	struct pollfd *fds = palloc(sizeof(struct pollfd) * c->n);
 	int		   *which = palloc(sizeof(int) * c->n);
@@ -459,9 +628,32 @@ bench_sessions_poll(BenchClients *c, const char *role, const char *dir)
 				 errmsg("could not poll the client sessions' sockets: %m")));
 	for (int i = 0; i < n; i++)
 		if (fds[i].revents != 0)
-			bench_session_poll(&c->sessions[which[i]], role, dir);
+			bench_session_poll(c, &c->sessions[which[i]]);
 	pfree(fds);
 	pfree(which);
+}
+
+/*
+ * The name foreign leaf relid has on its server, quoted: postgres_fdw's
+ * schema_name and table_name options, else its own.
+ */
+static char *
+bench_remote_name(Oid relid)
+{
+	const char *schema = get_namespace_name(get_rel_namespace(relid));
+	const char *table = get_rel_name(relid);
+	ListCell   *lc;
+
+	foreach(lc, GetForeignTable(relid)->options)
+	{
+		DefElem    *d = (DefElem *) lfirst(lc);
+
+		if (strcmp(d->defname, "schema_name") == 0)
+			schema = defGetString(d);
+		else if (strcmp(d->defname, "table_name") == 0)
+			table = defGetString(d);
+	}
+	return quote_qualified_identifier(schema, table);
 }
 
 /* The SQL of every statement the run's mix needs on each target. */
@@ -478,7 +670,8 @@ bench_clients_statements(BenchCtx *ctx, BenchClients *c)
 	c->nparams = palloc0(sizeof(int) * nstmts);
 	for (int t = 0; t < ctx->shared->ntargets; t++)
 	{
-		char	   *leaf = catalog_relation_name(targets[t].relid);
+		char	   *leaf = c->remote != NULL ? bench_remote_name(targets[t].relid) :
+		catalog_relation_name(targets[t].relid);
 		int			base = t * c->per_target;
 
 		if (p[BENCH_OP_READ] > 0 || p[BENCH_OP_RMW] > 0)
@@ -506,18 +699,55 @@ bench_clients_statements(BenchCtx *ctx, BenchClients *c)
 	}
 }
 
+/*
+ * The fixed connection options of sessions to this server, over its
+ * first socket directory ("host" first), as role to database dbname.
+ */
+static void
+bench_local_options(BenchCtx *ctx, BenchClients *c, const char *dbname)
+{
+	static const char *const keywords[] = {"host", "port", "dbname", "user", "application_name",
+	"options", "client_encoding", "sslmode", "gssencmode", NULL};
+	const char **values = palloc0(sizeof(keywords));
+
+	values[0] = bench_socket_dir();
+	values[1] = psprintf("%d", PostPortNumber);
+	values[2] = dbname;
+	values[3] = c->role;
+	values[4] = psprintf("petagen bench " INT64_FORMAT, ctx->shared->run);
+	values[5] = BENCH_SEARCH_PATH;
+	values[6] = GetDatabaseEncodingName();
+	values[7] = "disable";
+	values[8] = "disable";
+	c->keywords = keywords;
+	c->values = values;
+}
+
+/*
+ * The options of sessions to the target leaves' server: postgres_fdw's
+ * for the role, the run's application_name, and the search_path after
+ * the server's own options.
+ */
+static void
+bench_remote_options(BenchCtx *ctx, BenchClients *c)
+{
+	const char *options;
+
+	c->remote = palloc(sizeof(RemoteConninfo));
+	bench_check_remote(ctx->shared->client_server, c->remote);
+	options = remote_get(c->remote, "options");
+	remote_set(c->remote, "application_name",
+			   psprintf("petagen bench " INT64_FORMAT, ctx->shared->run));
+	remote_set(c->remote, "options", options == NULL ? BENCH_SEARCH_PATH :
+			   psprintf("%s %s", options, BENCH_SEARCH_PATH));
+	c->keywords = c->remote->keywords;
+	c->values = c->remote->values;
+}
+
 /* Connect every session of the worker, a few at a time. */
 static void
-bench_clients_open(BenchCtx *ctx, BenchClients *c, const char *role,
-				   const char *dbname)
+bench_clients_open(BenchClients *c)
 {
-	char	   *dir = bench_socket_dir();
-	const char *keywords[] = {"host", "port", "dbname", "user", "application_name",
-	"options", "client_encoding", "sslmode", "gssencmode", NULL};
-	const char *values[] = {dir, psprintf("%d", PostPortNumber), dbname, role,
-		psprintf("petagen bench " INT64_FORMAT, ctx->shared->run),
-		"-c search_path=pg_catalog,pg_temp", GetDatabaseEncodingName(),
-	"disable", "disable", NULL};
 	uint64		deadline = bench_now_ns() + BENCH_CONNECT_TIMEOUT_NS;
 	int			next = 0;
 
@@ -529,7 +759,7 @@ bench_clients_open(BenchCtx *ctx, BenchClients *c, const char *role,
 			connecting += c->sessions[i].state == BENCH_S_CONNECTING ? 1 : 0;
 		while (next < c->n && connecting < BENCH_CONNECT_AT_ONCE)
 		{
-			bench_session_start(&c->sessions[next++], keywords, values);
+			bench_session_start(c, &c->sessions[next++]);
 			connecting++;
 		}
 		if (connecting == 0)
@@ -539,7 +769,7 @@ bench_clients_open(BenchCtx *ctx, BenchClients *c, const char *role,
 					(errcode(ERRCODE_SQLCLIENT_UNABLE_TO_ESTABLISH_SQLCONNECTION),
 					 errmsg("client sessions took more than %d seconds to connect",
 							(int) (BENCH_CONNECT_TIMEOUT_NS / 1000000000))));
-		bench_sessions_poll(c, role, dir);
+		bench_sessions_poll(c);
 		CHECK_FOR_INTERRUPTS();
 	}
 }
@@ -555,17 +785,18 @@ bench_clients_connect(BenchCtx *ctx)
 	int64		first = (int64) ctx->args.index * shared->clients / shared->nworkers;
 	int64		last = (int64) (ctx->args.index + 1) * shared->clients / shared->nworkers;
 	BenchClients *c = MemoryContextAllocZero(TopMemoryContext, sizeof(BenchClients));
-	char	   *role;
-	char	   *dbname;
 	int			nstmts;
 
 	ctx->clients = c;
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
 	bench_prepare_shape(ctx);
+	c->role = GetUserNameFromId(shared->role, false);
+	if (OidIsValid(shared->client_server))
+		bench_remote_options(ctx, c);
+	else
+		bench_local_options(ctx, c, get_database_name(shared->database));
 	bench_clients_statements(ctx, c);
-	role = GetUserNameFromId(shared->role, false);
-	dbname = get_database_name(shared->database);
 	PopActiveSnapshot();
 	CommitTransactionCommand();
 	MemoryContextSwitchTo(ctx->cxt);
@@ -580,7 +811,7 @@ bench_clients_connect(BenchCtx *ctx)
 		c->sessions[i].prepared = MemoryContextAllocZero(ctx->cxt, sizeof(bool) * nstmts);
 	}
 	before_shmem_exit(bench_clients_close, PointerGetDatum(c));
-	bench_clients_open(ctx, c, role, dbname);
+	bench_clients_open(c);
 }
 
 /* The text of key number seq, as a statement's parameter; it stays in rg. */
@@ -686,9 +917,7 @@ bench_session_lost(BenchCtx *ctx, BenchSession *s)
 	if (!s->failed)
 		bench_set_error(ctx, PQerrorMessage(s->conn));
 	s->failed = true;
-	PQfinish(s->conn);
-	s->conn = NULL;
-	ReleaseExternalFD();
+	bench_session_close(s);
 }
 
 /* Record session s's operation, ended at t1. */

@@ -653,6 +653,8 @@ bench_resolve_target(BenchDef *def, FunctionCallInfo fcinfo)
 	for (int i = 0; i < def->ntargets; i++)
 		bench_check_privileges(&def->workload, def->targets[i].relid);
 	def->target_node = pstrdup(bench_target_node(def, router));
+	if (bench_arg_given(fcinfo, BENCH_ARG_CLIENTS))
+		bench_check_client_server(def);
 	bench_check_target_keys(def, router);
 	bench_check_key_space(def, router, !PG_ARGISNULL(BENCH_ARG_ROWS));
 	route_close(router);

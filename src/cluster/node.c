@@ -6,15 +6,13 @@
  *
  * The cluster calls (sql/objects/cluster_*) find a table's nodes in the
  * engine's catalog: the foreign servers of its foreign leaves.  This file
- * reaches one of them as postgres_fdw and dblink do: libpq with the
- * server's options and then the user mapping's (the mapping's win), the
- * database encoding as client_encoding, and postgres_fdw's rule for a
- * role that is not a superuser: its mapping must hold a password and the
- * node must have asked for it (password_required => false, which only a
- * superuser may set, lifts the rule), so that such a role never connects
- * as the server's own OS identity.  The role needs USAGE on the server, as
- * dblink asks.  petagen stores no credentials: it reads the mapping at
- * each call and keeps no connection past it.
+ * reaches one of them as postgres_fdw and dblink do, with the options and
+ * the password rule of remote.c, keeping no connection past the call.
+ * Before its statement, each session is set up as postgres_fdw sets up
+ * its own (search_path, dates, intervals and floats in one fixed form), so
+ * that neither the role's settings on the node nor an object in a schema
+ * of its search_path changes what the statement does or how its result
+ * reads here.
  *
  * A statement runs on several nodes at once (_nodes_query): each node's
  * connection is started and its statement sent without blocking, one wait
@@ -34,120 +32,35 @@
 #include "access/htup_details.h"
 #include "access/xact.h"
 #include "catalog/pg_type.h"
-#include "catalog/pg_foreign_server.h"
-#include "catalog/pg_user_mapping.h"
-#include "commands/defrem.h"
 #include "executor/spi.h"
 #include "fmgr.h"
-#include "foreign/foreign.h"
 #include "funcapi.h"
 #include "libpq-fe.h"
-#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "storage/latch.h"
-#include "utils/resowner.h"
-#include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
-#include "utils/syscache.h"
+#include "utils/resowner.h"
 #include "utils/wait_event.h"
 
 #include "catalog.h"
 #include "compat.h"
+#include "remote.h"
 
 #define NODE_QUERY_COLS 4
+
+/*
+ * What each session runs before its statement, in the same message
+ * (postgres_fdw's configure_remote_session); the call's result is its
+ * statement's, the last.
+ */
+#define NODE_SESSION_SETUP \
+	"SET search_path = pg_catalog, pg_temp; SET datestyle = ISO; " \
+	"SET intervalstyle = postgres; SET extra_float_digits = 3; "
 #define NODES_QUERY_COLS 5
 
 PG_FUNCTION_INFO_V1(petagen_node_query);
 PG_FUNCTION_INFO_V1(petagen_nodes_query);
-
-/* The options of a foreign server or user mapping libpq knows. */
-static int
-node_libpq_options(List *options, const char **keywords,
-				   const char **values)
-{
-	PQconninfoOption *known = PQconndefaults();
-	ListCell   *lc;
-	int			n = 0;
-
-	foreach(lc, options)
-	{
-		DefElem    *d = (DefElem *) lfirst(lc);
-		PQconninfoOption *opt;
-
-		for (opt = known; opt && opt->keyword; opt++)
-		{
-			/* debug options, and what this file sets itself */
-			if (strchr(opt->dispchar, 'D') ||
-				strcmp(opt->keyword, "client_encoding") == 0 ||
-				strcmp(opt->keyword, "fallback_application_name") == 0)
-				continue;
-			if (strcmp(opt->keyword, d->defname) == 0)
-			{
-				keywords[n] = d->defname;
-				values[n] = defGetString(d);
-				n++;
-				break;
-			}
-		}
-	}
-	PQconninfoFree(known);
-	return n;
-}
-
-/* Does a user mapping require a password (postgres_fdw's option)? */
-static bool
-node_password_required(UserMapping *user)
-{
-	ListCell   *lc;
-
-	foreach(lc, user->options)
-	{
-		DefElem    *d = (DefElem *) lfirst(lc);
-
-		if (strcmp(d->defname, "password_required") == 0)
-			return defGetBoolean(d);
-	}
-	return true;
-}
-
-/*
- * The reason the calling role may not connect to server through its
- * mapping before trying (postgres_fdw's check_conn_params), or NULL.
- */
-static char *
-node_refusal(ForeignServer *server, UserMapping *user,
-			 const char **keywords, const char **values, int n)
-{
-	if (superuser_arg(user->userid) || !node_password_required(user))
-		return NULL;
-	for (int i = 0; i < n; i++)
-		if (strcmp(keywords[i], "password") == 0 && values[i][0] != '\0')
-			return NULL;
-	return psprintf("password is required: the user mapping of role \"%s\" for server \"%s\" holds no password, which a role that is not a superuser needs",
-					GetUserNameFromId(user->userid, false), server->servername);
-}
-
-/*
- * The user mapping of the calling role (or PUBLIC's) for server, NULL if
- * there is none.
- */
-static UserMapping *
-node_mapping(ForeignServer *server)
-{
-	Oid			userid = GetUserId();
-	HeapTuple	tp;
-
-	tp = SearchSysCache2(USERMAPPINGUSERSERVER, ObjectIdGetDatum(userid),
-						 ObjectIdGetDatum(server->serverid));
-	if (!HeapTupleIsValid(tp))
-		tp = SearchSysCache2(USERMAPPINGUSERSERVER, ObjectIdGetDatum(InvalidOid),
-							 ObjectIdGetDatum(server->serverid));
-	if (!HeapTupleIsValid(tp))
-		return NULL;
-	ReleaseSysCache(tp);
-	return GetUserMapping(userid, server->serverid);
-}
 
 /* Where one node's call is. */
 typedef enum NodeStep
@@ -167,8 +80,7 @@ typedef struct NodeCall
 	NodeStep	step;
 	int			wait;			/* the socket events the step waits for */
 	PGconn	   *conn;
-	ForeignServer *server;
-	UserMapping *user;
+	RemoteConninfo info;		/* how it connects */
 	PGresult   *last;			/* the last result read */
 	bool		reached;		/* connected (or this node) */
 	char	   *value;			/* the first value of the result, or NULL */
@@ -236,16 +148,16 @@ node_call_flush(NodeCall *c)
 static void
 node_call_connected(NodeCall *c)
 {
-	if (!superuser_arg(c->user->userid) && node_password_required(c->user) &&
-		!PQconnectionUsedPassword(c->conn))
+	char	   *refusal = remote_password_unused(&c->info, c->conn);
+
+	if (refusal)
 	{
-		node_call_fail(c, psprintf("password is required: server \"%s\" did not ask role \"%s\" for its password, which a role that is not a superuser needs",
-								   c->server->servername,
-								   GetUserNameFromId(c->user->userid, false)));
+		node_call_fail(c, refusal);
 		return;
 	}
 	c->reached = true;
-	if (PQsetnonblocking(c->conn, 1) != 0 || !PQsendQuery(c->conn, c->query))
+	if (PQsetnonblocking(c->conn, 1) != 0 ||
+		!PQsendQuery(c->conn, psprintf("%s%s", NODE_SESSION_SETUP, c->query)))
 	{
 		node_call_fail(c, pchomp(PQerrorMessage(c->conn)));
 		return;
@@ -316,55 +228,27 @@ node_call_event(NodeCall *c, uint32 events)
 static void
 node_call_start(NodeCall *c)
 {
-	int			max;
-	const char **keywords;
-	const char **values;
-	int			n;
+	ForeignServer *server = GetForeignServerByName(c->name, true);
 	char	   *refusal;
+	int			sqlstate;
 
-	c->server = GetForeignServerByName(c->name, true);
-	if (c->server == NULL)
+	if (server == NULL)
 	{
 		node_call_fail(c, psprintf("server \"%s\" does not exist", c->name));
 		return;
 	}
-	if (strcmp(GetForeignDataWrapper(c->server->fdwid)->fdwname, "postgres_fdw") != 0)
+	if (!remote_is_postgres_fdw(server))
 	{
 		node_call_fail(c, psprintf("server \"%s\" is not a postgres_fdw server", c->name));
 		return;
 	}
-	if (compat_foreign_server_aclcheck(c->server->serverid, GetUserId(),
-									   ACL_USAGE) != ACLCHECK_OK)
-	{
-		node_call_fail(c, psprintf("permission denied for foreign server \"%s\"", c->name));
-		return;
-	}
-	c->user = node_mapping(c->server);
-	if (c->user == NULL)
-	{
-		node_call_fail(c, psprintf("no user mapping for role \"%s\" on server \"%s\"",
-								   GetUserNameFromId(GetUserId(), false), c->name));
-		return;
-	}
-
-	max = list_length(c->server->options) + list_length(c->user->options) + 3;
-	keywords = palloc(max * sizeof(char *));
-	values = palloc(max * sizeof(char *));
-	n = node_libpq_options(c->server->options, keywords, values);
-	n += node_libpq_options(c->user->options, keywords + n, values + n);
-	keywords[n] = "fallback_application_name";
-	values[n++] = "petagen";
-	keywords[n] = "client_encoding";
-	values[n++] = GetDatabaseEncodingName();
-	keywords[n] = values[n] = NULL;
-
-	refusal = node_refusal(c->server, c->user, keywords, values, n);
+	refusal = remote_conninfo(server, 0, &c->info, &sqlstate);
 	if (refusal)
 	{
 		node_call_fail(c, refusal);
 		return;
 	}
-	c->conn = PQconnectStartParams(keywords, values, false);
+	c->conn = PQconnectStartParams(c->info.keywords, c->info.values, false);
 	if (c->conn == NULL)
 		node_call_fail(c, pstrdup("out of memory for the connection"));
 	else if (PQstatus(c->conn) == CONNECTION_BAD)
@@ -563,7 +447,7 @@ petagen_node_query(PG_FUNCTION_ARGS)
 	Datum		values[NODE_QUERY_COLS];
 	bool		nulls[NODE_QUERY_COLS] = {false};
 
-	if (strcmp(GetForeignDataWrapper(server->fdwid)->fdwname, "postgres_fdw") != 0)
+	if (!remote_is_postgres_fdw(server))
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("server \"%s\" is not a postgres_fdw server", name)));

@@ -71,7 +71,8 @@ $caller->query_until(qr/started/,
 ok( $node->poll_query_until(
 		'postgres', q{SELECT phase = 'measuring' AND ops_per_s > 0 AND operations > 0
   AND mean_us > 0 AND max_us >= mean_us AND eta_s > 0
-  FROM petagen.bench_status() WHERE kind = 'select' AND workers = 2 AND target_rate = 100}),
+  FROM petagen.bench_status() WHERE kind = 'select' AND workers = 2 AND clients IS NULL
+  AND target_rate = 100}),
 	'bench_status(): the run going on, with its operations and its last second\'s rate and latency');
 $node->safe_psql('postgres', "SELECT pg_cancel_backend($pid)");
 ok($node->poll_query_until('postgres', 'SELECT count(*) = 0 FROM petagen.bench_status()'),

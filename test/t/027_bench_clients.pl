@@ -1,8 +1,8 @@
 # petagen.bench(clients => N): runs through N libpq client sessions from
 # the run's workers.  A few hundred sessions over 2 workers complete exact
 # operation counts of every kind, each session in a backend of its own;
-# sessions are closed after the run, after the caller is cancelled and
-# after it is terminated; a paced run keeps service times beside its
+# sessions are closed after the run, and after the caller is cancelled or
+# terminated, their operations in flight cancelled; a paced run keeps service times beside its
 # latencies; bad inputs are refused before anything starts.
 use strict;
 use warnings;
@@ -42,37 +42,40 @@ for my $kind (qw(select update ycsb-a ycsb-b ycsb-d ycsb-e ycsb-f))
 is($node->safe_psql('postgres', $sessions_sql), '0', 'no session left after the runs');
 
 # The sessions are backends of their own, as many as asked, during a run.
+# Once every session waits in an update for a row another transaction
+# holds, the caller is cancelled (then terminated): each session's backend
+# must stop within seconds, while the rows are still held, which it only
+# does if it was sent a cancel request: a backend waiting for a lock does
+# not notice that its client closed the connection.
 my ($rc, $err);
-my $bench = $node->background_psql('postgres', on_error_stop => 0);
-my $caller = $bench->query_safe('SELECT pg_backend_pid()');
-$bench->query_until(qr/started/,
-	"\\echo started\nSELECT petagen.bench('select', workers => 2, clients => 200, duration => '5 min');\n");
-ok( $node->poll_query_until('postgres', $sessions_sql, '200'),
-	'200 client backends while the run goes');
-ok( $node->poll_query_until('postgres',
-		q{SELECT phase = 'measuring' AND operations > 0 FROM petagen.bench_status()}),
-	'bench_status() shows the run through its sessions');
-$node->safe_psql('postgres', "SELECT pg_cancel_backend($caller)");
-ok($node->poll_query_until('postgres', $sessions_sql, '0'),
-	'no session left after the caller is cancelled');
-ok( $node->poll_query_until('postgres',
-		q{SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'petagen bench worker'}, '0'),
-	'no worker left after the caller is cancelled');
-eval { $bench->quit };
-
-$bench = $node->background_psql('postgres', on_error_stop => 0);
-$caller = $bench->query_safe('SELECT pg_backend_pid()');
-$bench->query_until(qr/started/,
-	"\\echo started\nSELECT petagen.bench('select', workers => 2, clients => 200, duration => '5 min');\n");
-ok( $node->poll_query_until('postgres', $sessions_sql, '200'),
-	'200 client backends again');
-$node->safe_psql('postgres', "SELECT pg_terminate_backend($caller)");
-ok($node->poll_query_until('postgres', $sessions_sql, '0'),
-	'no session left after the caller is terminated');
-ok( $node->poll_query_until('postgres',
-		q{SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'petagen bench worker'}, '0'),
-	'no worker left after the caller is terminated');
-eval { $bench->quit };
+my $stuck_sql = $sessions_sql . q{ AND state = 'active' AND wait_event_type = 'Lock'};
+for my $how (qw(cancel terminate))
+{
+	my $bench = $node->background_psql('postgres', on_error_stop => 0);
+	my $caller = $bench->query_safe('SELECT pg_backend_pid()');
+	$bench->query_until(qr/started/,
+		"\\echo started\nSELECT petagen.bench('ycsb-a', workers => 2, clients => 200, duration => '5 min');\n");
+	ok( $node->poll_query_until('postgres', $sessions_sql, '200'),
+		"$how: 200 client backends while the run goes");
+	ok( $node->poll_query_until('postgres',
+			q{SELECT phase = 'measuring' AND operations > 0 AND workers = 2 AND clients = 200
+  FROM petagen.bench_status()}),
+		"$how: bench_status() shows the run through its sessions, and how many");
+	my $locker = $node->background_psql('postgres');
+	$locker->query_safe(
+		'BEGIN; SELECT count(*) FROM (SELECT 1 FROM usertable FOR UPDATE) AS locked');
+	ok($node->poll_query_until('postgres', $stuck_sql, '200'),
+		"$how: every session waits in an update for a locked row");
+	$node->safe_psql('postgres', "SELECT pg_${how}_backend($caller)");
+	ok(count_within($node, $sessions_sql, '0', 30),
+		"$how: no session left within seconds, the rows still locked");
+	ok( $node->poll_query_until('postgres',
+			q{SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'petagen bench worker'}, '0'),
+		"$how: no worker left after the caller");
+	$locker->query_safe('ROLLBACK');
+	$locker->quit;
+	eval { $bench->quit };
+}
 
 # A role's sessions are that role's, whoever the server is; a role that
 # cannot log in is refused before anything starts.
@@ -80,8 +83,8 @@ $node->safe_psql('postgres',
 	q{CREATE ROLE bencher LOGIN; GRANT petagen_operator TO bencher;
 	  GRANT SELECT, UPDATE, INSERT ON ALL TABLES IN SCHEMA public TO bencher;
 	  CREATE ROLE nologin NOLOGIN; GRANT bencher TO nologin;});
-$bench = $node->background_psql('postgres', on_error_stop => 0);
-$caller = $bench->query_safe('SET ROLE bencher; SELECT pg_backend_pid()');
+my $bench = $node->background_psql('postgres', on_error_stop => 0);
+my $caller = $bench->query_safe('SET ROLE bencher; SELECT pg_backend_pid()');
 $bench->query_until(qr/started/,
 	"\\echo started\nSELECT petagen.bench('select', workers => 2, clients => 20, duration => '5 min');\n");
 ok( $node->poll_query_until('postgres',
