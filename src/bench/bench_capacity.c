@@ -205,6 +205,11 @@ capacity_read_args(FunctionCallInfo fcinfo, CapacitySearch *s)
 	bench_read_args(bench, &s->def);
 	s->nworkers = PG_GETARG_INT32(CAP_ARG_WORKERS);
 	launch_check_workers(s->nworkers);
+	if (bench_arg_given(bench, BENCH_ARG_CLIENTS))
+	{
+		s->def.clients = PG_GETARG_INT32(CAP_ARG_CLIENTS);
+		bench_check_clients(&s->def, s->def.clients, s->nworkers);
+	}
 	s->bound_us = capacity_interval_us(PG_GETARG_INTERVAL_P(CAP_ARG_P99));
 	s->steps = PG_GETARG_INT32(CAP_ARG_STEPS);
 }

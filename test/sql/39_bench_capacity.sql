@@ -15,7 +15,7 @@ SELECT petagen.create_table('t', 2, fields => 2);
 SELECT keys FROM petagen.load('t', 0, 1000);
 SELECT count(*) AS runs_before FROM petagen.bench_results \gset
 
-SELECT plan(13);
+SELECT plan(14);
 SELECT throws_ok($$SELECT * FROM petagen.bench_capacity('select', p99 => '0 s', "table" => 'b39.t', rows => 1000)$$,
     '22023', 'p99 must be positive', 'p99 0');
 SELECT throws_ok($$SELECT * FROM petagen.bench_capacity('select', p99 => '-1 ms', "table" => 'b39.t', rows => 1000)$$,
@@ -34,6 +34,8 @@ SELECT throws_ok($$SELECT * FROM petagen.bench_capacity('select', p99 => NULL, "
     '22004', 'argument "p99" of petagen.bench_capacity() must not be null', 'p99 NULL');
 SELECT throws_ok($$SELECT * FROM petagen.bench_capacity('select', step_duration => NULL, "table" => 'b39.t', rows => 1000)$$,
     '22004', 'argument "step_duration" of petagen.bench_capacity() must not be null', 'step_duration NULL');
+SELECT throws_ok($$SELECT * FROM petagen.bench_capacity('select', workers => 2, clients => 1, "table" => 'b39.t', rows => 1000)$$,
+    '22023', 'clients must be at least workers (2)', 'its steps are client runs: bench()''s checks of clients apply');
 -- A step is timed, and the search sets the rate: bench() takes these, bench_capacity() not.
 SELECT throws_ok($$SELECT * FROM petagen.bench_capacity('select', operationcount => 10, "table" => 'b39.t', rows => 1000)$$,
     '42883', NULL, 'no operationcount');
