@@ -1246,12 +1246,15 @@ leafpages_finish(LeafPages *lp)
  * are the ordered or scrambled mode's, the rows are fed sorted by key:
  * each row's key read as a number that sorts as the key's bytes do (its
  * sort image, keys_sort_image()) and its TID are collected, 16 bytes a
- * row, sorted by image, and fed in the index's order (descending if its
- * column is), each key spelled from its image.  Those records take at most
- * half of maintenance_work_mem (btbuild()'s sort keeps some 70 bytes a row
- * within maintenance_work_mem); a larger leaf, an index of another
- * collation and integer keys (written in key order already) are fed in
- * the order written, each key regenerated from its number as it is fed.
+ * row, sorted by image (a radix sort, through a second array of them),
+ * and fed in the index's order (descending if its column is), each key
+ * spelled from its image.  The two arrays take at most
+ * maintenance_work_mem, before btbuild()'s sort fills; while it fills, the
+ * sorted one is left, at most half of maintenance_work_mem (the sort
+ * keeps some 70 bytes a row within maintenance_work_mem).  A larger leaf,
+ * an index of another collation and integer keys (written in key order
+ * already) are fed in the order written, each key regenerated from its
+ * number as it is fed.
  *-------------------------------------------------------------------------
  */
 
@@ -1315,23 +1318,8 @@ typedef struct LeafKeyRow
 	uint8		ndigits;
 } LeafKeyRow;
 
-/* Order two rows by key as bytes: by sort image, then by digits. */
-static inline int
-leafkeys_row_cmp(const LeafKeyRow *a, const LeafKeyRow *b)
-{
-	if (a->image != b->image)
-		return a->image < b->image ? -1 : 1;
-	return (int) a->ndigits - (int) b->ndigits;
-}
-
-/* leafkeys_sort_rows(rows, n): PostgreSQL's quicksort, inlined for rows */
-#define ST_SORT leafkeys_sort_rows
-#define ST_ELEMENT_TYPE LeafKeyRow
-#define ST_COMPARE(a, b) leafkeys_row_cmp(a, b)
-#define ST_CHECK_FOR_INTERRUPTS
-#define ST_SCOPE static
-#define ST_DEFINE
-#include "lib/sort_template.h"
+/* Passes of leafkeys_sort_rows(): a row's digits, then its image's bytes. */
+#define LEAF_SORT_PASSES	(1 + (int) sizeof(uint64))
 
 /* The build being fed, or NULL. */
 static const LeafKeyFeed *leafkeys_feed = NULL;
@@ -1429,17 +1417,17 @@ leafkeys_mismatch(Relation rel)
  * Can the rows be fed to index's build sorted by key (leafkeys_feed_sorted())
  * in the order the build sorts them: text keys with sort images, an index
  * that compares them as bytes (text_pattern_ops, or text_ops in a collation
- * that compares as memcmp does), and the rows' records within half of
- * maintenance_work_mem?
+ * that compares as memcmp does), and the rows' records, twice (for their
+ * sort), within maintenance_work_mem?
  */
 static bool
 leafkeys_presortable(Relation index, const KeySpec *keys, const LeafRowMap *map)
 {
 	Oid			opfamily = index->rd_opfamily[0];
-	Size		limit = (Size) maintenance_work_mem * 1024 / 2;
+	Size		limit = (Size) maintenance_work_mem * 1024;
 
 	if (!keys_have_sort_image(keys) ||
-		(uint64) map->nrows > limit / sizeof(LeafKeyRow))
+		(uint64) map->nrows > limit / (2 * sizeof(LeafKeyRow)))
 		return false;
 	return opfamily == TEXT_PATTERN_BTREE_FAM_OID ||
 		(opfamily == TEXT_BTREE_FAM_OID &&
@@ -1515,6 +1503,53 @@ leafkeys_feed_row(Relation index_rel, ItemPointer tid, Datum key,
 	MemoryContextReset(rowcxt);
 }
 
+/* Byte pass of a row's key: 0 its digits, then its image's from the lowest. */
+static inline uint8
+leafkeys_row_byte(const LeafKeyRow *row, int pass)
+{
+	return pass == 0 ? row->ndigits : (uint8) (row->image >> (8 * (pass - 1)));
+}
+
+/*
+ * Sort the n rows at rows by key as bytes (by image, then digits) with a
+ * radix sort, least significant byte first, through tmp (room for n rows),
+ * skipping a byte all rows share; returns the array that holds them
+ * sorted.
+ */
+static LeafKeyRow *
+leafkeys_sort_rows(LeafKeyRow *rows, LeafKeyRow *tmp, int64 n)
+{
+	int64		(*counts)[256] = palloc0(sizeof(int64) * LEAF_SORT_PASSES * 256);
+
+	/* the rows are the same in every pass: count each pass's bytes at once */
+	for (int64 i = 0; i < n; i++)
+		for (int pass = 0; pass < LEAF_SORT_PASSES; pass++)
+			counts[pass][leafkeys_row_byte(&rows[i], pass)]++;
+	for (int pass = 0; pass < LEAF_SORT_PASSES && n > 0; pass++)
+	{
+		int64	   *place = counts[pass];
+		int64		next = 0;
+		LeafKeyRow *sorted = tmp;
+
+		if (place[leafkeys_row_byte(&rows[0], pass)] == n)
+			continue;
+		for (int b = 0; b < 256; b++)
+		{
+			int64		count = place[b];
+
+			place[b] = next;
+			next += count;
+		}
+		for (int64 i = 0; i < n; i++)
+			sorted[place[leafkeys_row_byte(&rows[i], pass)]++] = rows[i];
+		tmp = rows;
+		rows = sorted;
+		CHECK_FOR_INTERRUPTS();
+	}
+	pfree(counts);
+	return rows;
+}
+
 /*
  * Feed the rows of cursor c to a build sorted by key, in the index's
  * order (leafkeys_presortable()): their sort images and TIDs collected,
@@ -1527,8 +1562,10 @@ leafkeys_feed_sorted(LeafRowCursor *c, Relation index_rel,
 {
 	const KeySpec *keys = &c->feed->routing->spec.keys;
 	int64		nrows = c->feed->map->nrows;
-	LeafKeyRow *rows = MemoryContextAllocHuge(CurrentMemoryContext,
-											  sizeof(LeafKeyRow) * Max(nrows, 1));
+	Size		size = sizeof(LeafKeyRow) * Max(nrows, 1);
+	LeafKeyRow *rows = MemoryContextAllocHuge(CurrentMemoryContext, size);
+	LeafKeyRow *tmp = MemoryContextAllocHuge(CurrentMemoryContext, size);
+	LeafKeyRow *sorted;
 	int64		n = 0;
 	int64		seq;
 	ItemPointerData tid;
@@ -1544,10 +1581,11 @@ leafkeys_feed_sorted(LeafRowCursor *c, Relation index_rel,
 		rows[n].tid = tid;
 		n++;
 	}
-	leafkeys_sort_rows(rows, n);
+	sorted = leafkeys_sort_rows(rows, tmp, n);
+	pfree(sorted == rows ? tmp : rows);
 	for (int64 i = 0; i < n; i++)
 	{
-		LeafKeyRow *row = &rows[c->feed->descending ? n - 1 - i : i];
+		LeafKeyRow *row = &sorted[c->feed->descending ? n - 1 - i : i];
 
 		if ((i & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
@@ -1555,7 +1593,7 @@ leafkeys_feed_sorted(LeafRowCursor *c, Relation index_rel,
 						  keys_datum_of_image(keys, row->image, row->ndigits, keybuf),
 						  callback, callback_state, rowcxt);
 	}
-	pfree(rows);
+	pfree(sorted);
 }
 
 /*
