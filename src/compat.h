@@ -288,4 +288,16 @@ compat_bulk_finish(CompatBulkWrite *bulk)
 	pg_foreign_server_aclcheck((srvid), (roleid), (mode))
 #endif
 
+/*
+ * Does collation collid compare text as bytes (memcmp, then length), as
+ * "C" and "POSIX" do: 18 dropped lc_collate_is_c() for the locale's
+ * collate_is_c.  The caller includes utils/pg_locale.h.
+ */
+#if PG_VERSION_NUM >= 180000
+#define compat_collate_is_c(collid) \
+	(pg_newlocale_from_collation(collid)->collate_is_c)
+#else
+#define compat_collate_is_c(collid) lc_collate_is_c(collid)
+#endif
+
 #endif							/* PETAGEN_COMPAT_H */

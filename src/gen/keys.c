@@ -359,6 +359,79 @@ keys_datum(const KeySpec *spec, int64 seq, char *buf)
 	return PointerGetDatum(buf);
 }
 
+/*
+ * Sort images: the order of text keys as bytes (memcmp, then length), in
+ * an integer.  The keys of the ordered and scrambled modes are the prefix,
+ * the same for every key, then the decimal digits of a value below 2^63,
+ * zero-padded to at least zeropadding digits: as bytes they sort as their
+ * digit strings do, a string before the strings it begins.  Read as a
+ * fraction, a string of n <= 19 digits is its value times 10^(19 - n),
+ * below 10^19 < 2^64.  Two strings that differ at some digit sort as
+ * their numbers do, and a string that begins another has the smaller
+ * number, or the same one (when the rest of the other is zeros) and fewer
+ * digits.  So the image (that number, n), compared by number and
+ * then by n, orders keys as bytes.  With zeropadding > 19 every key has
+ * zeropadding digits, and the image is the value itself.  The image gives
+ * the value back, and so the key: keys_datum_of_image().
+ */
+
+/* The most digits of a value below 2^63, and 10^0 .. 10^19. */
+#define KEYS_IMAGE_DIGITS	19
+static const uint64 keys_pow10[KEYS_IMAGE_DIGITS + 1] = {
+	UINT64CONST(1), UINT64CONST(10), UINT64CONST(100), UINT64CONST(1000),
+	UINT64CONST(10000), UINT64CONST(100000), UINT64CONST(1000000),
+	UINT64CONST(10000000), UINT64CONST(100000000),
+	UINT64CONST(1000000000), UINT64CONST(10000000000),
+	UINT64CONST(100000000000), UINT64CONST(1000000000000),
+	UINT64CONST(10000000000000), UINT64CONST(100000000000000),
+	UINT64CONST(1000000000000000), UINT64CONST(10000000000000000),
+	UINT64CONST(100000000000000000), UINT64CONST(1000000000000000000),
+	UINT64CONST(10000000000000000000)
+};
+
+/* Do the keys of spec have sort images: text keys of ordered or scrambled? */
+bool
+keys_have_sort_image(const KeySpec *spec)
+{
+	return spec->kind == KEYKIND_TEXT &&
+		(spec->mode == KEYS_ORDERED || spec->mode == KEYS_SCRAMBLED);
+}
+
+/*
+ * The sort image of the key of number seq (keys_have_sort_image()): the
+ * number returned, and the count of its digits in *ndigits.
+ */
+uint64
+keys_sort_image(const KeySpec *spec, int64 seq, int *ndigits)
+{
+	uint64		value = (uint64) keys_value(spec->mode, seq);
+	int			n = KEYS_IMAGE_DIGITS;
+
+	Assert(keys_have_sort_image(spec));
+	*ndigits = spec->zeropadding;
+	if (spec->zeropadding > KEYS_IMAGE_DIGITS)
+		return value;
+	while (n > spec->zeropadding && value < keys_pow10[n - 1])
+		n--;
+	*ndigits = n;
+	return value * keys_pow10[KEYS_IMAGE_DIGITS - n];
+}
+
+/*
+ * The key whose sort image is (image, ndigits) as keys_datum() gives it,
+ * built in buf (KEYS_DATUM_BUFSIZE bytes, int-aligned).
+ */
+Datum
+keys_datum_of_image(const KeySpec *spec, uint64 image, int ndigits, char *buf)
+{
+	uint64		value = image;
+
+	if (ndigits < KEYS_IMAGE_DIGITS)
+		value /= keys_pow10[KEYS_IMAGE_DIGITS - ndigits];
+	SET_VARSIZE(buf, VARHDRSZ + keys_render(spec, (int64) value, buf + VARHDRSZ));
+	return PointerGetDatum(buf);
+}
+
 /* Are two keys of kind (not NULL; text ones maybe toasted) the same key? */
 bool
 keys_equal(KeyKind kind, Datum a, Datum b)

@@ -62,6 +62,10 @@ extern Oid	keys_type(KeyKind kind);
 extern int64 keys_max_seq(const KeySpec *spec);
 extern int	keys_format(const KeySpec *spec, int64 seq, char *dst);
 extern Datum keys_datum(const KeySpec *spec, int64 seq, char *buf);
+extern bool keys_have_sort_image(const KeySpec *spec);
+extern uint64 keys_sort_image(const KeySpec *spec, int64 seq, int *ndigits);
+extern Datum keys_datum_of_image(const KeySpec *spec, uint64 image,
+								 int ndigits, char *buf);
 extern bool keys_equal(KeyKind kind, Datum a, Datum b);
 extern int	keys_datum_chars(KeyKind kind, Datum key, char *buf,
 							 const char **chars);

@@ -26,6 +26,7 @@
 #include "catalog/index.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_index.h"
+#include "catalog/pg_opfamily.h"
 #include "catalog/storage.h"
 #include "common/hashfn.h"
 #include "commands/tablecmds.h"
@@ -42,6 +43,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/pg_locale.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
@@ -1231,9 +1233,28 @@ leafpages_finish(LeafPages *lp)
  * the toaster, shrinking a wide row, compressed its key or moved it out of
  * line (a long key in a row whose other values did not shrink enough): a
  * scan feeds the key as the row stores it, and the index keeps it
- * compressed.  Keys are regenerated one at a time: nothing per row is
- * kept besides btbuild()'s own sort, bounded by maintenance_work_mem as in
- * any index build.
+ * compressed.
+ *
+ * Order: btbuild() sorts what it is fed (tuplesort), and its order is the
+ * index's, whatever the order of the feed: keys first, TIDs among equal
+ * keys.  Fed in key order, its quicksort finds each run presorted in one
+ * pass over it and stops; scrambled keys fed in the order written cost it
+ * a full sort, and the keys' long common prefix ("user" and digits) leaves
+ * most abbreviated keys tied, so most comparisons are full ones.  Where the
+ * index compares keys as bytes (text_pattern_ops, or text_ops in a
+ * collation that compares as memcmp does, "C" or "POSIX"), and the keys
+ * are the ordered or scrambled mode's, the rows are fed sorted by key:
+ * each row's key read as a number that sorts as the key's bytes do (its
+ * sort image, keys_sort_image()) and its TID are collected, 16 bytes a
+ * row, sorted by image (a radix sort, through a second array of them),
+ * and fed in the index's order (descending if its column is), each key
+ * spelled from its image.  The two arrays take at most
+ * maintenance_work_mem, before btbuild()'s sort fills; while it fills, the
+ * sorted one is left, at most half of maintenance_work_mem (the sort
+ * keeps some 70 bytes a row within maintenance_work_mem).  A larger leaf,
+ * an index of another collation and integer keys (written in key order
+ * already) are fed in the order written, each key regenerated from its
+ * number as it is fed.
  *-------------------------------------------------------------------------
  */
 
@@ -1267,7 +1288,38 @@ typedef struct LeafKeyFeed
 	int			leafno;
 	int64		nranges;
 	const LeafRowMap *map;
+	bool		presorted;		/* feed the rows sorted by key */
+	bool		descending;		/* ... in descending order */
 } LeafKeyFeed;
+
+/* The rows of a leaf as they were written: key numbers and TIDs. */
+typedef struct LeafRowCursor
+{
+	const LeafKeyFeed *feed;
+	Relation	rel;			/* the leaf */
+	LeafReader *reader;			/* of range, or NULL */
+	int64		range;
+	int			run;			/* the run of feed->map holding blkno */
+	BlockNumber pages_left;		/* of run, blkno's included */
+	BlockNumber blkno;
+	OffsetNumber off;			/* of the last row read, on blkno */
+	int64		nrows;			/* rows read */
+	uint64		keysum;			/* their key numbers, hashed in order */
+} LeafRowCursor;
+
+/*
+ * A row to feed sorted by key (leafkeys_feed_sorted()): its key's sort
+ * image (keys_sort_image()) and its TID, in 16 bytes.
+ */
+typedef struct LeafKeyRow
+{
+	uint64		image;
+	ItemPointerData tid;
+	uint8		ndigits;
+} LeafKeyRow;
+
+/* Passes of leafkeys_sort_rows(): a row's digits, then its image's bytes. */
+#define LEAF_SORT_PASSES	(1 + (int) sizeof(uint64))
 
 /* The build being fed, or NULL. */
 static const LeafKeyFeed *leafkeys_feed = NULL;
@@ -1362,9 +1414,193 @@ leafkeys_mismatch(Relation rel)
 }
 
 /*
+ * Can the rows be fed to index's build sorted by key (leafkeys_feed_sorted())
+ * in the order the build sorts them: text keys with sort images, an index
+ * that compares them as bytes (text_pattern_ops, or text_ops in a collation
+ * that compares as memcmp does), and the rows' records, twice (for their
+ * sort), within maintenance_work_mem?
+ */
+static bool
+leafkeys_presortable(Relation index, const KeySpec *keys, const LeafRowMap *map)
+{
+	Oid			opfamily = index->rd_opfamily[0];
+	Size		limit = (Size) maintenance_work_mem * 1024;
+
+	if (!keys_have_sort_image(keys) ||
+		(uint64) map->nrows > limit / (2 * sizeof(LeafKeyRow)))
+		return false;
+	return opfamily == TEXT_PATTERN_BTREE_FAM_OID ||
+		(opfamily == TEXT_BTREE_FAM_OID &&
+		 compat_collate_is_c(index->rd_indcollation[0]));
+}
+
+/* Start reading the rows that feed's leaf, rel, was written with. */
+static void
+leafrows_begin(LeafRowCursor *c, const LeafKeyFeed *feed, Relation rel)
+{
+	memset(c, 0, sizeof(*c));
+	c->feed = feed;
+	c->rel = rel;
+	c->pages_left = feed->map->nruns > 0 ? feed->map->runs[0].npages : 0;
+}
+
+/*
+ * The key number and TID of the next row written; false after the last,
+ * once the rows read are checked against those written.
+ */
+static bool
+leafrows_next(LeafRowCursor *c, int64 *seq, ItemPointer tid)
+{
+	const LeafKeyFeed *feed = c->feed;
+	const LeafRowMap *map = feed->map;
+
+	while (c->reader == NULL || !leaf_reader_next(c->reader, seq))
+	{
+		if (c->reader != NULL)
+		{
+			leaf_reader_close(c->reader);
+			c->reader = NULL;
+			c->range++;
+		}
+		if (c->range == feed->nranges)
+		{
+			if (c->nrows != map->nrows || c->keysum != map->keysum)
+				leafkeys_mismatch(c->rel);
+			return false;
+		}
+		c->reader = leaf_reader_open(feed->routing, c->range, feed->leafno,
+									 feed->routing->nlocal);
+	}
+	if ((c->nrows & 1023) == 0)
+		CHECK_FOR_INTERRUPTS();
+	/* the next row's place: the next offset, else the next page */
+	while (c->run < map->nruns && c->off == map->runs[c->run].nrows)
+	{
+		c->off = 0;
+		c->blkno++;
+		if (--c->pages_left == 0 && ++c->run < map->nruns)
+			c->pages_left = map->runs[c->run].npages;
+	}
+	if (c->run == map->nruns)
+		leafkeys_mismatch(c->rel);
+	ItemPointerSet(tid, c->blkno, ++c->off);
+	c->keysum = hash_combine64(c->keysum, (uint64) *seq);
+	c->nrows++;
+	return true;
+}
+
+/* Call a build's callback with one row, live, in memory context rowcxt. */
+static inline void
+leafkeys_feed_row(Relation index_rel, ItemPointer tid, Datum key,
+				  IndexBuildCallback callback, void *callback_state,
+				  MemoryContext rowcxt)
+{
+	MemoryContext old = MemoryContextSwitchTo(rowcxt);
+	bool		isnull[1] = {false};
+
+	callback(index_rel, tid, &key, isnull, true, callback_state);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(rowcxt);
+}
+
+/* Byte pass of a row's key: 0 its digits, then its image's from the lowest. */
+static inline uint8
+leafkeys_row_byte(const LeafKeyRow *row, int pass)
+{
+	return pass == 0 ? row->ndigits : (uint8) (row->image >> (8 * (pass - 1)));
+}
+
+/*
+ * Sort the n rows at rows by key as bytes (by image, then digits) with a
+ * radix sort, least significant byte first, through tmp (room for n rows),
+ * skipping a byte all rows share; returns the array that holds them
+ * sorted.
+ */
+static LeafKeyRow *
+leafkeys_sort_rows(LeafKeyRow *rows, LeafKeyRow *tmp, int64 n)
+{
+	int64		(*counts)[256] = palloc0(sizeof(int64) * LEAF_SORT_PASSES * 256);
+
+	/* the rows are the same in every pass: count each pass's bytes at once */
+	for (int64 i = 0; i < n; i++)
+		for (int pass = 0; pass < LEAF_SORT_PASSES; pass++)
+			counts[pass][leafkeys_row_byte(&rows[i], pass)]++;
+	for (int pass = 0; pass < LEAF_SORT_PASSES && n > 0; pass++)
+	{
+		int64	   *place = counts[pass];
+		int64		next = 0;
+		LeafKeyRow *sorted = tmp;
+
+		if (place[leafkeys_row_byte(&rows[0], pass)] == n)
+			continue;
+		for (int b = 0; b < 256; b++)
+		{
+			int64		count = place[b];
+
+			place[b] = next;
+			next += count;
+		}
+		for (int64 i = 0; i < n; i++)
+			sorted[place[leafkeys_row_byte(&rows[i], pass)]++] = rows[i];
+		tmp = rows;
+		rows = sorted;
+		CHECK_FOR_INTERRUPTS();
+	}
+	pfree(counts);
+	return rows;
+}
+
+/*
+ * Feed the rows of cursor c to a build sorted by key, in the index's
+ * order (leafkeys_presortable()): their sort images and TIDs collected,
+ * sorted, and each key spelled from its image.
+ */
+static void
+leafkeys_feed_sorted(LeafRowCursor *c, Relation index_rel,
+					 IndexBuildCallback callback, void *callback_state,
+					 MemoryContext rowcxt, char *keybuf)
+{
+	const KeySpec *keys = &c->feed->routing->spec.keys;
+	int64		nrows = c->feed->map->nrows;
+	Size		size = sizeof(LeafKeyRow) * Max(nrows, 1);
+	LeafKeyRow *rows = MemoryContextAllocHuge(CurrentMemoryContext, size);
+	LeafKeyRow *tmp = MemoryContextAllocHuge(CurrentMemoryContext, size);
+	LeafKeyRow *sorted;
+	int64		n = 0;
+	int64		seq;
+	ItemPointerData tid;
+
+	while (leafrows_next(c, &seq, &tid))
+	{
+		int			ndigits;
+
+		if (n == nrows)
+			leafkeys_mismatch(c->rel);
+		rows[n].image = keys_sort_image(keys, seq, &ndigits);
+		rows[n].ndigits = (uint8) ndigits;
+		rows[n].tid = tid;
+		n++;
+	}
+	sorted = leafkeys_sort_rows(rows, tmp, n);
+	pfree(sorted == rows ? tmp : rows);
+	for (int64 i = 0; i < n; i++)
+	{
+		LeafKeyRow *row = &sorted[c->feed->descending ? n - 1 - i : i];
+
+		if ((i & 1023) == 0)
+			CHECK_FOR_INTERRUPTS();
+		leafkeys_feed_row(index_rel, &row->tid,
+						  keys_datum_of_image(keys, row->image, row->ndigits, keybuf),
+						  callback, callback_state, rowcxt);
+	}
+	pfree(sorted);
+}
+
+/*
  * The leaf's index_build_range_scan during leafkeys_build(): call callback
- * with each row's TID and key, in the order the rows were written, each
- * live; returns the number of rows.  Any other scan is heap's.
+ * with each row's TID and key, each live, sorted by key where the build
+ * sorts keys as bytes, else in the order the rows were written; returns
+ * the number of rows.  Any other scan is heap's.
  */
 static double
 leafkeys_scan(Relation table_rel, Relation index_rel, IndexInfo *index_info,
@@ -1375,16 +1611,11 @@ leafkeys_scan(Relation table_rel, Relation index_rel, IndexInfo *index_info,
 {
 	const LeafKeyFeed *feed = leafkeys_feed;
 	const TableAmRoutine *heapam = GetHeapamTableAmRoutine();
-	const LeafRowMap *map;
 	MemoryContext rowcxt;
-	MemoryContext old;
 	char	   *keybuf;
-	int			run = 0;
-	BlockNumber pages_left;
-	BlockNumber blkno = 0;
-	OffsetNumber off = 0;
-	int64		nrows = 0;
-	uint64		keysum = 0;
+	LeafRowCursor c;
+	int64		seq;
+	ItemPointerData tid;
 
 	if (feed == NULL || RelationGetRelid(table_rel) != feed->relid ||
 		RelationGetRelid(index_rel) != feed->indexrelid ||
@@ -1393,51 +1624,21 @@ leafkeys_scan(Relation table_rel, Relation index_rel, IndexInfo *index_info,
 											  allow_sync, anyvisible, progress,
 											  start_blockno, numblocks,
 											  callback, callback_state, scan);
-	map = feed->map;
-	pages_left = map->nruns > 0 ? map->runs[0].npages : 0;
 	keybuf = palloc(KEYS_DATUM_BUFSIZE);
 	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "petagen leaf keys",
 								   ALLOCSET_DEFAULT_SIZES);
-	for (int64 range = 0; range < feed->nranges; range++)
-	{
-		LeafReader *r = leaf_reader_open(feed->routing, range, feed->leafno,
-										 feed->routing->nlocal);
-		int64		seq;
-
-		while (leaf_reader_next(r, &seq))
-		{
-			ItemPointerData tid;
-			Datum		values[1];
-			bool		isnull[1] = {false};
-
-			if ((nrows & 1023) == 0)
-				CHECK_FOR_INTERRUPTS();
-			/* the next row's place: the next offset, else the next page */
-			while (run < map->nruns && off == map->runs[run].nrows)
-			{
-				off = 0;
-				blkno++;
-				if (--pages_left == 0 && ++run < map->nruns)
-					pages_left = map->runs[run].npages;
-			}
-			if (run == map->nruns)
-				leafkeys_mismatch(table_rel);
-			ItemPointerSet(&tid, blkno, ++off);
-			values[0] = keys_datum(&feed->routing->spec.keys, seq, keybuf);
-			old = MemoryContextSwitchTo(rowcxt);
-			callback(index_rel, &tid, values, isnull, true, callback_state);
-			MemoryContextSwitchTo(old);
-			MemoryContextReset(rowcxt);
-			keysum = hash_combine64(keysum, (uint64) seq);
-			nrows++;
-		}
-		leaf_reader_close(r);
-	}
-	if (nrows != map->nrows || keysum != map->keysum)
-		leafkeys_mismatch(table_rel);
+	leafrows_begin(&c, feed, table_rel);
+	if (feed->presorted)
+		leafkeys_feed_sorted(&c, index_rel, callback, callback_state, rowcxt,
+							 keybuf);
+	else
+		while (leafrows_next(&c, &seq, &tid))
+			leafkeys_feed_row(index_rel, &tid,
+							  keys_datum(&feed->routing->spec.keys, seq, keybuf),
+							  callback, callback_state, rowcxt);
 	MemoryContextDelete(rowcxt);
 	pfree(keybuf);
-	return (double) nrows;
+	return (double) c.nrows;
 }
 
 /*
@@ -1455,6 +1656,11 @@ leafkeys_build(Relation heap, Relation index, const LeafRouting *routing,
 	routing, leafno, nranges, map};
 
 	leafpages_check_heap(heap);
+	feed.presorted = leafkeys_presortable(index, &routing->spec.keys, map);
+	feed.descending = (index->rd_indoption[0] & INDOPTION_DESC) != 0;
+	elog(DEBUG1, "petagen: index \"%s\" of leaf \"%s\" is fed its keys %s",
+		 RelationGetRelationName(index), RelationGetRelationName(heap),
+		 feed.presorted ? "sorted" : "in the order written");
 	*fed = *heapam;
 	fed->index_build_range_scan = leafkeys_scan;
 	leafkeys_feed = &feed;

@@ -12,10 +12,10 @@
 # (every new backend and worker loads the installed library), TRUNCATE +
 # CHECKPOINT, one timed load of N rows, count(*) checked.  Both revisions
 # must share the SQL of the installed extension version (0.2 here).
-#   w1    SELECT petagen.start(N, workers => 1, keys => 'ordered',
+#   w1    SELECT petagen.start(N, workers => 1, keys => KEYS,
 #         method => 'chunk'), then wait()
 #   w2    the same with 2 workers
-#   load  SELECT * FROM petagen.load('usertable', 0, N, keys => 'ordered')
+#   load  SELECT * FROM petagen.load('usertable', 0, N, keys => KEYS)
 #   leaf  w2 with method => 'leaf' instead
 #   leaf_nopk  leaf into the table without its primary key (dropped before,
 #         added again to the emptied table after, neither timed)
@@ -32,6 +32,7 @@
 # round, so a busy stretch hits both.
 #   N (default 1000000), ROUNDS (default 3), METHODS (default "w1 w2 load leaf")
 #   WAL_LEVEL (default replica; minimal: lib.sh bench_wal_level)
+#   KEYS (default ordered): the key mode of every load, e.g. scrambled
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -43,6 +44,7 @@ BENCH_DIR=${BENCH_DIR:-/tmp/bench-pg/before_after}
 OUT=${OUT:-$RESULTS_DIR/before_after.md}
 REVS=("$(git -C "$BENCH_REPO" rev-parse --short "$1")" "$(git -C "$BENCH_REPO" rev-parse --short "$2")")
 METHODS=${METHODS:-w1 w2 load leaf}
+KEYS=${KEYS:-ordered}
 
 # Build revision $1 in $BENCH_DIR/src-$1 (outside the instance directory).
 build_rev() {
@@ -55,10 +57,10 @@ install_rev() { make -s -C "$BENCH_DIR.src-$1" PG_CONFIG="$PG_CONFIG" install >/
 
 stmt() {
     case $1 in
-    w1)   printf '%s\n' "SELECT petagen.start($N, workers => 1, keys => 'ordered', method => 'chunk') AS job \\gset" "SELECT petagen.wait(:job);" ;;
-    w2)   printf '%s\n' "SELECT petagen.start($N, workers => 2, keys => 'ordered', method => 'chunk') AS job \\gset" "SELECT petagen.wait(:job);" ;;
-    load) echo "SELECT * FROM petagen.load('usertable', 0, $N, keys => 'ordered');" ;;
-    leaf|leaf_nopk) printf '%s\n' "SELECT petagen.start($N, workers => 2, keys => 'ordered', method => 'leaf') AS job \\gset" "SELECT petagen.wait(:job);" ;;
+    w1)   printf '%s\n' "SELECT petagen.start($N, workers => 1, keys => '$KEYS', method => 'chunk') AS job \\gset" "SELECT petagen.wait(:job);" ;;
+    w2)   printf '%s\n' "SELECT petagen.start($N, workers => 2, keys => '$KEYS', method => 'chunk') AS job \\gset" "SELECT petagen.wait(:job);" ;;
+    load) echo "SELECT * FROM petagen.load('usertable', 0, $N, keys => '$KEYS');" ;;
+    leaf|leaf_nopk) printf '%s\n' "SELECT petagen.start($N, workers => 2, keys => '$KEYS', method => 'leaf') AS job \\gset" "SELECT petagen.wait(:job);" ;;
     esac
 }
 
@@ -67,7 +69,7 @@ install_rev "${REVS[1]}"
 PETAGEN_BUILD=0 bench_start
 [ "${WAL_LEVEL:-replica}" = replica ] || bench_wal_level "$WAL_LEVEL"
 create_usertable
-log "instance up on port $BENCH_PORT; N=$N ROUNDS=$ROUNDS; revisions ${REVS[*]}"
+log "instance up on port $BENCH_PORT; N=$N ROUNDS=$ROUNDS KEYS=$KEYS; revisions ${REVS[*]}"
 
 declare -A RATE CPU WAL BPR RES
 DD=""
@@ -116,7 +118,7 @@ ceiling() {
     echo "# petagen $N-row loads: ${REVS[0]} (A) vs ${REVS[1]} (B)"
     echo
     bench_env
-    echo "- $ROUNDS rounds; per round each method loads once with each revision, alternating; medians"
+    echo "- keys => '$KEYS'; $ROUNDS rounds; per round each method loads once with each revision, alternating; medians"
     echo "- dd, 1 GB in 1 MB O_DIRECT writes + fsync, once per round: $(median $DD) MB/s (runs:$DD)"
     echo "- ceiling = min($(nproc) cores / server CPU per row, dd bandwidth / bytes written per row (heaps, indexes, WAL))"
     echo "- page cache: share of the leaves' bytes resident right after the load (fincore), heap / heap + indexes"

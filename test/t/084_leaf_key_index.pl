@@ -18,6 +18,12 @@
 #    is exact, every btree passes bt_index_check with heapallindexed, the
 #    plain btree on the key is REINDEX's too, and the other indexes were
 #    built from the heap (heap blocks were read);
+#  - keys in collation "C" (of the ordered and scrambled modes, zero-padded
+#    or not): the primary key, a descending index and a text_pattern_ops
+#    index on the key are fed their keys sorted (the server log at DEBUG1
+#    says so), the load is exact and each index is REINDEX's; in collation
+#    "C.utf8", which does not compare as bytes, the primary key is fed its
+#    keys in the order written, and is REINDEX's;
 #  - rows whose keys the toaster compressed: the primary key is built from
 #    the heap, and is REINDEX's;
 #  - a worker killed (SIGKILL) with its leaf written and indexed but not
@@ -97,10 +103,12 @@ sub leaf_load
 # buffers), once the statistics of the workers that wrote its $rows rows
 # are in: per leaf, the heap blocks pg_statio_user_tables counts beyond the
 # pages of the visibility map, which index_build() reads to count the
-# all-visible pages on some majors (index_update_stats()).
+# all-visible pages on some majors (index_update_stats()), once for each
+# of the leaf's $builds indexes (default 1).
 sub heap_blocks_read
 {
-	my ($table) = @_;
+	my ($table, $builds) = @_;
+	$builds //= 1;
 	my $leaves = "FROM pg_partition_tree('$table') p JOIN %s s ON s.relid = p.relid WHERE p.isleaf";
 	ok( $node->poll_query_until('postgres',
 			'SELECT sum(n_tup_ins) '
@@ -108,7 +116,7 @@ sub heap_blocks_read
 		"$table: the workers' statistics count every row inserted");
 	return $node->safe_psql('postgres',
 		'SELECT sum(greatest(heap_blks_read + heap_blks_hit'
-		  . " - pg_relation_size(p.relid, 'vm') / current_setting('block_size')::int, 0)) "
+		  . " - $builds * pg_relation_size(p.relid, 'vm') / current_setting('block_size')::int, 0)) "
 		  . sprintf($leaves, 'pg_statio_user_tables'));
 }
 
@@ -198,6 +206,76 @@ SET enable_seqscan = off; SET enable_bitmapscan = off;
 SELECT count(*) FROM mixed WHERE ycsb_key = ANY (SELECT ycsb_key FROM mixed ORDER BY ycsb_key LIMIT 100)}),
 	'100', 'mixed: the hash index finds the keys');
 same_as_reindex('mixed', 16);
+
+# Keys in collation "C", which compares as bytes: the primary key, a
+# descending index and a text_pattern_ops index on the key are fed their
+# keys sorted, for keys of every width (the ordered mode's, from one digit
+# up, where "user1" sorts before "user10", zero-padded or not, and the
+# scrambled mode's, zero-padded beyond their 19 digits or not).  In a
+# collation that does not ("C.utf8" of the C library), the primary key is
+# fed its keys in the order written.  Either way each index is REINDEX's.
+$node->append_conf('postgresql.conf', 'log_min_messages = debug1');
+$node->reload;
+
+# Create table $name with its key in collation $collation, hash partitioned.
+sub collated_table
+{
+	my ($name, $collation) = @_;
+	$node->safe_psql('postgres',
+		"CREATE TABLE $name (ycsb_key varchar(64) COLLATE \"$collation\" PRIMARY KEY$fields)"
+		  . " PARTITION BY HASH (ycsb_key);"
+		  . join('', map { "CREATE TABLE ${name}_$_ PARTITION OF $name FOR VALUES WITH (MODULUS 8, REMAINDER $_);" } 0 .. 7));
+}
+
+# Leaf load into $table with key arguments $args; the indexes fed their
+# keys sorted and in the order written, as the server log tells.
+sub fed_how
+{
+	my ($table, $args) = @_;
+	my $offset = -s $node->logfile;
+	my $job = leaf_load($table, $args);
+	my $log = slurp_file($node->logfile, $offset);
+	my $sorted = () = $log =~ /of leaf "${table}_\d" is fed its keys sorted/g;
+	my $written = () = $log =~ /of leaf "${table}_\d" is fed its keys in the order written/g;
+	return ($job, "$sorted sorted, $written as written");
+}
+
+my $variant = 0;
+foreach my $keys (
+	'',
+	", keys => 'ordered'",
+	", keys => 'ordered', zeropadding => 3",
+	", zeropadding => 25")
+{
+	my $t = 'bytes' . $variant++;
+	collated_table($t, 'C');
+	$node->safe_psql('postgres',
+		"CREATE UNIQUE INDEX ${t}_desc ON $t (ycsb_key DESC);"
+		  . "CREATE INDEX ${t}_pattern ON $t (ycsb_key text_pattern_ops);");
+	my ($job, $how) = fed_how($t, $keys);
+	is($how, '24 sorted, 0 as written', "$t$keys: every index on the key is fed its keys sorted");
+	is(heap_blocks_read($t, 3), '0',
+		"$t$keys: no block of a leaf's heap was read to build its indexes");
+	is( $node->safe_psql('postgres',
+			"SELECT count(*) FROM petagen.verify(${job}::bigint) WHERE ok"),
+		'8', "$t$keys: verify() is ok on every leaf");
+	is( seqscan_psql($node,
+			"SELECT count(*), md5(string_agg(md5(t::text), '' ORDER BY ycsb_key)) FROM $t t"),
+		$node->safe_psql('postgres',
+			"SELECT count(*), md5(string_agg(md5(t::text), '' ORDER BY ycsb_key))"
+			  . " FROM petagen.rows(NULL::$t, 0, $rows$keys) t"),
+		"$t$keys: content equals the generator's");
+	btrees_check($t, 24);
+	same_as_reindex($t, 24);
+}
+
+collated_table('collated', 'C.utf8');
+my ($collated_job, $collated_how) = fed_how('collated');
+is($collated_how, '0 sorted, 8 as written',
+	'collated: the primary key is fed its keys in the order written');
+check_load_exact($node, $collated_job, 'collated', $rows, 'collated');
+btrees_check('collated', 8);
+same_as_reindex('collated', 8);
 
 # Wide rows whose long keys the toaster compresses in line (their three
 # fields, each under the threshold, do not compress, and the tuple is still
