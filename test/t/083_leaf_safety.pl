@@ -14,8 +14,13 @@
 # one followed by pg_ctl -m immediate right after it is done, so that
 # crash recovery replays its WAL (or, at minimal, finds the leaves synced
 # at commit); and one of values of 4,000 characters, stored out of line
-# in each leaf's TOAST table.  After a crash mid-leaf the leaves in
-# flight are empty and resume() finishes the job.  Each load is then
+# in each leaf's TOAST table, whose pages never go through shared buffers
+# (pg_statio_all_tables, and pg_buffercache where the server has it) and
+# which pass the checks of the leaves' pages too (check_toast_pages:
+# verify_heapam, pg_check_frozen, an all-frozen visibility map, the TOAST
+# index with heapallindexed), on the standby as well.  After a crash
+# mid-leaf the leaves in flight are empty and resume() finishes the job.
+# Each load is then
 # exact (check_load_exact: verify(), the generator's rows once each,
 # bt_index_check with heapallindexed), the crashed one's rows as before
 # its crash; amcheck's verify_heapam and pg_visibility find nothing
@@ -124,7 +129,8 @@ sub leaf_hashes
 
 # A leaf load of $toast_rows rows of one field of 4,000 characters into a
 # new 8-leaf table safe_toast on $node, stored out of line (TOAST), checked
-# as the other loads; returns the job.
+# as the other loads, its TOAST tables too; none of their pages went
+# through shared buffers.  Returns the job.
 sub toast_load
 {
 	my ($node) = @_;
@@ -134,12 +140,22 @@ sub toast_load
 	my $job = $node->safe_psql('postgres',
 		"SELECT petagen.start($toast_rows, workers => 2, \"table\" => 'safe_toast'$toast_args,"
 		  . " method => 'leaf')");
+	wait_done($node, $job, "$name toast: the job is done", '180s');
+	is(toast_blocks_read($node, 'safe_toast', "$name toast"),
+		'0', "$name toast: no page of a TOAST table went through shared buffers");
+  SKIP:
+	{
+		my $buffers = toast_buffers($node, 'safe_toast');
+		skip 'no pg_buffercache', 1 unless defined $buffers;
+		is($buffers, '0', "$name toast: no shared buffer holds a page of a TOAST table");
+	}
 	check_load_exact($node, $job, 'safe_toast', $toast_rows, "$name toast", $toast_args);
 	is( $node->safe_psql('postgres',
 			"SELECT count(*) FROM pg_partition_tree('safe_toast') p JOIN pg_class c ON c.oid = p.relid"
 			  . " WHERE p.isleaf AND pg_relation_size(c.reltoastrelid) > 0"),
 		'8', "$name toast: every leaf's values are in its TOAST table");
 	check_leaf_pages($node, 'safe_toast', "$name toast");
+	check_toast_pages($node, 'safe_toast', "$name toast");
 	return $job;
 }
 
@@ -201,6 +217,7 @@ foreach my $table (@tables, 'safe_toast')
 	my ($n, $args) = $table eq 'safe_toast' ? ($toast_rows, $toast_args) : ($rows, '');
 	check_load_exact($standby, $jobs->{$table}, $table, $n, "standby $table", $args);
 	check_leaf_pages($standby, $table, "standby $table");
+	check_toast_pages($standby, $table, "standby $table") if $table eq 'safe_toast';
 	my $hashes = leaf_hashes($primary, $table);
 	like($hashes, qr/^(\S+ [0-9a-f]{32} ?){8}$/, "$table: each of the 8 leaves hashed");
 	is(leaf_hashes($standby, $table), $hashes,
