@@ -295,8 +295,8 @@ sub check_toast_pages
 			  . " (SELECT count(*) FROM t, pg_check_frozen(t.oid)),"
 			  . " (SELECT count(*) FROM t, pg_visibility_map_summary(t.oid) s WHERE NOT"
 			  . "  (t.blocks > 0 AND s.all_visible = t.blocks AND s.all_frozen = t.blocks)),"
-			  . " (SELECT count(*) FROM t JOIN pg_index i ON i.indrelid = t.oid,"
-			  . "  bt_index_check(i.indexrelid, true))"),
+			  . " (SELECT count(*) FROM (SELECT bt_index_check(i.indexrelid, true)"
+			  . "  FROM t JOIN pg_index i ON i.indrelid = t.oid) c)"),
 		'0|0|0|8',
 		"$what: every leaf's TOAST table is sound, all-frozen, and its index complete");
 }
