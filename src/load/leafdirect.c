@@ -6,7 +6,9 @@
  *		writer does them.
  *
  * The direct writer of a leaf load (leafload.c) builds the pages of a
- * leaf's heap and visibility map in backend memory.  Through the bulk
+ * leaf's heap and visibility map in backend memory, and those of its TOAST
+ * table's heap and visibility map (leaftoast.c): each fork of each
+ * relation has a writer of its own here.  Through the bulk
  * writer (compat.h: bulk_write.h from 17, the same steps by hand before)
  * every page is copied into the kernel's page cache by smgrextend() and
  * written back later: a copy of every byte the load writes, and a page
@@ -49,8 +51,8 @@
  * Where the filesystem refuses O_DIRECT (open() fails with EINVAL: ramfs,
  * tmpfs before Linux 6.6, some network and FUSE filesystems) the fork goes
  * through the bulk writer as before, and status_workers() and check() say
- * so (leafdirect_writer()).  TOAST values are stored through shared buffers
- * by heap_toast_insert_or_update() as before: they are not written here.
+ * so (leafdirect_writer(), which asks of the leaf: its TOAST table lives
+ * in its tablespace, and each writer asks its own file anyway).
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

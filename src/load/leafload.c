@@ -95,8 +95,9 @@ static bool leafkeys_eligible(Relation index, const LeafRowMap *map);
  * and records the new files (below), writes the leaf's
  * rows frozen (as COPY FREEZE after a TRUNCATE: nobody sees the new
  * storage before commit) through the writer's direct mode, which builds
- * the heap pages and the visibility map in backend memory and hands them
- * to storage in bulk (below), each key first checked against the
+ * the heap pages and the visibility map in backend memory (the TOAST
+ * table's too, whose index it builds after them: leaftoast.c) and hands
+ * them to storage in bulk (below), each key first checked against the
  * leaf's partition bounds as they are now (route_open_leaf(): a key
  * routed elsewhere raises PostgreSQL's partition constraint error,
  * 23514), CHECK constraints as the writer checks them, and builds its
@@ -370,11 +371,12 @@ leaf_build_indexes(Oid relid, const LeafRouting *routing, int leafno,
 /*
  * Give a locked leaf, its TOAST table and all their indexes new, empty
  * storage, as TRUNCATE does, so that every new file exists, and can be
- * recorded, before anything is written.  The TOAST table's index is built
- * (empty) at once: values stored out of line go through it as they are
- * written.  The leaf's indexes are built after its rows.
+ * recorded, before anything is written; returns the TOAST table, if any.
+ * The indexes are built after the rows, the TOAST table's too: values
+ * stored out of line do not go through it as they are written
+ * (leaftoast.c).
  */
-static void
+static Oid
 leaf_new_storage(Oid leafrelid)
 {
 	Relation	rel = table_open(leafrelid, NoLock);
@@ -390,8 +392,8 @@ leaf_new_storage(Oid leafrelid)
 		compat_set_new_relfilenumber(toastrel, toastrel->rd_rel->relpersistence);
 		leaf_new_index_storage(toastrel);
 		table_close(toastrel, NoLock);
-		leaf_build_indexes(toastrelid, NULL, 0, 0, NULL);
 	}
+	return toastrelid;
 }
 
 /* Raise PostgreSQL's error for a row outside a leaf's partition bounds. */
@@ -502,14 +504,17 @@ leaf_write(const LeafRouting *routing, Oid leafrelid, int leafno,
 											  "petagen leaf", ALLOCSET_DEFAULT_SIZES);
 	MemoryContext old = MemoryContextSwitchTo(cxt);
 	LeafRowMap *map;
+	Oid			toastrelid;
 
 	leaf_lock_checked(routing, leafrelid);
-	leaf_new_storage(leafrelid);
+	toastrelid = leaf_new_storage(leafrelid);
 	leaf_storage_record(routing->job, leafno, leafrelid);
 	map = leaf_write_rows(routing, leafrelid, leafno, nranges, stats,
 						  progress, progress_arg);
 	if (progress)
 		progress(progress_arg, stats);
+	if (OidIsValid(toastrelid))
+		leaftoast_build_unbuilt(toastrelid);
 	leaf_build_indexes(leafrelid, routing, leafno, nranges, map);
 	leaf_lock_for_commit(leafrelid);
 	MemoryContextSwitchTo(old);
@@ -919,8 +924,10 @@ leaf_storage_sweep_dropped(void)
  * bypass shared buffers: no buffer holds a page of the new files.  Each
  * tuple gets the header heap_insert(..., HEAP_INSERT_FROZEN) gives it
  * (xmin the transaction's XID, marked frozen; cmin; xmax invalid; t_ctid
- * its own TID), values over TOAST_TUPLE_THRESHOLD are toasted first as
- * raw_heap_insert does (the TOAST rows go through shared buffers, frozen),
+ * its own TID), a row over TOAST_TUPLE_THRESHOLD is toasted first, as
+ * raw_heap_insert toasts it, its values compressed and moved out of line
+ * as heap_toast_insert_or_update() does, the TOAST rows written frozen
+ * into the TOAST table's new storage by this same writer (leaftoast.c),
  * and pages fill up to the leaf's fillfactor as heap_multi_insert fills
  * them.  Every page is PD_ALL_VISIBLE and the visibility map has both bits
  * set for every page, as heap_multi_insert sets them for frozen rows; the
@@ -940,7 +947,8 @@ leaf_storage_sweep_dropped(void)
  * logged and the new files are synced at commit (or logged then, if
  * smaller than wal_skip_threshold) by PostgreSQL's pending syncs.  An
  * abort or a crash before commit leaves the files unreferenced (the leaf
- * load above deals with them).  TOAST values go through shared buffers.
+ * load above deals with them).  The TOAST table's pages are written the
+ * same way, and its index built after them (leaftoast.c).
  *
  * Through the bulk writer, every checkpoint_flush_after pages of the main
  * fork written, the kernel is asked to start writing them back
@@ -966,14 +974,6 @@ leaf_storage_sweep_dropped(void)
 #define LEAF_VM_FLAGS		(VISIBILITYMAP_ALL_VISIBLE | VISIBILITYMAP_ALL_FROZEN)
 
 /*
- * The TOAST options of a row: frozen like the leaf's rows; not decoded by
- * logical decoding, which cannot decode the leaf's pages (full-page
- * images) either, as rewriteheap.c toasts.
- */
-#define LEAF_TOAST_OPTIONS	\
-	(HEAP_INSERT_FROZEN | HEAP_INSERT_SKIP_FSM | HEAP_INSERT_NO_LOGICAL)
-
-/*
  * How many of the pages last handed to the bulk writer the writeback hint
  * leaves out: the writer holds up to a WAL record's worth of pages
  * (XLR_MAX_BLOCK_ID) before it writes them, so the pages further back are
@@ -993,6 +993,8 @@ struct LeafPages
 	BlockNumber writeback_from; /* first page not yet hinted for writeback */
 	int64		ntuples;		/* rows written */
 	LeafRowMap *map;			/* records each page's row count, or NULL */
+	LeafToast  *toast;			/* toasts the leaf's rows; NULL for a TOAST
+								 * table's */
 };
 
 /* Raise an error unless rel stores its rows in heap pages. */
@@ -1010,8 +1012,9 @@ leafpages_check_heap(Relation rel)
 
 /*
  * Start writing the rows of leaf rel, locked against writers by a leaf
- * load, with new and empty storage of the current transaction; map, if
- * given, records how many rows each page holds.
+ * load, with new and empty storage of the current transaction (its TOAST
+ * table's too); map, if given, records how many rows each page holds.
+ * rel may be the TOAST table of such a leaf (leaftoast.c).
  */
 LeafPages *
 leafpages_begin(Relation rel, LeafRowMap *map)
@@ -1025,6 +1028,8 @@ leafpages_begin(Relation rel, LeafRowMap *map)
 	lp->save_free = RelationGetTargetPageFreeSpace(rel, HEAP_DEFAULT_FILLFACTOR);
 	lp->out = leafdirect_start(rel, MAIN_FORKNUM);
 	lp->map = map;
+	if (rel->rd_rel->relkind != RELKIND_TOASTVALUE)
+		lp->toast = leaftoast_begin(rel);
 	return lp;
 }
 
@@ -1119,9 +1124,11 @@ leafpages_add(LeafPages *lp, HeapTuple tuple)
 	HeapTuple	stored = tuple;
 
 	leafpages_set_header(lp, tuple);
-	if (HeapTupleHasExternal(tuple) || tuple->t_len > TOAST_TUPLE_THRESHOLD)
-		stored = heap_toast_insert_or_update(lp->rel, tuple, NULL,
-											 LEAF_TOAST_OPTIONS);
+	if (lp->toast != NULL &&
+		(HeapTupleHasExternal(tuple) || tuple->t_len > TOAST_TUPLE_THRESHOLD))
+		stored = leaftoast_tuple(lp->toast, tuple);
+	if (stored != tuple)
+		leafpages_set_header(lp, stored);
 	if (stored != tuple && lp->map != NULL)
 		leafrowmap_check_toasted(lp->map, lp->rel, stored);
 	leafpages_place(lp, tuple, stored);
@@ -1180,7 +1187,8 @@ leafpages_write_vm(Relation rel, BlockNumber npages)
 /*
  * Write the last page and the visibility map; make the files durable.
  * Count the rows as inserted in the leaf's statistics, as
- * heap_multi_insert counts them.
+ * heap_multi_insert counts them.  Then the same for the TOAST table, whose
+ * index is built (leaftoast.c).
  */
 void
 leafpages_finish(LeafPages *lp)
@@ -1190,6 +1198,8 @@ leafpages_finish(LeafPages *lp)
 		leafpages_write_page(lp);
 	leafdirect_finish(lp->out);
 	leafpages_write_vm(lp->rel, lp->blkno);
+	if (lp->toast != NULL)
+		leaftoast_finish(lp->toast);
 	pfree(lp);
 }
 

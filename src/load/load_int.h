@@ -32,6 +32,20 @@ extern void leafpages_add(LeafPages *lp, HeapTuple tuple);
 extern void leafpages_finish(LeafPages *lp);
 
 /*-------------------------------------------------------------------------
+ *		A leaf's values stored out of line, written by the direct writer
+ *		into its new TOAST table, whose index is built after them.  See
+ *		leaftoast.c.
+ *-------------------------------------------------------------------------
+ */
+
+typedef struct LeafToast LeafToast;
+
+extern LeafToast *leaftoast_begin(Relation rel);
+extern HeapTuple leaftoast_tuple(LeafToast *lt, HeapTuple tuple);
+extern void leaftoast_finish(LeafToast *lt);
+extern void leaftoast_build_unbuilt(Oid toastrelid);
+
+/*-------------------------------------------------------------------------
  *		A leaf's new files written past the page cache (O_DIRECT), or
  *		through the bulk writer where the filesystem refuses it.  See
  *		leafdirect.c.

@@ -19,6 +19,9 @@
 #   leaf  w2 with method => 'leaf' instead
 #   leaf_nopk  leaf into the table without its primary key (dropped before,
 #         added again to the emptied table after, neither timed)
+#   leaf_toast  leaf into toasttable, 8 hash leaves with a primary key and
+#         two fields of 3,000 characters (fieldlength => 3000), each stored
+#         out of line in two chunks: N_TOAST rows (default N / 10)
 # Prints per method and revision the medians of rows/s, of the server's CPU
 # time per row (lib.sh server_cpu_us: postmaster and children) and of the
 # WAL written over the bytes of the loaded heaps and indexes; and B/A of the
@@ -30,7 +33,8 @@
 # fincore, heap/heap+indexes).  Writes test/bench/results/before_after.md
 # (OUT).  The machine may be shared: the revisions alternate within each
 # round, so a busy stretch hits both.
-#   N (default 1000000), ROUNDS (default 3), METHODS (default "w1 w2 load leaf")
+#   N (default 1000000), ROUNDS (default 3), METHODS (default "w1 w2 load leaf"),
+#   N_TOAST (default N / 10)
 #   WAL_LEVEL (default replica; minimal: lib.sh bench_wal_level)
 #   KEYS (default ordered): the key mode of every load, e.g. scrambled
 set -euo pipefail
@@ -45,6 +49,11 @@ OUT=${OUT:-$RESULTS_DIR/before_after.md}
 REVS=("$(git -C "$BENCH_REPO" rev-parse --short "$1")" "$(git -C "$BENCH_REPO" rev-parse --short "$2")")
 METHODS=${METHODS:-w1 w2 load leaf}
 KEYS=${KEYS:-ordered}
+N_TOAST=${N_TOAST:-$((N / 10))}
+
+# The table method $1 loads, and how many rows.
+table_of() { if [ "$1" = leaf_toast ]; then echo toasttable; else echo usertable; fi; }
+rows_of() { if [ "$1" = leaf_toast ]; then echo "$N_TOAST"; else echo "$N"; fi; }
 
 # Build revision $1 in $BENCH_DIR/src-$1 (outside the instance directory).
 build_rev() {
@@ -61,6 +70,7 @@ stmt() {
     w2)   printf '%s\n' "SELECT petagen.start($N, workers => 2, keys => '$KEYS', method => 'chunk') AS job \\gset" "SELECT petagen.wait(:job);" ;;
     load) echo "SELECT * FROM petagen.load('usertable', 0, $N, keys => '$KEYS');" ;;
     leaf|leaf_nopk) printf '%s\n' "SELECT petagen.start($N, workers => 2, keys => '$KEYS', method => 'leaf') AS job \\gset" "SELECT petagen.wait(:job);" ;;
+    leaf_toast) printf '%s\n' "SELECT petagen.start($N_TOAST, workers => 2, \"table\" => 'toasttable', keys => '$KEYS', method => 'leaf', fieldlength => 3000) AS job \\gset" "SELECT petagen.wait(:job);" ;;
     esac
 }
 
@@ -69,6 +79,9 @@ install_rev "${REVS[1]}"
 PETAGEN_BUILD=0 bench_start
 [ "${WAL_LEVEL:-replica}" = replica ] || bench_wal_level "$WAL_LEVEL"
 create_usertable
+case " $METHODS " in
+*" leaf_toast "*) bpsql -c "SELECT petagen.create_table('toasttable', fields => 2, fieldlength => 3000)" ;;
+esac
 log "instance up on port $BENCH_PORT; N=$N ROUNDS=$ROUNDS KEYS=$KEYS; revisions ${REVS[*]}"
 
 declare -A RATE CPU WAL BPR RES
@@ -78,7 +91,8 @@ for r in $(seq 1 "$ROUNDS"); do
     for m in $METHODS; do
         for rev in "${REVS[@]}"; do
             install_rev "$rev"
-            bpsql -c "TRUNCATE usertable" -c "CHECKPOINT"
+            t=$(table_of "$m"); rows=$(rows_of "$m")
+            bpsql -c "TRUNCATE $t" -c "CHECKPOINT"
             if [ "$m" = leaf_nopk ]; then bpsql -c "ALTER TABLE usertable DROP CONSTRAINT usertable_pkey"; fi
             lsn=$(bval "SELECT pg_current_wal_lsn()")
             cpu0=$(server_cpu_us)
@@ -86,18 +100,18 @@ for r in $(seq 1 "$ROUNDS"); do
             cpu1=$(server_cpu_us)
             wal=$(bval "SELECT round(pg_wal_lsn_diff(pg_current_wal_lsn(), '$lsn')
                         / sum(pg_table_size(relid) + pg_indexes_size(relid)), 3)
-                        FROM pg_partition_tree('usertable') WHERE isleaf")
-            res=$(resident_share)
+                        FROM pg_partition_tree('$t') WHERE isleaf")
+            res=$(resident_share "$t")
             bpr=$(bval "SELECT round((pg_wal_lsn_diff(pg_current_wal_lsn(), '$lsn')
-                        + sum(pg_table_size(relid) + pg_indexes_size(relid))) / $N)
-                        FROM pg_partition_tree('usertable') WHERE isleaf")
-            n=$(bval "SELECT count(*) FROM usertable")
-            [ "$n" = "$N" ] || { echo "$rev $m loaded $n rows, not $N" >&2; exit 1; }
+                        + sum(pg_table_size(relid) + pg_indexes_size(relid))) / $rows)
+                        FROM pg_partition_tree('$t') WHERE isleaf")
+            n=$(bval "SELECT count(*) FROM $t")
+            [ "$n" = "$rows" ] || { echo "$rev $m loaded $n rows, not $rows" >&2; exit 1; }
             if [ "$m" = leaf_nopk ]; then
                 bpsql -c "TRUNCATE usertable" -c "ALTER TABLE usertable ADD PRIMARY KEY (ycsb_key)"
             fi
-            rate=$(awk -v n="$N" -v ms="$ms" 'BEGIN{printf "%.0f", n / (ms / 1000)}')
-            cpu=$(awk -v n="$N" -v c="$((cpu1 - cpu0))" 'BEGIN{printf "%.2f", c / n}')
+            rate=$(awk -v n="$rows" -v ms="$ms" 'BEGIN{printf "%.0f", n / (ms / 1000)}')
+            cpu=$(awk -v n="$rows" -v c="$((cpu1 - cpu0))" 'BEGIN{printf "%.2f", c / n}')
             RATE[$m,$rev]="${RATE[$m,$rev]:-} $rate"
             CPU[$m,$rev]="${CPU[$m,$rev]:-} $cpu"
             WAL[$m,$rev]="${WAL[$m,$rev]:-} $wal"
@@ -115,7 +129,7 @@ ceiling() {
 }
 
 {
-    echo "# petagen $N-row loads: ${REVS[0]} (A) vs ${REVS[1]} (B)"
+    echo "# petagen $N-row loads ($N_TOAST rows for leaf_toast): ${REVS[0]} (A) vs ${REVS[1]} (B)"
     echo
     bench_env
     echo "- keys => '$KEYS'; $ROUNDS rounds; per round each method loads once with each revision, alternating; medians"

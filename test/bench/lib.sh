@@ -213,17 +213,19 @@ dd_direct_mb_s() {
     rm -f "$f"
 }
 
-# The share, in percent, of the bytes of the files of usertable's leaves
-# that the page cache holds (fincore(1), util-linux: mincore() of each
-# file): "heap%/all%", heap = every fork and segment of the leaves, all =
-# with their indexes.
+# The share, in percent, of the bytes of the files of the leaves of table
+# $1 (default usertable) that the page cache holds (fincore(1),
+# util-linux: mincore() of each file): "heap%/all%", heap = every fork and
+# segment of the leaves and of their TOAST tables, all = with their
+# indexes.
 resident_share() {
-    local data=$BENCH_DIR/data kind p f heap="" all=""
+    local data=$BENCH_DIR/data kind p f heap="" all="" table=${1:-usertable}
     for kind in heap all; do
         local files=()
-        for p in $(bval "SELECT pg_relation_filepath(c.oid) FROM pg_partition_tree('usertable') t
-                         JOIN pg_class c ON c.oid = t.relid OR ('$kind' = 'all' AND c.oid IN
-                           (SELECT indexrelid FROM pg_index WHERE indrelid = t.relid))
+        for p in $(bval "SELECT pg_relation_filepath(c.oid) FROM pg_partition_tree('$table') t
+                         JOIN pg_class l ON l.oid = t.relid
+                         JOIN pg_class c ON c.oid IN (l.oid, l.reltoastrelid) OR ('$kind' = 'all' AND c.oid IN
+                           (SELECT indexrelid FROM pg_index WHERE indrelid IN (l.oid, l.reltoastrelid)))
                          WHERE t.isleaf"); do
             for f in "$data/$p" "$data/$p".[0-9]* "$data/$p"_*; do
                 if [ -e "$f" ]; then files+=("$f"); fi

@@ -14,9 +14,15 @@
 # one followed by pg_ctl -m immediate right after it is done, so that
 # crash recovery replays its WAL (or, at minimal, finds the leaves synced
 # at commit); and one of values of 4,000 characters, stored out of line
-# in each leaf's TOAST table.  After a crash mid-leaf the leaves in
-# flight are empty and resume() finishes the job.  Each load is then
-# exact (check_load_exact: verify(), the generator's rows once each,
+# in each leaf's TOAST table, whose pages never go through shared buffers
+# (pg_statio_all_tables, and pg_buffercache where the server has it) and
+# which pass the checks of the leaves' pages too (check_toast_pages:
+# verify_heapam, pg_check_frozen, an all-frozen visibility map, the TOAST
+# index with heapallindexed), on the standby as well; on the primary, the
+# same load of more rows whose worker is killed mid-leaf, with part of a
+# TOAST table written.  After a crash mid-leaf the leaves in flight are
+# empty and resume() finishes the job.  Each load is then exact
+# (check_load_exact: verify(), the generator's rows once each,
 # bt_index_check with heapallindexed), the crashed one's rows as before
 # its crash; amcheck's verify_heapam and pg_visibility find nothing
 # (check_leaf_pages: every row on an all-frozen page, the visibility map
@@ -41,6 +47,8 @@ my $rows = 30000;
 my @tables = qw(safe_clean safe_kill safe_immediate safe_recovery);
 my $toast_rows = 2000;
 my $toast_args = ', fieldlength => 4000';
+# enough rows that a TOAST leaf is held mid-leaf (batches of about 1 MB)
+my $toast_kill_rows = 8000;
 
 # A new server with data checksums (wal_level = replica if $streaming,
 # else minimal) that restarts after a crash, with the extensions the
@@ -62,25 +70,28 @@ wal_skip_threshold = 0
 	return $node;
 }
 
-# Start a leaf load of $rows rows into a new 8-leaf table on $node;
-# returns the job.
+# Start a leaf load of $n rows (default $rows) into a new 8-leaf table on
+# $node, of one field of 4,000 characters if $toast; returns the job.
 sub start_leaf_job
 {
-	my ($node, $table) = @_;
-	$node->safe_psql('postgres', "SELECT petagen.create_table('$table')");
+	my ($node, $table, $n, $toast) = @_;
+	$n //= $rows;
+	my $args = $toast ? $toast_args : '';
+	$node->safe_psql('postgres', "SELECT petagen.create_table('$table'"
+		  . ($toast ? ', fields => 1, fieldlength => 4000' : '') . ')');
 	return $node->safe_psql('postgres',
-		"SELECT petagen.start($rows, workers => 2, \"table\" => '$table', method => 'leaf')");
+		"SELECT petagen.start($n, workers => 2, \"table\" => '$table', method => 'leaf'$args)");
 }
 
-# Hold both workers of a new leaf load of $table on $node in leaves
-# $first and up, each with part of its leaf written; flush what of it is
-# in shared buffers.  Returns the job, the leaf worker 0 holds and its
-# keys written.
+# Hold both workers of a new leaf load of $table on $node ($n rows,
+# $toast: as start_leaf_job()) in leaves $first and up, each with part of
+# its leaf written; flush what of it is in shared buffers.  Returns the
+# job, the leaf worker 0 holds and its keys written.
 sub start_held_mid_leaf
 {
-	my ($node, $table, $first) = @_;
+	my ($node, $table, $first, $n, $toast) = @_;
 	set_debug_pause($node, "mid_chunk:$first");
-	my $job = start_leaf_job($node, $table);
+	my $job = start_leaf_job($node, $table, $n, $toast);
 	wait_for_debug_pause($node, $job, 2);
 	my ($leaf, $done) = split /\|/, $node->safe_psql('postgres',
 		"SELECT leaf, done FROM petagen.status_details($job) WHERE worker = 0");
@@ -89,12 +100,14 @@ sub start_held_mid_leaf
 	return ($job, $leaf, $done);
 }
 
-# After the crash of a job held by start_held_mid_leaf(): the leaves in
-# flight are empty; resume() finishes the job, exactly once; worker 0 was
-# held before the end of its leaf.
+# After the crash of a job held by start_held_mid_leaf() (of $n rows,
+# default $rows, and start() arguments $args): the leaves in flight are
+# empty; resume() finishes the job, exactly once; worker 0 was held before
+# the end of its leaf.
 sub check_resumed
 {
-	my ($node, $job, $table, $leaf, $done, $what) = @_;
+	my ($node, $job, $table, $leaf, $done, $what, $n, $args) = @_;
+	$n //= $rows;
 	ok( poll_after_crash(
 			$node, "SELECT state FROM petagen.status($job)", 'interrupted'),
 		"$what: after the restart the job is interrupted");
@@ -104,7 +117,7 @@ sub check_resumed
 	set_debug_pause($node, '');
 	is($node->safe_psql('postgres', "SELECT petagen.resume($job)"),
 		$job, "$what: resume() returns the job");
-	check_load_exact($node, $job, $table, $rows, $what);
+	check_load_exact($node, $job, $table, $n, $what, $args);
 	cmp_ok($done, '<', $node->safe_psql('postgres', "SELECT count(*) FROM $leaf"),
 		"$what: the worker was held before the end of its leaf");
 	is(orphan_files($node), '0',
@@ -124,7 +137,8 @@ sub leaf_hashes
 
 # A leaf load of $toast_rows rows of one field of 4,000 characters into a
 # new 8-leaf table safe_toast on $node, stored out of line (TOAST), checked
-# as the other loads; returns the job.
+# as the other loads, its TOAST tables too; none of their pages went
+# through shared buffers.  Returns the job.
 sub toast_load
 {
 	my ($node) = @_;
@@ -134,12 +148,42 @@ sub toast_load
 	my $job = $node->safe_psql('postgres',
 		"SELECT petagen.start($toast_rows, workers => 2, \"table\" => 'safe_toast'$toast_args,"
 		  . " method => 'leaf')");
+	wait_done($node, $job, "$name toast: the job is done", '180s');
+	is(toast_blocks_read($node, 'safe_toast', "$name toast"),
+		'0', "$name toast: no page of a TOAST table went through shared buffers");
+  SKIP:
+	{
+		my $buffers = toast_buffers($node, 'safe_toast');
+		skip 'no pg_buffercache', 1 unless defined $buffers;
+		is($buffers, '0', "$name toast: no shared buffer holds a page of a TOAST table");
+	}
 	check_load_exact($node, $job, 'safe_toast', $toast_rows, "$name toast", $toast_args);
 	is( $node->safe_psql('postgres',
 			"SELECT count(*) FROM pg_partition_tree('safe_toast') p JOIN pg_class c ON c.oid = p.relid"
 			  . " WHERE p.isleaf AND pg_relation_size(c.reltoastrelid) > 0"),
 		'8', "$name toast: every leaf's values are in its TOAST table");
 	check_leaf_pages($node, 'safe_toast', "$name toast");
+	check_toast_pages($node, 'safe_toast', "$name toast");
+	return $job;
+}
+
+# A leaf load of $toast_kill_rows rows like toast_load()'s into a new
+# table safe_toast_kill on $node, its worker 0 killed (SIGKILL) with part
+# of a leaf and of its TOAST table written; resumed, checked as
+# toast_load() checks.  Returns the job.
+sub toast_kill
+{
+	my ($node) = @_;
+	my $name = $node->name;
+	my ($job, $leaf, $done) =
+	  start_held_mid_leaf($node, 'safe_toast_kill', 1, $toast_kill_rows, 1);
+	my $pid = $node->safe_psql('postgres',
+		"SELECT pid FROM petagen.status_workers($job) WHERE worker = 0");
+	ok(kill('KILL', $pid), "$name toast kill: SIGKILL sent to worker 0");
+	check_resumed($node, $job, 'safe_toast_kill', $leaf, $done, "$name toast kill",
+		$toast_kill_rows, $toast_args);
+	check_leaf_pages($node, 'safe_toast_kill', "$name toast kill");
+	check_toast_pages($node, 'safe_toast_kill', "$name toast kill");
 	return $job;
 }
 
@@ -193,14 +237,17 @@ crash_and_resume($minimal);
 toast_load($minimal);
 my $jobs = crash_and_resume($primary);
 $jobs->{safe_toast} = toast_load($primary);
+$jobs->{safe_toast_kill} = toast_kill($primary);
 
 # The standby, once it has replayed the primary's WAL, read-only.
 $primary->wait_for_catchup($standby);
-foreach my $table (@tables, 'safe_toast')
+my %toasted = (safe_toast => $toast_rows, safe_toast_kill => $toast_kill_rows);
+foreach my $table (@tables, sort keys %toasted)
 {
-	my ($n, $args) = $table eq 'safe_toast' ? ($toast_rows, $toast_args) : ($rows, '');
+	my ($n, $args) = $toasted{$table} ? ($toasted{$table}, $toast_args) : ($rows, '');
 	check_load_exact($standby, $jobs->{$table}, $table, $n, "standby $table", $args);
 	check_leaf_pages($standby, $table, "standby $table");
+	check_toast_pages($standby, $table, "standby $table") if $toasted{$table};
 	my $hashes = leaf_hashes($primary, $table);
 	like($hashes, qr/^(\S+ [0-9a-f]{32} ?){8}$/, "$table: each of the 8 leaves hashed");
 	is(leaf_hashes($standby, $table), $hashes,

@@ -11,7 +11,17 @@
 #    bt_index_check with heapallindexed pass, and the exactly-once checks
 #    of a leaf job hold;
 #  - rows over TOAST_TUPLE_THRESHOLD (two 3,000-character fields) go to the
-#    leaves' TOAST tables and read back as the generator makes them;
+#    leaves' TOAST tables and read back as the generator makes them; no
+#    page of a TOAST table goes through shared buffers
+#    (pg_statio_all_tables, and pg_buffercache where the server has it);
+#    the TOAST tables pass verify_heapam and pg_check_frozen, their pages
+#    are all-frozen in the map, their indexes pass bt_index_check with
+#    heapallindexed;
+#  - rows whose values the toaster compresses (pglz, or lz4 where the
+#    server has it), moves out of line, or both, are stored exactly as a
+#    chunk load of the same rows stores them (pg_column_size and
+#    pg_column_compression of every value, the TOAST tables' chunks) and
+#    read back the same;
 #  - a CHECK constraint is enforced row by row: a row in the middle of a
 #    leaf, after pages of the leaf went to storage, fails the job with
 #    23514 and the leaf stays empty, no file of it left behind;
@@ -157,6 +167,7 @@ sub run_cases
 	$node->safe_psql('postgres',
 		"SELECT petagen.create_table('wide', fields => 2, fieldlength => $wide_length)");
 	($job) = leaf_load($node, 'wide', $wide_rows, "fieldlength => $wide_length");
+	toast_unbuffered($node, 'wide', "$wal_level, wide");
 	check_load_exact($node, $job, 'wide', $wide_rows, "$wal_level, wide",
 		", fieldlength => $wide_length");
 	cmp_ok( $node->safe_psql('postgres',
@@ -165,6 +176,8 @@ sub run_cases
 		'>', $wide_rows * $wide_length,
 		"$wal_level, wide: the long values are in the leaves' TOAST tables");
 	pages_sound($node, 'wide', "$wal_level, wide");
+	check_toast_pages($node, 'wide', "$wal_level, wide");
+	toasted_as_insert($node, $wal_level);
 
 	# A CHECK constraint that the 50,000th row violates, in the middle of
 	# its leaf: one worker, one leaf after the other.
@@ -204,6 +217,115 @@ sub run_cases
 	$node->stop;
 	command_ok([ 'pg_checksums', '--check', '-D', $node->data_dir ],
 		"$wal_level: pg_checksums --check passes");
+}
+
+# No page of the TOAST tables of $table's leaves on $node went through
+# shared buffers: to be checked before anything reads them.
+sub toast_unbuffered
+{
+	my ($node, $table, $what) = @_;
+	is(toast_blocks_read($node, $table, $what),
+		'0', "$what: no page of a TOAST table went through shared buffers");
+  SKIP:
+	{
+		my $buffers = toast_buffers($node, $table);
+		skip 'no pg_buffercache', 1 unless defined $buffers;
+		is($buffers, '0', "$what: no shared buffer holds a page of a TOAST table");
+	}
+}
+
+# A new 8-leaf table $table on $node whose rows the toaster treats in
+# every way: field0 (3,000 characters, storage EXTENDED) does not compress
+# and goes out of line, field1 (storage EXTERNAL) goes out of line
+# uncompressed, twice (field0 twice over after its first 400 characters,
+# generated: pglz gives up on a value with nothing to compress in its
+# first kilobyte) compresses, with lz4 where the server has it, and still
+# goes out of line, and main_pad (a default of 16,000 bytes, storage
+# MAIN) compresses in line.
+sub toasty_table
+{
+	my ($node, $table, $lz4) = @_;
+	my $alter = 'ALTER COLUMN field1 SET STORAGE EXTERNAL, ALTER COLUMN main_pad SET STORAGE MAIN'
+	  . ($lz4 ? ', ALTER COLUMN twice SET COMPRESSION lz4' : '');
+	$node->safe_psql('postgres', qq{
+SELECT petagen.create_table('$table', fields => 2, fieldlength => $wide_length);
+ALTER TABLE $table ADD COLUMN twice text
+    GENERATED ALWAYS AS (left(field0, 400) || field0 || field0) STORED,
+  ADD COLUMN main_pad text DEFAULT repeat('petagen ', 2000);
+DO \$\$ DECLARE r record; BEGIN
+  FOR r IN SELECT relid FROM pg_partition_tree('$table') LOOP
+    EXECUTE format('ALTER TABLE %s $alter', r.relid::regclass);
+  END LOOP;
+END \$\$;});
+}
+
+# The rows of the TOAST tables of $table's leaves on $node: how many, of
+# how many values, and each chunk's sequence number and length.
+sub toast_chunks
+{
+	my ($node, $table) = @_;
+	my $union = $node->safe_psql('postgres',
+		"SELECT string_agg(format('SELECT tableoid, chunk_id, chunk_seq,"
+		  . " octet_length(chunk_data) AS len FROM %s', c.reltoastrelid::regclass), ' UNION ALL ')"
+		  . " FROM pg_partition_tree('$table') p JOIN pg_class c ON c.oid = p.relid WHERE p.isleaf");
+	return $node->safe_psql('postgres',
+		"SELECT count(*), count(DISTINCT (tableoid, chunk_id)),"
+		  . " md5(string_agg(chunk_seq || ':' || len, ',' ORDER BY chunk_seq, len)) FROM ($union) x");
+}
+
+# The rows of toasty_table()'s shape stored by a leaf load on $node as an
+# INSERT (a chunk load of the same rows) stores them: every value
+# compressed, with the same method, or not, in line or out of line alike
+# (pg_column_size, pg_column_compression), the TOAST tables' rows of the
+# same number of values, the same chunks, and the rows read back the same.
+sub toasted_as_insert
+{
+	my ($node, $what) = @_;
+	my $n = 1000;
+	my $lz4 = $node->safe_psql('postgres',
+		"SELECT count(*) FROM pg_settings WHERE name = 'default_toast_compression'"
+		  . " AND 'lz4' = ANY (enumvals)");
+	my %job;
+	foreach my $method ('leaf', 'chunk')
+	{
+		toasty_table($node, "toasty_$method", $lz4);
+		$job{$method} = $node->safe_psql('postgres',
+			qq{SELECT petagen.start($n, workers => 2, "table" => 'toasty_$method',}
+			  . qq{ method => '$method', fieldlength => $wide_length)});
+		wait_done($node, $job{$method}, "$what, toasty $method: the job is done", '300s');
+	}
+	toast_unbuffered($node, 'toasty_leaf', "$what, toasty");
+	my $stored = sub {
+		my ($t) = @_;
+		return join(', ', map { "pg_column_size($t.$_), pg_column_compression($t.$_)" }
+			  qw(field0 field1 twice main_pad));
+	};
+	is( seqscan_psql($node,
+			"SELECT count(*) FROM toasty_leaf l FULL JOIN toasty_chunk c USING (ycsb_key)"
+			  . " WHERE ROW(" . $stored->('l') . ") IS DISTINCT FROM ROW(" . $stored->('c') . ")"),
+		'0', "$what, toasty: every value is stored as an INSERT stores it");
+	is( seqscan_psql($node,
+			"SELECT count(*) FILTER (WHERE pg_column_compression(twice) = '"
+			  . ($lz4 ? 'lz4' : 'pglz') . "'), count(*) FILTER (WHERE"
+			  . " pg_column_compression(main_pad) IS NOT NULL), count(*) FILTER (WHERE"
+			  . " pg_column_compression(field0) IS NULL) FROM toasty_leaf"),
+		"$n|$n|$n", "$what, toasty: the values compress as the columns say");
+	my $chunks = toast_chunks($node, 'toasty_leaf');
+	like($chunks, qr/^\d+\|@{[3 * $n]}\|[0-9a-f]{32}$/,
+		"$what, toasty: three values of each row are in the TOAST tables");
+	is($chunks, toast_chunks($node, 'toasty_chunk'),
+		"$what, toasty: the TOAST tables hold the chunks an INSERT writes");
+	is( seqscan_psql($node,
+			"SELECT md5(string_agg(md5(t::text), '' ORDER BY ycsb_key)) FROM toasty_leaf t"),
+		seqscan_psql($node,
+			"SELECT md5(string_agg(md5(t::text), '' ORDER BY ycsb_key)) FROM toasty_chunk t"),
+		"$what, toasty: every value reads back as the chunk load's");
+	is( $node->safe_psql('postgres',
+			"SELECT count(*) FILTER (WHERE ok) FROM petagen.verify($job{leaf}::bigint)"),
+		'8', "$what, toasty: verify() is ok on every leaf");
+	pages_sound($node, 'toasty_leaf', "$what, toasty");
+	check_toast_pages($node, 'toasty_leaf', "$what, toasty");
+	$node->safe_psql('postgres', 'DROP TABLE toasty_leaf, toasty_chunk');
 }
 
 # A leaf of more pages than a segment file holds, on $node: one leaf,

@@ -12,7 +12,8 @@ use Time::HiRes qw(usleep);
 our @EXPORT = qw(petagen_node usertable_node wait_done bench_node
   skip_unless_contrib ycsb_table_sql seqscan_psql try_sql error_of set_setting
   set_debug_pause wait_for_debug_pause poll_after_crash check_load_exact
-  rows_off_frozen_pages check_leaf_pages routing_dir routing_files orphan_files count_within run_bench
+  rows_off_frozen_pages check_leaf_pages check_toast_pages toast_blocks_read
+  toast_buffers routing_dir routing_files orphan_files count_within run_bench
   last_integrity_errors bench_with_stall);
 
 # A started node $name: initdb with the options @init, then the
@@ -274,6 +275,67 @@ sub check_leaf_pages
 			  . " count(*) FILTER (WHERE v.all_frozen) > 0"
 			  . " FROM $leaves, pg_visibility(p.relid) v WHERE p.isleaf"),
 		'0|t', "$what: every all-visible page of the map is all-frozen and PD_ALL_VISIBLE");
+}
+
+# The checks of the TOAST tables of the leaves of $table on $node after a
+# leaf load that stored values of every leaf there (amcheck and
+# pg_visibility, created by the test; read-only, so a hot standby runs
+# them too): verify_heapam finds nothing in any of them, pg_check_frozen
+# no tuple, every page is all-visible and all-frozen in the visibility map,
+# and each TOAST index passes bt_index_check with heapallindexed.
+sub check_toast_pages
+{
+	my ($node, $table, $what) = @_;
+	my $toast = "WITH t AS MATERIALIZED (SELECT c.reltoastrelid AS oid,"
+	  . " pg_relation_size(c.reltoastrelid) / current_setting('block_size')::int AS blocks"
+	  . " FROM pg_partition_tree('$table') p JOIN pg_class c ON c.oid = p.relid"
+	  . " WHERE p.isleaf) ";
+	is( $node->safe_psql('postgres',
+			"$toast SELECT (SELECT count(*) FROM t, verify_heapam(t.oid)),"
+			  . " (SELECT count(*) FROM t, pg_check_frozen(t.oid)),"
+			  . " (SELECT count(*) FROM t, pg_visibility_map_summary(t.oid) s WHERE NOT"
+			  . "  (t.blocks > 0 AND s.all_visible = t.blocks AND s.all_frozen = t.blocks)),"
+			  . " (SELECT count(*) FROM (SELECT bt_index_check(i.indexrelid, true)"
+			  . "  FROM t JOIN pg_index i ON i.indrelid = t.oid) c)"),
+		'0|0|0|8',
+		"$what: every leaf's TOAST table is sound, all-frozen, and its index complete");
+}
+
+# Blocks of the main forks of the TOAST tables of $table's leaves on $node
+# read or found in shared buffers, once the statistics of the workers that
+# stored values in each of them are in (their inserts are counted): what
+# pg_statio_all_tables counts beyond the pages of their visibility maps,
+# which index_build() reads on some majors (index_update_stats()).
+sub toast_blocks_read
+{
+	my ($node, $table, $what) = @_;
+	my $toast = "FROM pg_partition_tree('$table') p JOIN pg_class c ON c.oid = p.relid"
+	  . " JOIN %s s ON s.relid = c.reltoastrelid WHERE p.isleaf";
+	ok( $node->poll_query_until('postgres',
+			'SELECT bool_and(n_tup_ins > 0) ' . sprintf($toast, 'pg_stat_all_tables')),
+		"$what: the workers' statistics count the rows of every TOAST table");
+	return $node->safe_psql('postgres',
+		'SELECT sum(greatest(heap_blks_read + heap_blks_hit'
+		  . " - pg_relation_size(c.reltoastrelid, 'vm') / current_setting('block_size')::int, 0)) "
+		  . sprintf($toast, 'pg_statio_all_tables'));
+}
+
+# Shared buffers holding a page of the main fork of the TOAST table of a
+# leaf of $table on $node, or undef where the server has no pg_buffercache
+# (created here if it has).
+sub toast_buffers
+{
+	my ($node, $table) = @_;
+	return undef
+	  unless $node->safe_psql('postgres',
+		"SELECT count(*) FROM pg_available_extensions WHERE name = 'pg_buffercache'");
+	$node->safe_psql('postgres', 'CREATE EXTENSION IF NOT EXISTS pg_buffercache');
+	return $node->safe_psql('postgres',
+		"SELECT count(*) FROM pg_buffercache b JOIN pg_class c"
+		  . " ON b.relfilenode = pg_relation_filenode(c.reltoastrelid)"
+		  . " JOIN pg_partition_tree('$table') p ON p.relid = c.oid"
+		  . " WHERE p.isleaf AND b.relforknumber = 0"
+		  . " AND b.reldatabase = (SELECT oid FROM pg_database WHERE datname = current_database())");
 }
 
 # The routing directory of leaf job $job in database $db (default
