@@ -62,7 +62,7 @@ BEGIN
                          format('straggler %s%% of median: %s', round(100 * n.wrate / n.median),
                                 coalesce(substring(n.j->>'waits' from '^[^%]*%'), 'waits unknown'))
                          || coalesce(', ' || (n.j->>'io'), '')
-                     ELSE n.j->>'reason' END, 57)
+                     ELSE n.j->>'reason' END, 54)
     FROM n
     UNION ALL
     SELECT 'total',
