@@ -641,7 +641,7 @@ petagen_job_waits(PG_FUNCTION_ARGS)
 	dsm_segment *seg;
 	JobShared  *shared = status_attach_live(PG_GETARG_INT64(0), &def, &seg);
 	WaitProfile waits;
-	char	   *text;
+	char	   *shares;
 
 	if (shared == NULL)
 		PG_RETURN_NULL();
@@ -651,10 +651,10 @@ petagen_job_waits(PG_FUNCTION_ARGS)
 			job_worker_alive(&shared->workers[i]))
 			waits_read(&shared->workers[i], &waits);
 	dsm_detach(seg);
-	text = waits_limits_text(&waits);
-	if (text == NULL)
+	shares = waits_limits_text(&waits);
+	if (shares == NULL)
 		PG_RETURN_NULL();
-	PG_RETURN_TEXT_P(cstring_to_text(text));
+	PG_RETURN_TEXT_P(cstring_to_text(shares));
 }
 
 PG_FUNCTION_INFO_V1(petagen_recent_rate);

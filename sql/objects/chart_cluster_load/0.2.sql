@@ -2,8 +2,8 @@
 -- written over the time since the cluster job started, one line per node,
 -- so that a node loading slower than the others shows at a glance.  Each
 -- node's history is its own job's load_rates() (its progress_log), read on
--- the node through _on_node(); a node that cannot be reached is named in
--- the subtitle and left out.
+-- the node through _on_node(); a node that cannot be reached (or whose job
+-- is gone) is named in the subtitle and left out.
 CREATE OR REPLACE FUNCTION @extschema@.chart_cluster_load(cluster_job bigint)
 RETURNS text
 LANGUAGE plpgsql VOLATILE
@@ -55,7 +55,7 @@ BEGIN
      WHERE span >= above ORDER BY above DESC LIMIT 1;
     ts := ARRAY(SELECT t / div FROM unnest(ts) WITH ORDINALITY AS u(t, o) ORDER BY o);
     RETURN @extschema@._svg_document(format('Cluster job %s: load rate per node', cluster_job),
-        format('%s on %s nodes%s', tab, nodes, coalesce('; unreachable: ' || missing, '')),
+        format('%s on %s nodes%s', tab, nodes, coalesce('; no history from ' || missing, '')),
         @extschema@._svg_panel(90, 56, 560, 180, NULL, 'rows/s', s, ts, rps, xmin => 0, ymin => 0)
         || @extschema@._svg_panel(90, 280, 560, 140, format('time since the cluster job started (%s)', unit),
                                  'rows written', s, ts, total, xmin => 0, ymin => 0));
