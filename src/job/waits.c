@@ -348,7 +348,7 @@ history_rate(JobShared *shared, double window_s)
 		if (at <= from)
 		{
 			double		frac = after_at > at ?
-				(double) (from - at) / (after_at - at) : 0;
+			(double) (from - at) / (after_at - at) : 0;
 			double		rows_then = rows + (after_rows - rows) * frac;
 
 			return Max(now_rows - rows_then, 0) / window_s;
