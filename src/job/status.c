@@ -563,11 +563,7 @@ status_worker_row(ReturnSetInfo *rsinfo, JobShared *shared, int index,
 		values[SW_WAITS] = CStringGetTextDatum(waits_events_text(&waits));
 		values[SW_BOUND] = CStringGetTextDatum(waits_limit_name(waits_bound(&waits)));
 	}
-
-	/*
-	 * status_workers(): why it waits, else what it waits on, else how it
-	 * writes
-	 */
+	/* status_workers(): why it waits, else its waits, else how it writes */
 	status_put(rsinfo, values, nulls, details,
 			   w.reason[0] == '\0' && limits != NULL ? limits : NULL);
 }

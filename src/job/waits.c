@@ -347,10 +347,12 @@ history_rate(JobShared *shared, double window_s)
 			continue;
 		if (at <= from)
 		{
-			double		frac = after_at > at ?
-			(double) (from - at) / (after_at - at) : 0;
-			double		rows_then = rows + (after_rows - rows) * frac;
+			double		frac = 0;
+			double		rows_then;
 
+			if (after_at > at)
+				frac = (double) (from - at) / (after_at - at);
+			rows_then = rows + (after_rows - rows) * frac;
 			return Max(now_rows - rows_then, 0) / window_s;
 		}
 		after_at = at;
