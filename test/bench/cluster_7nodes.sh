@@ -99,8 +99,13 @@ while ! all_ended "$cj"; do
     ms=$(time_n1 "SELECT * FROM petagen.cluster_status($cj)")
     status_ms+=("$ms")
     cp "$DIR/last.out" "$DIR/status_during.out"
+    node_psql 1 -P footer=off -c "SELECT worker, phase, state, rows_per_s, waits, bound
+        FROM petagen.status_details((SELECT job FROM petagen.cluster_jobs
+                                     WHERE cluster_job = $cj AND node = 'node1'))
+        WHERE worker IS NOT NULL" >"$DIR/waits_${#status_ms[@]}.out"
     log "cluster_status(): $ms ms"
 done
+waits_mid=$(cat "$DIR/waits_$(( (${#status_ms[@]} + 1) / 2 )).out")
 wait_ms=$(time_n1 "SELECT * FROM petagen.cluster_wait($cj)")
 t1=$(date +%s.%N)
 wait_out=$(cat "$DIR/last.out")
@@ -134,6 +139,13 @@ width=$(echo "$straggler" | awk '{ if (length($0) > w) w = length($0) } END { pr
 workers3=$(node_psql 3 -f - <<SQL
 \\pset footer off
 SELECT * FROM petagen.status_workers($job3);
+SELECT worker, state, rows_per_s, waits, bound FROM petagen.status_details($job3) WHERE worker IS NOT NULL;
+SQL
+)
+fast1=$(node_psql 1 -f - <<SQL
+\\pset footer off
+SELECT worker, state, rows_per_s, waits, bound FROM petagen.status_details(
+    (SELECT job FROM petagen.cluster_jobs WHERE cluster_job = $cj2 AND node = 'node1')) WHERE worker IS NOT NULL;
 SQL
 )
 n1 "SELECT petagen.chart_cluster_load($cj2)" >"$RESULTS_DIR/cluster_7nodes_straggler.svg"
@@ -164,6 +176,12 @@ med=$(median "${status_ms[@]}")
     grep -v '^Time:' "$DIR/status_during.out"
     echo '```'
     echo
+    echo "node1's worker halfway through the load (status_details(), on node1):"
+    echo
+    echo '```text'
+    echo "$waits_mid"
+    echo '```'
+    echo
     echo "cluster_wait() and cluster_verify() (per node, then the total):"
     echo
     echo '```text'
@@ -183,10 +201,16 @@ med=$(median "${status_ms[@]}")
     echo "$straggler"
     echo '```'
     echo
-    echo "status_workers() of node3's job, on node3:"
+    echo "status_workers() and the workers' waits in status_details() of node3's job, on node3:"
     echo
     echo '```text'
     echo "$workers3"
+    echo '```'
+    echo
+    echo "node1's worker, throttled to 3 MB/s, for comparison:"
+    echo
+    echo '```text'
+    echo "$fast1"
     echo '```'
     echo
     echo "![node3 straggling](cluster_7nodes_straggler.svg)"
