@@ -117,7 +117,8 @@ waits_limit(uint32 info)
 	}
 	if (strcmp(type, "LWLock") == 0)
 		return strncmp(name, "WAL", 3) == 0 ? WAIT_WAL : WAIT_LOCKS;
-	if (strcmp(type, "Lock") == 0 || strcmp(type, "BufferPin") == 0)
+	if (strcmp(type, "Lock") == 0 || strcmp(type, "BufferPin") == 0 ||
+		strcmp(name, "SpinDelay") == 0)
 		return WAIT_LOCKS;
 	/* a worker's own sleeps (max_rate, the disk reserve) are Extension waits */
 	if (strcmp(type, "Extension") == 0 || strcmp(type, "Timeout") == 0)
