@@ -11,7 +11,8 @@ CREATE SCHEMA b43;
 SET search_path = b43, public;
 
 SELECT petagen.create_table('t', 4, fields => 2);
-SELECT petagen.start(20000, workers => 1, "table" => 'b43.t', fieldlength => 10) AS job \gset
+SELECT petagen.start(20000, workers => 1, "table" => 'b43.t', fieldlength => 10,
+                     method => 'leaf') AS job \gset
 SELECT petagen.wait(:job);
 
 SELECT plan(12);
@@ -40,5 +41,7 @@ SELECT throws_ok('SELECT petagen.chart_cluster_load(NULL)', '22004',
 SELECT throws_ok('SELECT petagen.chart_cluster_load(4242)', '42704',
                  'cluster job 4242 does not exist', 'chart_cluster_load() of no such cluster job');
 SELECT * FROM finish();
-SELECT petagen.forget(:job);
+SET client_min_messages = warning;
+SELECT state FROM petagen.forget(:job);
+RESET client_min_messages;
 DROP SCHEMA b43 CASCADE;
