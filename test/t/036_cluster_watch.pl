@@ -80,7 +80,7 @@ for my $i (1 .. $n)
 {
 	is( on1("SELECT string_agg(leaf, ' ' ORDER BY leaf) FROM petagen.cluster_verify($cj)"
 			  . " WHERE node = 'node$i'"),
-		join(' ', sort(node_leaves($i, $n, $parts))),
+		join(' ', sort(map { "public.$_" } node_leaves($i, $n, $parts))),
 		"cluster_verify(): node$i verified the leaves it stores");
 }
 my $svg = on1("SELECT petagen.chart_cluster_load($cj)");
@@ -93,7 +93,7 @@ like(error_of($node1, 'SELECT petagen.chart_cluster_load(4242)'),
 # alter().
 set_setting($node1, 'straggler_window', '20s');
 my $window = 20;
-$cj = on1("SELECT petagen.cluster_start(1e6, first => $rows, workers => 1, chunk_rows => 5000,"
+$cj = on1("SELECT petagen.cluster_start(3e6, first => $rows, workers => 1, chunk_rows => 5000,"
 	  . " method => 'chunk', max_rate => '2MB')");
 my $job2 = job_of($cj, 'node2');
 my $loading_all = "SELECT count(*) FROM petagen.cluster_status($cj)"

@@ -1,7 +1,8 @@
 -- petagen.cluster_verify(cluster_job): verify() of a cluster job's key
 -- space, every leaf once, on the node that stores it: each node verifies
 -- its own job's local leaves (_verify_local(), a scan of each leaf on its
--- own disks, nothing read over the network), and each row names the node.
+-- own disks, nothing read over the network), and each row names the node
+-- and the leaf, schema-qualified.
 -- A node that fails or cannot be reached is a row of its own, not ok, with
 -- its error (and a WARNING naming it); the others are still verified.
 CREATE OR REPLACE FUNCTION @extschema@.cluster_verify(cluster_job bigint,
@@ -18,7 +19,10 @@ DECLARE
 BEGIN
     FOR m IN SELECT * FROM @extschema@._cluster_members(cluster_job, 'petagen.cluster_verify()', false) LOOP
         r := @extschema@._on_node(m.node, m.kind, m.host, m.port, format(
-            'SELECT coalesce(pg_catalog.json_agg(v), ''[]'')::text FROM @extschema@._verify_local(%s::bigint) AS v',
+            'SELECT coalesce(pg_catalog.json_agg(pg_catalog.to_jsonb(v) || pg_catalog.jsonb_build_object('
+            '''leaf'', (SELECT pg_catalog.format(''%%I.%%I'', n.nspname, c.relname) FROM pg_catalog.pg_class AS c'
+            ' JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace WHERE c.oid = v.leaf))), ''[]'')::text'
+            ' FROM @extschema@._verify_local(%s::bigint) AS v',
             m.job));
         IF NOT r.ok THEN
             RAISE WARNING 'petagen.cluster_verify(): node "%" failed: %', m.node, r.error;
