@@ -150,7 +150,8 @@ $nodes[2]->safe_psql('postgres', "SELECT petagen.alter($job3, max_rate => '0')")
 ok( $nodes[2]->poll_query_until(
 		'postgres',
 		"SELECT count(*) FROM petagen.status_workers($job3) WHERE worker = 0 AND state = 'running'"
-		  . " AND reason ~ '^(CPU|data writes|syncs|WAL|locks|reads|sleep|other) [0-9]+%'"),
+		  . " AND reason ~ '^(CPU|data writes|syncs|WAL|locks|reads|sleep|other) [0-9]+%'",
+		'1'),
 	'status_workers(): a running worker shows the shares of the limits it waits on');
 is( on1("SELECT string_agg(node || ':' || (error IS NULL), ' ' ORDER BY node) FROM petagen.cluster_stop($cj)"
 		  . " WHERE node <> 'node3'"),
