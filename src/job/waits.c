@@ -31,6 +31,7 @@
 
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "storage/ipc.h"
 #include "storage/proc.h"
 #include "storage/procarray.h"
 #include "utils/timeout.h"
@@ -55,9 +56,14 @@ static const char *const wait_limit_names[WAIT_NLIMITS] = {
 	"CPU", "data writes", "syncs", "WAL", "locks", "reads", "sleep", "other"
 };
 
-/* This worker's ring, which its timer fills. */
-static WaitRing *waits_ring = NULL;
+/*
+ * This worker's ring, which its timer fills; NULL again before the worker
+ * unmaps the run's segment as it exits (waits_stop), as a last tick may
+ * still come.
+ */
+static WaitRing *volatile waits_ring = NULL;
 static TimestampTz waits_last = 0;
+static TimeoutId waits_timeout;
 
 /*
  * The timer's handler, in the signal handler: one sample of this worker's
@@ -66,31 +72,41 @@ static TimestampTz waits_last = 0;
 static void
 waits_sample(void)
 {
+	WaitRing   *ring = waits_ring;
 	TimestampTz now = GetCurrentTimestamp();
 	uint32		info = *(volatile uint32 *) my_wait_event_info;
 	int64		ms = (now - waits_last) / 1000;
 	uint64		n;
 
-	if (waits_ring == NULL)
+	if (ring == NULL)
 		return;
 	ms = Min(Max(ms, 1), WAIT_WINDOW_MS);
 	waits_last = now;
-	n = pg_atomic_read_u64(&waits_ring->next);
-	pg_atomic_write_u64(&waits_ring->samples[n % WAIT_SAMPLES],
+	n = pg_atomic_read_u64(&ring->next);
+	pg_atomic_write_u64(&ring->samples[n % WAIT_SAMPLES],
 						((uint64) info << 32) | (uint64) ms);
-	pg_atomic_write_u64(&waits_ring->last_at, (uint64) now);
-	pg_atomic_write_u64(&waits_ring->next, n + 1);
+	pg_atomic_write_u64(&ring->last_at, (uint64) now);
+	pg_atomic_write_u64(&ring->next, n + 1);
+}
+
+/* On exit, before the run's segment is unmapped: sample no more. */
+static void
+waits_stop(int code, Datum arg)
+{
+	waits_ring = NULL;
+	disable_timeout(waits_timeout, false);
 }
 
 /* As a worker: sample what this process waits on into ring from now on. */
 void
 waits_start(WaitRing *ring)
 {
-	TimeoutId	id = RegisterTimeout(USER_TIMEOUT, waits_sample);
-
+	waits_timeout = RegisterTimeout(USER_TIMEOUT, waits_sample);
 	waits_last = GetCurrentTimestamp();
 	waits_ring = ring;
-	enable_timeout_every(id, TimestampTzPlusMilliseconds(waits_last, WAIT_SAMPLE_MS),
+	before_shmem_exit(waits_stop, (Datum) 0);
+	enable_timeout_every(waits_timeout,
+						 TimestampTzPlusMilliseconds(waits_last, WAIT_SAMPLE_MS),
 						 WAIT_SAMPLE_MS);
 }
 
