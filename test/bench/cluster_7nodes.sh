@@ -120,7 +120,7 @@ load_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
 log "loaded in $load_s s; cluster_wait $wait_ms ms; cluster_verify $verify_ms ms: $exact"
 
 # 2. A straggler: every node at 3MB/s, node3 at 300kB/s by its own alter().
-node_psql 1 -q -c "ALTER SYSTEM SET petagen.straggler_window = '20s'" -c "SELECT pg_reload_conf()" >/dev/null
+node_psql 1 -q -c "LOAD 'petagen'" -c "ALTER SYSTEM SET petagen.straggler_window = '20s'" -c "SELECT pg_reload_conf()" >/dev/null
 cj2=$(n1 "SELECT petagen.cluster_start($((ROWS / 5)), first => $ROWS, workers => 1, method => 'chunk',
                                        max_rate => '3MB')")
 job3=$(n1 "SELECT job FROM petagen.cluster_jobs WHERE cluster_job = $cj2 AND node = 'node3'")
