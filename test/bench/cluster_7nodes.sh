@@ -98,14 +98,17 @@ while ! all_ended "$cj"; do
     sleep "$STATUS_EVERY"
     ms=$(time_n1 "SELECT * FROM petagen.cluster_status($cj)")
     status_ms+=("$ms")
-    cp "$DIR/last.out" "$DIR/status_during.out"
+    node_psql 1 -P footer=off -c "SELECT * FROM petagen.cluster_status($cj)" \
+        >"$DIR/status_${#status_ms[@]}.out"
     node_psql 1 -P footer=off -c "SELECT worker, phase, state, rows_per_s, waits, bound
         FROM petagen.status_details((SELECT job FROM petagen.cluster_jobs
                                      WHERE cluster_job = $cj AND node = 'node1'))
         WHERE worker IS NOT NULL" >"$DIR/waits_${#status_ms[@]}.out"
     log "cluster_status(): $ms ms"
 done
-waits_mid=$(cat "$DIR/waits_$(( (${#status_ms[@]} + 1) / 2 )).out")
+mid=$(( (${#status_ms[@]} + 1) / 2 ))
+waits_mid=$(cat "$DIR/waits_$mid.out")
+status_mid=$(cat "$DIR/status_$mid.out")
 wait_ms=$(time_n1 "SELECT * FROM petagen.cluster_wait($cj)")
 t1=$(date +%s.%N)
 wait_out=$(cat "$DIR/last.out")
@@ -170,13 +173,13 @@ med=$(median "${status_ms[@]}")
     echo "| cluster_wait() after the load | $wait_ms ms |"
     echo "| cluster_verify(), each node its own leaves | $verify_ms ms: $exact |"
     echo
-    echo "cluster_status() during the load (its last call before every node was done):"
+    echo "cluster_status() halfway through the load:"
     echo
     echo '```text'
-    grep -v '^Time:' "$DIR/status_during.out"
+    echo "$status_mid"
     echo '```'
     echo
-    echo "node1's worker halfway through the load (status_details(), on node1):"
+    echo "node1's worker at the same moment (status_details(), on node1):"
     echo
     echo '```text'
     echo "$waits_mid"
