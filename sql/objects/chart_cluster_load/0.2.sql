@@ -1,9 +1,11 @@
 -- petagen.chart_cluster_load(cluster_job): every node's load rate and rows
 -- written over the time since the cluster job started, one line per node,
 -- so that a node loading slower than the others shows at a glance.  Each
--- node's history is its own job's load_rates() (its progress_log), read on
--- the node through _on_node(); a node that cannot be reached (or whose job
--- is gone) is named in the subtitle and left out.
+-- node's history is its own job's load_rates() (its progress_log), from 0
+-- when the job was started to the live rate now if it loads (a node too
+-- slow to have committed its first chunk has no progress_log row yet), read
+-- on the node through _on_node(); a node that cannot be reached (or whose
+-- job is gone) is named in the subtitle and left out.
 CREATE OR REPLACE FUNCTION @extschema@.chart_cluster_load(cluster_job bigint)
 RETURNS text
 LANGUAGE plpgsql VOLATILE
@@ -28,9 +30,15 @@ BEGIN
       INTO hist, nodes
       FROM @extschema@._cluster_members(cluster_job, 'petagen.chart_cluster_load()', false) AS m,
            LATERAL @extschema@._on_node(m.node, m.kind, m.host, m.port, format(
-               'SELECT coalesce(pg_catalog.json_agg(pg_catalog.json_build_array('
-               'extract(epoch FROM r.logged_at), r.rows_per_s, r.rows_written)'
-               ' ORDER BY r.logged_at), ''[]'')::text FROM @extschema@.load_rates(%s) AS r',
+               'SELECT coalesce(pg_catalog.json_agg(pg_catalog.json_build_array(p.t, p.r, p.w) ORDER BY p.t),'
+               ' ''[]'')::text FROM ('
+               ' SELECT extract(epoch FROM j.created_at) AS t, 0::float8 AS r, 0::float8 AS w'
+               ' FROM @extschema@.jobs AS j WHERE j.job = %1$s'
+               ' UNION ALL SELECT extract(epoch FROM r.logged_at), r.rows_per_s, r.rows_written'
+               ' FROM @extschema@.load_rates(%1$s) AS r'
+               ' UNION ALL SELECT extract(epoch FROM pg_catalog.now()), d.rows_per_s, d.rows_written'
+               ' FROM @extschema@.status_details(%1$s) AS d WHERE d.worker IS NULL AND d.phase = ''loading'''
+               ' AND d.state IN (''running'', ''throttled'', ''paused'')) AS p',
                m.job)) AS x;
     SELECT c."table"::text, extract(epoch FROM min(c.created_at) OVER ())
       INTO tab, origin
