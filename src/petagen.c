@@ -28,6 +28,7 @@ int			petagen_progress_log_interval = 300;
 bool		petagen_auto_resume = true;
 int			petagen_auto_retry = 3;
 int			petagen_auto_retry_delay = 30;
+int			petagen_straggler_window = 60;
 
 void		_PG_init(void);
 
@@ -66,6 +67,11 @@ _PG_init(void)
 							"Wait before a load job's first automatic retry; each next one waits twice as long, 10 minutes at most.",
 							NULL, &petagen_auto_retry_delay, 30, 1, 600,
 							PGC_SIGHUP, GUC_UNIT_S, NULL, NULL, NULL);
+	DefineCustomIntVariable("petagen.straggler_window",
+							"How long a node of a cluster load must load slower than the others to be named a straggler.",
+							"cluster_status() names a node whose rate over this window is below 60% of the median of the loading nodes' rates over it.",
+							&petagen_straggler_window, 60, 1, RATE_WINDOW_MAX_S,
+							PGC_USERSET, GUC_UNIT_S, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("petagen");
 	if (process_shared_preload_libraries_in_progress)
 		launch_register_autoresume();

@@ -35,6 +35,12 @@ GRANT SELECT ON @extschema@.cluster_jobs TO petagen_operator, pg_monitor;
 
 --#include objects/_job_waits/0.2.sql
 
+--#include objects/_recent_rate/0.2.sql
+
+--#include objects/_io_write_latency/0.2.sql
+
+--#include objects/_verify_local/0.2.sql
+
 --#include objects/nodes/0.2.sql
 
 --#include objects/cluster_start/0.2.sql
@@ -68,3 +74,5 @@ GRANT SELECT ON @extschema@.cluster_jobs TO petagen_operator, pg_monitor;
 --#include objects/cluster_matrix/0.2.sql
 
 --#include objects/chart_cluster_bench/0.2.sql
+
+--#include objects/chart_cluster_load/0.2.sql

@@ -44,8 +44,8 @@
 #include "job/jobsettings.h"
 #include "load/load.h"
 
-#define JOB_MAGIC			0x50475455	/* "PGTU": the layout with the unit
-										 * being written */
+#define JOB_MAGIC			0x50475756	/* "PGWV": the layout with wait
+										 * samples and rate history */
 /*
  * Most chunks of a job: each is a transaction, so more would approach XID
  * wraparound, and each worker keeps a bitmap of them (128 MB at most).
@@ -85,6 +85,43 @@ typedef enum JobPhase
 	PHASE_DONE
 } JobPhase;
 
+/*
+ * What a worker waited on, sampled every WAIT_SAMPLE_MS by the worker's own
+ * timer (waits.c): the last WAIT_SAMPLES samples, each its wait_event_info
+ * (0: on CPU) in the high 32 bits and the milliseconds it stands for in the
+ * low ones.  Written only by the worker, read without a lock.
+ */
+#define WAIT_SAMPLE_MS		100
+#define WAIT_SAMPLES		128
+
+typedef struct WaitRing
+{
+	pg_atomic_uint64 next;		/* samples taken */
+	pg_atomic_uint64 last_at;	/* TimestampTz of the last, or 0 */
+	pg_atomic_uint64 samples[WAIT_SAMPLES];
+} WaitRing;
+
+/*
+ * A run's rows written over time while it loads, for the rate over the
+ * last minute (waits.c): a sample every RATE_SAMPLE_MS by whichever worker
+ * finds one due, the last RATE_SAMPLES of them.
+ */
+#define RATE_SAMPLE_MS		1000
+#define RATE_SAMPLES		320
+
+typedef struct RateSample
+{
+	pg_atomic_uint64 at;		/* TimestampTz, 0 while it is written */
+	pg_atomic_uint64 rows;
+} RateSample;
+
+typedef struct RateHistory
+{
+	pg_atomic_uint64 next;		/* samples taken */
+	pg_atomic_uint64 due;		/* TimestampTz the next is due */
+	RateSample	samples[RATE_SAMPLES];
+} RateHistory;
+
 /* One worker's published state; written only by that worker. */
 typedef struct WorkerSlot
 {
@@ -112,6 +149,7 @@ typedef struct WorkerSlot
 	int64		claimed;		/* the unit claimed last, or -1 */
 	TimestampTz replaced_at;	/* when the launcher replaced a dead worker
 								 * here (0: never), under mutex */
+	WaitRing	waits;			/* what it waited on lately */
 } WorkerSlot;
 
 /* The live state of one run of a job. */
@@ -149,6 +187,7 @@ typedef struct JobShared
 	/* JobDef's settings alter() changes: the values, cast to uint64 */
 	pg_atomic_uint64 max_rate;
 	pg_atomic_uint64 disk_reserve;
+	RateHistory history;		/* rows written while loading, over time */
 	WorkerSlot	workers[FLEXIBLE_ARRAY_MEMBER];
 } JobShared;
 

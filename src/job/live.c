@@ -85,6 +85,10 @@ live_init_slot(WorkerSlot *slot)
 	slot->unit = -1;
 	slot->claimed = -1;
 	slot->replaced_at = 0;
+	pg_atomic_init_u64(&slot->waits.next, 0);
+	pg_atomic_init_u64(&slot->waits.last_at, 0);
+	for (int i = 0; i < WAIT_SAMPLES; i++)
+		pg_atomic_init_u64(&slot->waits.samples[i], 0);
 }
 
 /*
@@ -120,6 +124,13 @@ live_init(dsm_segment *seg, const JobDef *def, int64 nchunks)
 	pg_atomic_init_u32(&shared->pin, LIVE_NOT_PINNED);
 	pg_atomic_init_u64(&shared->max_rate, (uint64) def->max_rate);
 	pg_atomic_init_u64(&shared->disk_reserve, (uint64) def->disk_reserve);
+	pg_atomic_init_u64(&shared->history.next, 0);
+	pg_atomic_init_u64(&shared->history.due, 0);
+	for (int i = 0; i < RATE_SAMPLES; i++)
+	{
+		pg_atomic_init_u64(&shared->history.samples[i].at, 0);
+		pg_atomic_init_u64(&shared->history.samples[i].rows, 0);
+	}
 	for (int i = 0; i < def->nworkers; i++)
 		live_init_slot(&shared->workers[i]);
 	ledger_summary(def->job, &sum);

@@ -333,6 +333,8 @@ typedef enum StatusWorkersCol
 	SW_LAST_ERROR,
 	SW_LAST_ERROR_AT,
 	SW_CURRENT_INDEX,
+	SW_WAITS,
+	SW_BOUND,
 	STATUS_WORKERS_COLS
 } StatusWorkersCol;
 
@@ -419,10 +421,12 @@ status_phase_state(const JobProgress *p, ProgressStep step)
 /*
  * Add a row of status_details() (details), or the columns of it that
  * status_workers() shows: the leaf's name or "chunk N" as its unit, the
- * reason cut to STATUS_REASON_MAX characters.
+ * reason (narrow_reason instead, if not NULL) cut to STATUS_REASON_MAX
+ * characters.
  */
 static void
-status_put(ReturnSetInfo *rsinfo, Datum *values, bool *nulls, bool details)
+status_put(ReturnSetInfo *rsinfo, Datum *values, bool *nulls, bool details,
+		   const char *narrow_reason)
 {
 	Datum		narrow[lengthof(status_workers_cols)];
 	bool		narrow_nulls[lengthof(status_workers_cols)];
@@ -444,6 +448,11 @@ status_put(ReturnSetInfo *rsinfo, Datum *values, bool *nulls, bool details)
 		else if (col == SW_CHUNK && !nulls[SW_CHUNK])
 			narrow[i] = CStringGetTextDatum(psprintf("chunk " INT64_FORMAT,
 													 DatumGetInt64(values[SW_CHUNK])));
+		else if (col == SW_REASON && narrow_reason != NULL)
+		{
+			narrow[i] = status_reason(narrow_reason);
+			narrow_nulls[i] = false;
+		}
 		else if (col == SW_REASON && !nulls[SW_REASON])
 			narrow[i] = status_reason(TextDatumGetCString(values[SW_REASON]));
 	}
@@ -492,7 +501,7 @@ status_phase_row(ReturnSetInfo *rsinfo, const JobProgress *p,
 	nulls[SW_LAST_ERROR_AT] = nulls[SW_LAST_ERROR];
 	values[SW_LAST_ERROR] = CStringGetTextDatum(p->sum.last_error);
 	values[SW_LAST_ERROR_AT] = TimestampTzGetDatum(p->sum.last_error_at);
-	status_put(rsinfo, values, nulls, details);
+	status_put(rsinfo, values, nulls, details, NULL);
 }
 
 /* Add the row of worker `index` of a live run in p's phase. */
@@ -504,8 +513,14 @@ status_worker_row(ReturnSetInfo *rsinfo, JobShared *shared, int index,
 	bool		nulls[STATUS_WORKERS_COLS];
 	WorkerProgress w;
 	bool		holds;
+	WaitProfile waits;
+	char	   *limits;
 
 	progress_worker(shared, index, &w);
+	memset(&waits, 0, sizeof(waits));
+	if (w.state < JOB_DONE)
+		waits_read(&shared->workers[index], &waits);
+	limits = waits_limits_text(&waits);
 	holds = w.unit >= 0;
 	memset(values, 0, sizeof(values));
 	memset(nulls, false, sizeof(nulls));
@@ -542,7 +557,15 @@ status_worker_row(ReturnSetInfo *rsinfo, JobShared *shared, int index,
 	values[SW_LAST_ERROR_AT] = TimestampTzGetDatum(w.last_error_at);
 	nulls[SW_CURRENT_INDEX] = w.current_index[0] == '\0';
 	values[SW_CURRENT_INDEX] = CStringGetTextDatum(w.current_index);
-	status_put(rsinfo, values, nulls, details);
+	nulls[SW_WAITS] = nulls[SW_BOUND] = limits == NULL;
+	if (limits != NULL)
+	{
+		values[SW_WAITS] = CStringGetTextDatum(waits_events_text(&waits));
+		values[SW_BOUND] = CStringGetTextDatum(waits_limit_name(waits_bound(&waits)));
+	}
+	/* status_workers(): why it waits, else its waits, else how it writes */
+	status_put(rsinfo, values, nulls, details,
+			   w.reason[0] == '\0' && limits != NULL ? limits : NULL);
 }
 
 /* Return the rows of status_details() (details) or status_workers(). */
@@ -586,6 +609,76 @@ Datum
 petagen_status_details(PG_FUNCTION_ARGS)
 {
 	return status_workers_return(fcinfo, true);
+}
+
+/*
+ * --------------------------------------------------------------------
+ * What the cluster's status reads of a node's job (cluster_status()):
+ * what its workers wait on, and its rate over the last minute, both from
+ * the live state (waits.c).
+ * --------------------------------------------------------------------
+ */
+
+/* Attach the live run of job, or NULL if it has none (or no such job). */
+static JobShared *
+status_attach_live(int64 job, JobDef *def, dsm_segment **seg)
+{
+	if (!job_read(job, def, true) || strcmp(def->state, "running") != 0)
+		return NULL;
+	return job_attach(def, seg);
+}
+
+PG_FUNCTION_INFO_V1(petagen_job_waits);
+/*
+ * petagen._job_waits(job): what the live workers of job waited on lately,
+ * all together, as shares of the limits: "data writes 70% CPU 30%"; NULL
+ * without a live worker.
+ */
+Datum
+petagen_job_waits(PG_FUNCTION_ARGS)
+{
+	JobDef		def;
+	dsm_segment *seg;
+	JobShared  *shared = status_attach_live(PG_GETARG_INT64(0), &def, &seg);
+	WaitProfile waits;
+	char	   *shares;
+
+	if (shared == NULL)
+		PG_RETURN_NULL();
+	memset(&waits, 0, sizeof(waits));
+	for (int i = 0; i < shared->nworkers; i++)
+		if (pg_atomic_read_u32(&shared->workers[i].state) < JOB_DONE &&
+			job_worker_alive(&shared->workers[i]))
+			waits_read(&shared->workers[i], &waits);
+	dsm_detach(seg);
+	shares = waits_limits_text(&waits);
+	if (shares == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_TEXT_P(cstring_to_text(shares));
+}
+
+PG_FUNCTION_INFO_V1(petagen_recent_rate);
+/*
+ * petagen._recent_rate(job, seconds): the rows per second job's live run
+ * wrote over the last `seconds`; NULL if it has not loaded that long.
+ */
+Datum
+petagen_recent_rate(PG_FUNCTION_ARGS)
+{
+	JobDef		def;
+	dsm_segment *seg;
+	JobShared  *shared = status_attach_live(PG_GETARG_INT64(0), &def, &seg);
+	double		window = PG_GETARG_FLOAT8(1);
+	double		rate = -1;
+
+	if (shared == NULL)
+		PG_RETURN_NULL();
+	if (window > 0 && pg_atomic_read_u32(&shared->phase) == PHASE_LOADING)
+		rate = history_rate(shared, window);
+	dsm_detach(seg);
+	if (rate < 0)
+		PG_RETURN_NULL();
+	PG_RETURN_FLOAT8(rate);
 }
 
 /*

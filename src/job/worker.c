@@ -575,6 +575,7 @@ petagen_worker_main(Datum main_arg)
 											  COMPAT_BGW_CONNECT_FLAGS);
 	SetConfigOption("search_path", CATALOG_SEARCH_PATH, PGC_USERSET, PGC_S_SESSION);
 	MemoryContextSwitchTo(ctx->cxt);
+	waits_start(&ctx->slot->waits);
 
 	if (!worker_read_job(ctx))
 	{
@@ -1102,8 +1103,9 @@ worker_throttle(WorkerCtx *ctx)
 }
 
 /*
- * Every WORKER_RATE_WINDOW_MS, publish the previous sample as the start of
- * status()'s recent rates, and take a new one: status() divides the rows
+ * While loading, add to the run's rate history if a sample is due
+ * (waits.c).  Every WORKER_RATE_WINDOW_MS, publish the previous sample as
+ * the start of status()'s recent rates, and take a new one: status() divides the rows
  * written since the published sample by the time since it, an interval
  * that always ends now and spans one to two windows while the worker runs.
  */
@@ -1112,6 +1114,9 @@ worker_sample_rate(WorkerCtx *ctx)
 {
 	TimestampTz now = GetCurrentTimestamp();
 
+	if (ctx->loading && (ctx->def.method->prepare_unit == NULL ||
+						 pg_atomic_read_u32(&ctx->shared->routing) == 0))
+		history_sample(ctx->shared);
 	if (!TimestampDifferenceExceeds(ctx->rate_at, now, WORKER_RATE_WINDOW_MS))
 		return;
 	SpinLockAcquire(&ctx->slot->mutex);

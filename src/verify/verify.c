@@ -62,7 +62,9 @@ static void verify_note_bench_inserts(const JobDef *job, const char *table,
  * expected key found are extra; a NOTICE names the first keys of each
  * kind.  No sort of the heap is needed.  From any node of a cluster this
  * checks the whole key space, and each leaf's row says which node holds
- * it.  petagen.verify(job) does the same for the table and key space
+ * it; petagen._verify_local(job) checks only this node's own leaves, as
+ * cluster_verify() runs it on every node.  petagen.verify(job) does the
+ * same for the table and key space
  * recorded for a load job, and says which of the extra rows benchmark runs
  * inserted, or with bench_inserts => 'ignore' leaves them out
  * (verify.c).
@@ -309,7 +311,7 @@ verify_compare_leaves(VerifyLeaf *leaves, const VerifyPrint *prints,
 		int64		hashes = 0;
 
 		vl->expected = prints[i].want.count;
-		if (vl->remote != NULL)
+		if (vl->remote != NULL || vl->heap == NULL)
 			continue;			/* foreign, or a Citus shard on another node */
 		vl->rows = prints[i].have.count;
 		if (keyprint_equal(&prints[i].have, &prints[i].want))
@@ -331,19 +333,22 @@ verify_compare_leaves(VerifyLeaf *leaves, const VerifyPrint *prints,
 /*
  * Open every leaf of table relid: a local one and its key index, a
  * foreign one's batch probe, and for a Citus shard on another node a batch
- * probe through the distributed table.  The number of parallel workers
- * verify_prints() may use: none with a remote or temporary leaf (workers
- * reach neither).
+ * probe through the distributed table (local_only: none of either).  The
+ * number of parallel workers verify_prints() may use: none with a remote or
+ * temporary leaf (workers reach neither).
  */
 static int
 verify_open_leaves(Oid relid, Router *router, VerifyLeaf *leaves,
-				   VerifyPrint *prints, FdwProbe **remote, int nworkers)
+				   VerifyPrint *prints, FdwProbe **remote, int nworkers,
+				   bool local_only)
 {
 	for (int i = 0; i < route_nleaves(router); i++)
 	{
 		const RouteLeaf *leaf = route_leaf(router, i);
 
 		prints[i].relid = leaf->relid;
+		if (!leaf->local && local_only)
+			continue;			/* its node checks it */
 		if (!leaf->local)
 		{
 			remote[i] = leaves[i].remote =
@@ -395,13 +400,14 @@ verify_finish_leaf(ReturnSetInfo *rsinfo, Oid relid, const RouteLeaf *leaf,
 
 /*
  * Verify key numbers range->first .. first+rows-1 of table relid, with up
- * to nworkers parallel workers: a result row per leaf; the extra rows of
- * all leaves.  With ignore, leave out the rows benchmark runs of that job
- * inserted, and say how many.
+ * to nworkers parallel workers: a result row per leaf (local_only: per
+ * local leaf); the extra rows of all leaves.  With ignore, leave out the
+ * rows benchmark runs of that job inserted, and say how many.
  */
 static int64
 verify_table(FunctionCallInfo fcinfo, Oid relid, const VerifyRange *range,
-			 const KeySpec *keys, int nworkers, const JobDef *ignore)
+			 const KeySpec *keys, int nworkers, const JobDef *ignore,
+			 bool local_only)
 {
 	ReturnSetInfo *rsinfo;
 	Router	   *router;
@@ -423,7 +429,8 @@ verify_table(FunctionCallInfo fcinfo, Oid relid, const VerifyRange *range,
 	prints = palloc0(sizeof(VerifyPrint) * nleaves);
 	remote = palloc0(sizeof(FdwProbe *) * nleaves);
 	nworkers = verify_open_leaves(relid, router, leaves, prints, remote,
-								  range->rows < VERIFY_PARALLEL_MIN_KEYS ? 0 : nworkers);
+								  range->rows < VERIFY_PARALLEL_MIN_KEYS ? 0 : nworkers,
+								  local_only);
 	verify_prints(relid, keys, range, prints, nleaves, remote, nworkers);
 	if (verify_compare_leaves(leaves, prints, nleaves))
 		verify_probe_keys(router, leaves, keys, range);
@@ -431,6 +438,8 @@ verify_table(FunctionCallInfo fcinfo, Oid relid, const VerifyRange *range,
 		runs = verify_bench_ignored(ignore, router, verify_ignore_row, leaves);
 	for (int i = 0; i < nleaves; i++)
 	{
+		if (local_only && !route_leaf(router, i)->local)
+			continue;
 		extra += verify_finish_leaf(rsinfo, relid, route_leaf(router, i), &leaves[i]);
 		ignored += leaves[i].ignored;
 	}
@@ -460,19 +469,18 @@ petagen_verify(PG_FUNCTION_ARGS)
 	keys_set_kind(&keys, shape_key_kind(PG_GETARG_OID(VERIFY_ARG_TABLE)),
 				  get_rel_name(PG_GETARG_OID(VERIFY_ARG_TABLE)));
 	verify_table(fcinfo, PG_GETARG_OID(VERIFY_ARG_TABLE), &range, &keys,
-				 max_parallel_workers_per_gather, NULL);
+				 max_parallel_workers_per_gather, NULL, false);
 	return (Datum) 0;
 }
 
-PG_FUNCTION_INFO_V1(petagen_verify_job);
 /*
- * petagen.verify(job, bench_inserts): the same for a load job, with its
+ * verify() of a load job (local_only: of its local leaves), with its
  * number of workers; the rows benchmark runs inserted counted as extra
- * ('count') or left out ('ignore').  0.1's declaration has no
- * bench_inserts.
+ * ('count') or left out ('ignore').  0.1's declaration of verify(job) has
+ * no bench_inserts.
  */
-Datum
-petagen_verify_job(PG_FUNCTION_ARGS)
+static Datum
+verify_job(FunctionCallInfo fcinfo, const char *funcname, bool local_only)
 {
 	static const char *const names[] = {"job", "bench_inserts"};
 	JobDef		def;
@@ -480,7 +488,7 @@ petagen_verify_job(PG_FUNCTION_ARGS)
 	VerifyRange range;
 	bool		ignore;
 
-	spec_check_nulls(fcinfo, 0, names, lengthof(names), "petagen.verify()");
+	spec_check_nulls(fcinfo, 0, names, lengthof(names), funcname);
 	ignore = catalog_version() >= CATALOG_V0_2 &&
 		verify_bench_ignore_arg(PG_GETARG_TEXT_PP(1));
 	job_read(PG_GETARG_INT64(0), &def, false);
@@ -495,10 +503,29 @@ petagen_verify_job(PG_FUNCTION_ARGS)
 	range.first = def.first;
 	range.rows = def.rows;
 	extra = verify_table(fcinfo, def.relid, &range, &def.spec.keys, def.nworkers,
-						 ignore ? &def : NULL);
+						 ignore ? &def : NULL, local_only);
 	if (!ignore)
 		verify_note_bench_inserts(&def, catalog_relation_name(def.relid), extra);
 	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(petagen_verify_job);
+/* petagen.verify(job, bench_inserts): verify() for a load job. */
+Datum
+petagen_verify_job(PG_FUNCTION_ARGS)
+{
+	return verify_job(fcinfo, "petagen.verify()", false);
+}
+
+PG_FUNCTION_INFO_V1(petagen_verify_local);
+/*
+ * petagen._verify_local(job, bench_inserts): verify(job) of this node's own
+ * leaves only, as cluster_verify() runs it on each node.
+ */
+Datum
+petagen_verify_local(PG_FUNCTION_ARGS)
+{
+	return verify_job(fcinfo, "petagen._verify_local()", true);
 }
 
 

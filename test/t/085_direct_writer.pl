@@ -33,12 +33,12 @@
 #    fillfactor 10) is written into two segment files, the first full:
 #    every page there, all-visible and all-frozen, the rows exact;
 #  - the pages go past the page cache (O_DIRECT) where the filesystem
-#    allows it, and check() and status_workers() say so: the worker of a
+#    allows it, and check() and status_details() say so: the worker of a
 #    leaf held at its commit by a reader shows "O_DIRECT writes";
 #  - on a tablespace whose filesystem refuses O_DIRECT (a ramfs that
 #    scripts/test.sh mounts, PETAGEN_TEST_NODIRECT, or /dev/shm where it
 #    refuses), the pages go through the page cache, check() and
-#    status_workers() say "buffered: no O_DIRECT", and every leaf holds the
+#    status_details() say "buffered: no O_DIRECT", and every leaf holds the
 #    same pages as the same load written past the page cache: the same
 #    rows at the same TIDs, the same number of pages, the same map;
 #  - the stopped cluster passes pg_checksums --check.
@@ -205,7 +205,7 @@ sub run_cases
 		"$wal_level: check() says the leaves are written with O_DIRECT");
 	$node->safe_psql('postgres', "SELECT petagen.create_table('held')");
 	is(writer_shown($node, 'held'), 'O_DIRECT writes',
-		"$wal_level: status_workers() says the leaf is written with O_DIRECT");
+		"$wal_level: status_details() says the leaf is written with O_DIRECT");
 
   SKIP:
 	{
@@ -376,7 +376,7 @@ CREATE TABLE seg_0 PARTITION OF seg FOR VALUES WITH (MODULUS 1, REMAINDER 0)
 	$node->safe_psql('postgres', 'DROP TABLE seg');
 }
 
-# What status_workers() says of the one worker of a leaf load of $table
+# What status_details() says of the one worker of a leaf load of $table
 # on $node while it waits to commit its first leaf, held by a reader of the
 # table; the load is then let through and checked.
 sub writer_shown
@@ -392,7 +392,7 @@ sub writer_shown
 		  . " WHERE NOT l.granted AND c.relname LIKE '${table}_p%'")
 	  or die "the worker of job $job never waited for a leaf of $table";
 	my $shown = $node->safe_psql('postgres',
-		"SELECT reason FROM petagen.status_workers($job) WHERE worker = 0");
+		"SELECT reason FROM petagen.status_details($job) WHERE worker = 0");
 	$reader->query_safe('COMMIT');
 	$reader->quit;
 	check_load_exact($node, $job, $table, $rows, $table);
@@ -430,7 +430,7 @@ sub fallback
 		'slow_p0: leaf method: buffered: no O_DIRECT for 8 of 8 leaves',
 		"$what, no O_DIRECT: check() says the leaves are written through the page cache");
 	is(writer_shown($node, 'slow'), 'buffered: no O_DIRECT',
-		"$what, no O_DIRECT: status_workers() says so while the leaf is written");
+		"$what, no O_DIRECT: status_details() says so while the leaf is written");
 	pages_sound($node, 'slow', "$what, no O_DIRECT");
 	# The leaves of the same load past the page cache, leaf by leaf.
 	my $plain = leaf_pages($node, 'plain');

@@ -1,9 +1,13 @@
 -- petagen.cluster_status(cluster_job): the screen to \watch for a cluster
--- load: a row per node and a total row, in 120 columns.  A straggler (a
--- loading node, running, throttled or paused, at less than 60% of the
--- median rate of the loading nodes) is
--- named in note with what its workers wait on most; a node that cannot be
--- reached is 'unreachable' with its error while the others go on.
+-- load: a row per node and a total row, in 120 columns.  A straggler is a
+-- loading node (running, throttled or paused) whose rate over the last
+-- petagen.straggler_window (1 minute by default; its own rate history) is
+-- below 60% of the median of the loading nodes' rates over it: a stall of
+-- a few seconds is not named, nor a node that has not loaded that long.
+-- Its note says what its workers waited on most (_job_waits(): their own
+-- samples, no sleep here) and, on 16 and later, its mean time per write
+-- (pg_stat_io).  A node that cannot be reached is 'unreachable' with its
+-- error while the others go on.  One statement per node.
 CREATE OR REPLACE FUNCTION @extschema@.cluster_status(cluster_job bigint DEFAULT NULL,
     OUT node text, OUT state text, OUT progress text, OUT rate text, OUT eta interval,
     OUT note text)
@@ -13,6 +17,9 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     id bigint := coalesce(cluster_job, (SELECT max(c.cluster_job) FROM @extschema@.cluster_jobs AS c));
+    -- the setting as SHOW gives it ('1min'), or as set before petagen loaded ('30s', '30')
+    win double precision := extract(epoch FROM coalesce(nullif(current_setting(
+        'petagen.straggler_window', true), ''), '60')::interval);
 BEGIN
     IF id IS NULL THEN
         RAISE EXCEPTION 'there is no cluster job' USING ERRCODE = '42704',
@@ -26,21 +33,24 @@ BEGIN
         LATERAL @extschema@._on_node(m.node, m.kind, m.host, m.port, format(
             'SELECT pg_catalog.row_to_json(r)::text FROM (SELECT s.state, s.progress, s.rate,'
             ' s.eta, s.reason, (SELECT d.rows_per_s FROM @extschema@.status_details(s.job) AS d'
-            ' WHERE d.worker IS NULL AND d.phase = ''loading'') AS rows_per_s'
-            ' FROM @extschema@.status(%s) AS s) AS r', m.job)) AS x
+            ' WHERE d.worker IS NULL AND d.phase = ''loading'') AS rows_per_s,'
+            ' @extschema@._recent_rate(s.job, %s) AS window_rate, @extschema@._job_waits(s.job) AS waits,'
+            ' @extschema@._io_write_latency() AS io'
+            ' FROM @extschema@.status(%s) AS s) AS r', win, m.job)) AS x
     ), v AS (
         SELECT o.*,
                CASE WHEN NOT o.reached THEN 'unreachable'
                     WHEN NOT o.ok THEN 'error' ELSE o.j->>'state' END AS st,
                (o.j->>'rows_per_s')::float8 AS rps,
+               (o.j->>'window_rate')::float8 AS wrate,
                substring(o.j->>'progress' from '([0-9.]+)%')::float8 AS pct
         FROM o
     ), med AS (
-        SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY v.rps) AS median
-        FROM v WHERE v.st IN ('running', 'throttled', 'paused') AND v.rps IS NOT NULL
+        SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY v.wrate) AS median
+        FROM v WHERE v.st IN ('running', 'throttled', 'paused') AND v.wrate IS NOT NULL
         HAVING count(*) > 1
     ), n AS (
-        SELECT v.*, v.st IN ('running', 'throttled', 'paused') AND v.rps < 0.6 * med.median
+        SELECT v.*, v.st IN ('running', 'throttled', 'paused') AND v.wrate < 0.6 * med.median
                     AS straggler, med.median
         FROM v LEFT JOIN med ON true
     )
@@ -49,12 +59,10 @@ BEGIN
                          regexp_replace(split_part(n.error, E'\n', 1),
                                         '^connection to server .* failed: ', 'could not connect: ')
                      WHEN n.straggler THEN
-                         format('straggler %s%% of median: %s',
-                                round(100 * n.rps / n.median),
-                                coalesce(nullif((SELECT w.result FROM @extschema@._on_node(n.node, n.kind,
-                                              n.host, n.port, format('SELECT @extschema@._job_waits(%s)', n.job)) AS w),
-                                                ''), 'waits unknown'))
-                     ELSE n.j->>'reason' END, 60)
+                         format('straggler %s%% of median: %s', round(100 * n.wrate / n.median),
+                                coalesce(substring(n.j->>'waits' from '^[^%]*%'), 'waits unknown'))
+                         || coalesce(', ' || (n.j->>'io'), '')
+                     ELSE n.j->>'reason' END, 54)
     FROM n
     UNION ALL
     SELECT 'total',
@@ -81,6 +89,6 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION @extschema@.cluster_status(bigint) IS
-    'one row per node of a cluster job (the newest without an argument) and a total row: state, progress of the node''s share, rate, ETA (the total''s: the slowest node''s) and a note: the error of a node that failed or is unreachable, a straggler''s rate against the median and what its workers wait on most, or the node''s reason';
+    'one row per node of a cluster job (the newest without an argument) and a total row: state, progress of the node''s share, rate, ETA (the total''s: the slowest node''s) and a note: the error of a node that failed or is unreachable, a straggler''s rate over petagen.straggler_window against the median, what its workers wait on most and its time per write (16+), or the node''s reason';
 REVOKE ALL ON FUNCTION @extschema@.cluster_status(bigint) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@.cluster_status(bigint) TO petagen_operator, pg_monitor;
