@@ -7,7 +7,8 @@
 -- Its note says what its workers waited on most (_job_waits(): their own
 -- samples, no sleep here) and, on 16 and later, its mean time per write
 -- (pg_stat_io).  A node that cannot be reached is 'unreachable' with its
--- error while the others go on.  One statement per node.
+-- error while the others go on.  One statement per node, every node at
+-- once.
 CREATE OR REPLACE FUNCTION @extschema@.cluster_status(cluster_job bigint DEFAULT NULL,
     OUT node text, OUT state text, OUT progress text, OUT rate text, OUT eta interval,
     OUT note text)
@@ -26,17 +27,23 @@ BEGIN
             HINT = 'petagen.cluster_start() starts one.';
     END IF;
     RETURN QUERY
-    WITH o AS (
-        SELECT m.node, m.job, m.kind, m.host, m.port, x.reached, x.ok, x.error,
+    WITH m AS (
+        SELECT c.*, c.ordinality AS i
+          FROM @extschema@._cluster_members(id, 'petagen.cluster_status()', false) WITH ORDINALITY AS c
+    ), o AS (
+        SELECT m.i, m.node, m.job, m.kind, m.host, m.port, x.reached, x.ok, x.error,
                x.result::json AS j
-        FROM @extschema@._cluster_members(id, 'petagen.cluster_status()', false) AS m,
-        LATERAL @extschema@._on_node(m.node, m.kind, m.host, m.port, format(
+        FROM m JOIN @extschema@._cluster_run(
+            ARRAY(SELECT m.node FROM m ORDER BY m.i), ARRAY(SELECT m.kind FROM m ORDER BY m.i),
+            ARRAY(SELECT m.host FROM m ORDER BY m.i), ARRAY(SELECT m.port FROM m ORDER BY m.i),
+            ARRAY(SELECT format(
             'SELECT pg_catalog.row_to_json(r)::text FROM (SELECT s.state, s.progress, s.rate,'
             ' s.eta, s.reason, (SELECT d.rows_per_s FROM @extschema@.status_details(s.job) AS d'
             ' WHERE d.worker IS NULL AND d.phase = ''loading'') AS rows_per_s,'
             ' @extschema@._recent_rate(s.job, %s) AS window_rate, @extschema@._job_waits(s.job) AS waits,'
             ' @extschema@._io_write_latency() AS io'
-            ' FROM @extschema@.status(%s) AS s) AS r', win, m.job)) AS x
+            ' FROM @extschema@.status(%s) AS s) AS r', win, m.job) FROM m ORDER BY m.i)) AS x
+          ON x.node = m.node
     ), v AS (
         SELECT o.*,
                CASE WHEN NOT o.reached THEN 'unreachable'
@@ -54,7 +61,7 @@ BEGIN
                     AS straggler, med.median
         FROM v LEFT JOIN med ON true
     )
-    SELECT n.node, n.st, n.j->>'progress', n.j->>'rate', (n.j->>'eta')::interval,
+    (SELECT n.node, n.st, n.j->>'progress', n.j->>'rate', (n.j->>'eta')::interval,
            left(CASE WHEN n.error IS NOT NULL THEN
                          regexp_replace(split_part(n.error, E'\n', 1),
                                         '^connection to server .* failed: ', 'could not connect: ')
@@ -63,7 +70,7 @@ BEGIN
                                 coalesce(substring(n.j->>'waits' from '^[^%]*%'), 'waits unknown'))
                          || coalesce(', ' || (n.j->>'io'), '')
                      ELSE n.j->>'reason' END, 54)
-    FROM n
+    FROM n ORDER BY n.i)
     UNION ALL
     SELECT 'total',
            CASE WHEN bool_and(n.st = 'done') THEN 'done'
