@@ -69,7 +69,7 @@ $caller->query_until(qr/started/,
 	"\\echo started\nSELECT id FROM petagen.bench('select', workers => 2, duration => '10 min',"
 	  . " target_rate => 100);\n");
 ok( $node->poll_query_until(
-		'postgres', q{SELECT phase = 'measuring' AND ops_per_s > 0 AND operations > 0
+		'postgres', q{SELECT phase = 'measuring' AND tps > 0 AND operations > 0
   AND mean_us > 0 AND max_us >= mean_us AND eta_s > 0
   FROM petagen.bench_status() WHERE kind = 'select' AND workers = 2 AND clients IS NULL
   AND target_rate = 100}),
